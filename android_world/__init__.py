@@ -1,0 +1,1 @@
+"""Celil: an AndroidWorld-compatible harness, a simulated phone and the Celil Conductor agent."""

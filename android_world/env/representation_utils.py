@@ -1,0 +1,153 @@
+"""UI elements as agents see them, with upstream AndroidWorld's field names.
+
+Live states fill `bbox_pixels` and leave the normalised `bbox` empty, exactly as upstream's live
+environment does, so agents that rely on either behave the same here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+
+@dataclasses.dataclass
+class BoundingBox:
+    """Axis-aligned box. Field order is x_min, x_max, y_min, y_max, as upstream."""
+
+    x_min: float | int
+    x_max: float | int
+    y_min: float | int
+    y_max: float | int
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x_min + self.x_max) / 2.0, (self.y_min + self.y_max) / 2.0
+
+    @property
+    def width(self) -> float | int:
+        return self.x_max - self.x_min
+
+    @property
+    def height(self) -> float | int:
+        return self.y_max - self.y_min
+
+    @property
+    def area(self) -> float | int:
+        return self.width * self.height
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x_min <= x < self.x_max and self.y_min <= y < self.y_max
+
+
+@dataclasses.dataclass
+class UIElement:
+    """One actionable or descriptive node of the screen, upstream's fields."""
+
+    text: str | None = None
+    content_description: str | None = None
+    class_name: str | None = None
+    bbox: BoundingBox | None = None
+    bbox_pixels: BoundingBox | None = None
+    hint_text: str | None = None
+    is_checked: bool | None = None
+    is_checkable: bool | None = None
+    is_clickable: bool | None = None
+    is_editable: bool | None = None
+    is_enabled: bool | None = None
+    is_focused: bool | None = None
+    is_focusable: bool | None = None
+    is_long_clickable: bool | None = None
+    is_scrollable: bool | None = None
+    is_selected: bool | None = None
+    is_visible: bool | None = None
+    package_name: str | None = None
+    resource_name: str | None = None
+    tooltip: str | None = None
+    resource_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclasses.dataclass
+class AccessibilityNode:
+    """A node of an accessibility tree, the shape both the sim and uiautomator produce.
+
+    `child_ids` index into the same flat list, as in android_env's forest proto.
+    """
+
+    unique_id: int
+    bounds_in_screen: BoundingBox
+    class_name: str = ""
+    text: str = ""
+    content_description: str = ""
+    hint_text: str = ""
+    package_name: str = ""
+    view_id_resource_name: str = ""
+    child_ids: list[int] = dataclasses.field(default_factory=list)
+    is_checkable: bool = False
+    is_checked: bool = False
+    is_clickable: bool = False
+    is_editable: bool = False
+    is_enabled: bool = True
+    is_focusable: bool = False
+    is_focused: bool = False
+    is_long_clickable: bool = False
+    is_scrollable: bool = False
+    is_selected: bool = False
+    is_visible_to_user: bool = True
+    tooltip_text: str = ""
+
+
+def node_becomes_element(node: AccessibilityNode) -> bool:
+    """Upstream's rule: leaves, described nodes and scrollables become elements."""
+    return not node.child_ids or bool(node.content_description) or node.is_scrollable
+
+
+def accessibility_node_to_ui_element(
+    node: AccessibilityNode, screen_size: tuple[int, int] | None = None
+) -> UIElement:
+    bounds = node.bounds_in_screen
+    pixels = BoundingBox(bounds.x_min, bounds.x_max, bounds.y_min, bounds.y_max)
+    normalised = None
+    if screen_size is not None:
+        width, height = screen_size
+        normalised = BoundingBox(
+            bounds.x_min / width, bounds.x_max / width, bounds.y_min / height, bounds.y_max / height
+        )
+    return UIElement(
+        text=node.text or None,
+        content_description=node.content_description or None,
+        class_name=node.class_name or None,
+        bbox=normalised,
+        bbox_pixels=pixels,
+        hint_text=node.hint_text or None,
+        is_checked=node.is_checked,
+        is_checkable=node.is_checkable,
+        is_clickable=node.is_clickable,
+        is_editable=node.is_editable,
+        is_enabled=node.is_enabled,
+        is_focused=node.is_focused,
+        is_focusable=node.is_focusable,
+        is_long_clickable=node.is_long_clickable,
+        is_scrollable=node.is_scrollable,
+        is_selected=node.is_selected,
+        is_visible=node.is_visible_to_user,
+        package_name=node.package_name or None,
+        resource_name=node.view_id_resource_name or None,
+        tooltip=node.tooltip_text or None,
+    )
+
+
+def nodes_to_ui_elements(
+    nodes: Iterable[AccessibilityNode],
+    exclude_invisible_elements: bool = False,
+    screen_size: tuple[int, int] | None = None,
+) -> list[UIElement]:
+    """Flatten nodes (in tree order) into the indexed element list agents act on."""
+    elements = []
+    for node in nodes:
+        if exclude_invisible_elements and not node.is_visible_to_user:
+            continue
+        if node_becomes_element(node):
+            elements.append(accessibility_node_to_ui_element(node, screen_size))
+    return elements
