@@ -1,0 +1,145 @@
+"""The seams between Celil's roles.
+
+`CelilAgent` depends only on these protocols, so an LLM-backed role and its offline counterpart
+(`offline.py`) are interchangeable, and tests can script any role. Everything here is plain data:
+the plugin must run inside an upstream AndroidWorld checkout, so nothing harness-only is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from android_world.env import json_action, representation_utils
+
+
+@dataclasses.dataclass(frozen=True)
+class OcrLine:
+    """One line of OCR words, with its pixel box and mean word confidence (0..100)."""
+
+    text: str
+    box: representation_utils.BoundingBox
+    confidence: float
+
+
+@dataclasses.dataclass
+class Observation:
+    """What every role sees of one screen."""
+
+    screenshot: np.ndarray
+    ui_elements: list[representation_utils.UIElement]
+    ocr_lines: list[OcrLine]
+    ocr_summary: str
+    ui_tree_summary: str
+    screen_size: tuple[int, int]  # (width, height) in pixels
+    frame_hash: str
+    foreground_activity: str | None = None
+
+
+@dataclasses.dataclass
+class ProposedAction:
+    """The executor's proposal for the current sub-goal.
+
+    `action` is None when the proposal is unusable (`error` says why) or when the executor says the
+    sub-goal is already finished (`sub_goal_finished`), which costs no env action.
+    """
+
+    action: json_action.JSONAction | None
+    thought: str = ""
+    raw_output: str = ""
+    sub_goal_finished: bool = False
+    finished_content: str | None = None
+    error: str | None = None
+    target_description: str = ""
+    is_safe: bool | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.action is not None or self.sub_goal_finished
+
+
+@dataclasses.dataclass
+class Plan:
+    """Coarse sub-goals ("Open the Contacts app"), not taps. `source`: model, fallback, memory, offline."""
+
+    sub_goals: list[str]
+    rationale: str = ""
+    source: str = "model"
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Vote:
+    """One verifier persona's score (0..10) and reason; `parseable` False scores the configured low."""
+
+    persona: str
+    score: float
+    reasoning: str
+    parseable: bool = True
+    error: str | None = None
+
+
+@dataclasses.dataclass
+class FailureContext:
+    """Everything the planner needs to repair a plan. `kind`: rejected, post_check_failed, loop,
+    execution_error, unusable_proposals."""
+
+    goal: str
+    plan: list[str]
+    done_sub_goals: list[str]
+    failed_sub_goal: str
+    action: str
+    reasons: list[str]
+    observation: Observation
+    kind: str
+    history_summary: str = ""
+
+
+@runtime_checkable
+class Planner(Protocol):
+    def generate_initial_plan(
+        self, goal: str, observation: Observation, retrieved_plan: list[str] | None
+    ) -> Plan: ...
+
+    def generate_corrective_plan(self, failure_context: FailureContext) -> Plan: ...
+
+    def is_sub_goal_done(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> bool:
+        """The progress check: does the screen already show this sub-goal done?"""
+        ...
+
+    def answer_question(
+        self, goal: str, observation: Observation, context_summary: str
+    ) -> str | None:
+        """For information-retrieval goals: the answer text, or None if not a question."""
+        ...
+
+
+@runtime_checkable
+class ActionGenerator(Protocol):
+    def generate_action(
+        self, sub_goal: str, observation: Observation, context_summary: str
+    ) -> ProposedAction: ...
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    def verify_action(
+        self,
+        sub_goal: str,
+        proposed_action: ProposedAction,
+        observation: Observation,
+        context_summary: str,
+    ) -> tuple[float, list[Vote]]:
+        """Weighted final score (0..10) and the individual votes."""
+        ...
+
+
+@runtime_checkable
+class ElementSelector(Protocol):
+    """Vision fallback: pick an element index for the sub-goal from the numbered list."""
+
+    def select_element(self, sub_goal: str, observation: Observation) -> int | None: ...
