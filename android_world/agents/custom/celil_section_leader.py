@@ -1,0 +1,553 @@
+"""The Section Leader: turns the current sub-goal and screen into one proposed action.
+
+UI-TARS is a grounding model: it points at pixels. AndroidWorld is most reliable when acting on
+element indices (the env resolves an index against a fresh element list at execution time), so a
+point is snapped to the smallest actionable element under it, and verifiers get a readable target.
+Every model failure becomes a failed `ProposedAction`; the Conductor decides what to do with it.
+
+Two executor formats: `uitars` (the model's trained dialect, coordinates) and `json` (M3A-style
+index-based JSON over the numbered element list, for general multimodal models).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Collection, Sequence
+
+import numpy as np
+
+from android_world.agents import agent_utils, infer
+from android_world.agents.custom import uitars
+from android_world.agents.custom.celil_protocols import Observation, ProposedAction
+from android_world.env import json_action, representation_utils
+
+EXECUTOR_FORMATS = ("uitars", "json")
+
+CLICKABLE = "clickable"
+LONG_CLICKABLE = "long_clickable"
+EDITABLE = "editable"
+SCROLLABLE = "scrollable"
+ACTIONABLE_KINDS: tuple[str, ...] = (CLICKABLE, LONG_CLICKABLE, EDITABLE, SCROLLABLE)
+# A tap on a scroll container would move to the container's centre, away from where the model
+# pointed, so taps snap only to elements that react to a tap.
+TAP_KINDS: tuple[str, ...] = (CLICKABLE, LONG_CLICKABLE, EDITABLE)
+
+_MAX_CONTEXT_CHARS = 1500
+_MAX_DESCRIPTION_CHARS = 80
+
+
+# --------------------------------------------------------------------------------------------
+# Element helpers (pure)
+# --------------------------------------------------------------------------------------------
+
+
+def _element_box(
+    element: representation_utils.UIElement, screen_size: tuple[int, int] | None
+) -> representation_utils.BoundingBox | None:
+    """Pixel box: live states fill `bbox_pixels`; offline data may only have the normalised one."""
+    if element.bbox_pixels is not None:
+        return element.bbox_pixels
+    if element.bbox is not None and screen_size is not None:
+        width, height = screen_size
+        box = element.bbox
+        return representation_utils.BoundingBox(
+            box.x_min * width, box.x_max * width, box.y_min * height, box.y_max * height
+        )
+    return None
+
+
+def _has_kind(element: representation_utils.UIElement, kinds: Collection[str]) -> bool:
+    flags = {
+        CLICKABLE: element.is_clickable,
+        LONG_CLICKABLE: element.is_long_clickable,
+        EDITABLE: element.is_editable,
+        SCROLLABLE: element.is_scrollable,
+    }
+    return any(bool(flags.get(kind)) for kind in kinds)
+
+
+def snap_to_element(
+    x: float,
+    y: float,
+    elements: Sequence[representation_utils.UIElement],
+    screen_size: tuple[int, int] | None = None,
+    *,
+    kinds: Collection[str] = ACTIONABLE_KINDS,
+) -> int | None:
+    """Index of the smallest visible element of one of `kinds` containing (x, y), or None.
+
+    Smallest wins because nested elements get more specific (a row's button over the row); on a
+    tie the later element, which is deeper in the tree, wins.
+    """
+    best_index: int | None = None
+    best_area = 0.0
+    for index, element in enumerate(elements):
+        if element.is_visible is False or not _has_kind(element, kinds):
+            continue
+        box = _element_box(element, screen_size)
+        if box is None or box.area <= 0 or not box.contains(x, y):
+            continue
+        if best_index is None or box.area <= best_area:
+            best_index, best_area = index, float(box.area)
+    return best_index
+
+
+def focused_editable(elements: Sequence[representation_utils.UIElement]) -> int | None:
+    """Index of the focused text field, where typing will land."""
+    for index, element in enumerate(elements):
+        if element.is_editable and element.is_focused and element.is_visible is not False:
+            return index
+    return None
+
+
+def describe_element(element: representation_utils.UIElement) -> str:
+    """A short human name for an element, for verifiers and logs: `"Save" (Button)`."""
+    label = ""
+    for value in (element.text, element.content_description, element.hint_text, element.tooltip):
+        if value and value.strip():
+            label = " ".join(value.split())
+            break
+    if not label and element.resource_name:
+        label = element.resource_name.rsplit("/", 1)[-1]
+    if len(label) > _MAX_DESCRIPTION_CHARS:
+        label = label[: _MAX_DESCRIPTION_CHARS - 3] + "..."
+    class_name = (element.class_name or "").rsplit(".", 1)[-1]
+    if label and class_name:
+        return f'"{label}" ({class_name})'
+    return f'"{label}"' if label else class_name or "element"
+
+
+def describe_elements(elements: Sequence[representation_utils.UIElement]) -> str:
+    """Numbered element list, used when perception gave no tree summary."""
+    lines = []
+    for index, element in enumerate(elements):
+        flags = [
+            name
+            for name, value in (
+                ("clickable", element.is_clickable),
+                ("editable", element.is_editable),
+                ("scrollable", element.is_scrollable),
+                ("checked", element.is_checked),
+                ("focused", element.is_focused),
+            )
+            if value
+        ]
+        suffix = f" [{', '.join(flags)}]" if flags else ""
+        lines.append(f"{index}: {describe_element(element)}{suffix}")
+    return "\n".join(lines)
+
+
+def _ocr_text_at(observation: Observation, x: int, y: int) -> str:
+    for line in observation.ocr_lines:
+        if line.box.contains(x, y) and line.text.strip():
+            return " ".join(line.text.split())
+    return ""
+
+
+def _point_description(observation: Observation, x: int, y: int) -> str:
+    text = _ocr_text_at(observation, x, y)
+    return f'point ({x}, {y}) on "{text}"' if text else f"point ({x}, {y})"
+
+
+def _brief_context(context_summary: str) -> str:
+    """The tail of the context summary: the most recent steps matter most to the next action."""
+    context = (context_summary or "").strip()
+    if len(context) > _MAX_CONTEXT_CHARS:
+        context = "..." + context[-(_MAX_CONTEXT_CHARS - 3) :]
+    return context
+
+
+# --------------------------------------------------------------------------------------------
+# The generator
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ExecutorTurn:
+    """One earlier proposal of this episode, as the model produced it."""
+
+    sub_goal: str
+    screenshot: np.ndarray | None
+    response: str
+    thought: str
+    action: str
+
+
+class UITarsActionGenerator:
+    """`ActionGenerator` backed by a multimodal model (UI-TARS or any JSON-speaking model).
+
+    A wrapper that also offers `predict_messages(messages: list[uitars.ChatMessage])` gets the
+    real multi-turn chat; otherwise the chat is flattened for `predict_mm(text, images)`.
+    """
+
+    def __init__(
+        self,
+        wrapper: infer.MultimodalLlmWrapper,
+        *,
+        coordinate_convention: str = uitars.ABSOLUTE_RESIZED,
+        max_image_pixels: int = uitars.DEFAULT_CLIENT_MAX_PIXELS,
+        history_images: int = 5,
+        language: str = "English",
+        prompt_variant: str = uitars.PROMPT_VARIANT_START_BOX,
+        executor_format: str = "uitars",
+        history_scope: str = "sub_goal",
+    ):
+        if coordinate_convention not in uitars.COORDINATE_CONVENTIONS:
+            raise ValueError(
+                f"unknown coordinate_convention {coordinate_convention!r}; "
+                f"use one of {uitars.COORDINATE_CONVENTIONS}"
+            )
+        if prompt_variant not in uitars.PROMPT_VARIANTS:
+            raise ValueError(
+                f"unknown prompt_variant {prompt_variant!r}; use one of {uitars.PROMPT_VARIANTS}"
+            )
+        if executor_format not in EXECUTOR_FORMATS:
+            raise ValueError(
+                f"unknown executor_format {executor_format!r}; use one of {EXECUTOR_FORMATS}"
+            )
+        if history_scope not in ("sub_goal", "episode"):
+            raise ValueError(f"unknown history_scope {history_scope!r}; use sub_goal or episode")
+        if max_image_pixels < uitars.MIN_PIXELS:
+            raise ValueError(f"max_image_pixels must be at least {uitars.MIN_PIXELS}")
+        self._wrapper = wrapper
+        self._convention = coordinate_convention
+        self._max_pixels = int(max_image_pixels)
+        self._history_images = max(1, int(history_images))
+        self._language = language
+        self._variant = prompt_variant
+        self._format = executor_format
+        self._scope = history_scope
+        self._history: list[ExecutorTurn] = []
+        self.last_sent_size: tuple[int, int] | None = None
+        self.last_prompt: str = ""
+
+    @property
+    def history(self) -> tuple[ExecutorTurn, ...]:
+        return tuple(self._history)
+
+    def reset(self) -> None:
+        """Forget the episode: the next call starts a fresh conversation."""
+        self._history.clear()
+        self.last_sent_size = None
+        self.last_prompt = ""
+
+    def _remember(self, turn: ExecutorTurn) -> None:
+        """Keep every answer, but only the screenshots a prompt can still include."""
+        self._history.append(turn)
+        for old in self._history[: -self._history_images]:
+            old.screenshot = None
+
+    def discard_last_turn(self) -> None:
+        """Drop the last proposal from the history, e.g. when verifiers rejected it unexecuted."""
+        if self._history:
+            self._history.pop()
+
+    def generate_action(
+        self, sub_goal: str, observation: Observation, context_summary: str
+    ) -> ProposedAction:
+        try:
+            if self._format == "json":
+                return self._generate_json(sub_goal, observation, context_summary)
+            return self._generate_uitars(sub_goal, observation, context_summary)
+        except Exception as error:  # a proposal failure must never end the episode
+            return ProposedAction(
+                action=None, error=f"executor error: {type(error).__name__}: {error}"
+            )
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    def _turns_for(self, sub_goal: str) -> list[ExecutorTurn]:
+        if self._scope == "episode":
+            return list(self._history)
+        return [turn for turn in self._history if turn.sub_goal == sub_goal]
+
+    def _call(
+        self, messages: list[uitars.ChatMessage]
+    ) -> tuple[str | None, bool | None, str | None]:
+        """(text, is_safe, error): the wrapper's answer, or why there is none."""
+        predict_messages = getattr(self._wrapper, "predict_messages", None)
+        text, images = uitars.flatten_messages(messages)
+        self.last_prompt = text
+        try:
+            if callable(predict_messages):
+                answer, is_safe, _ = predict_messages(messages)
+            else:
+                answer, is_safe, _ = self._wrapper.predict_mm(text, images)
+        except Exception as error:
+            return None, None, f"model call failed: {type(error).__name__}: {error}"
+        if is_safe is False:
+            return answer, False, "the model's safety filter blocked the answer"
+        if not isinstance(answer, str) or answer.strip().startswith(infer.ERROR_CALLING_LLM):
+            return answer if isinstance(answer, str) else None, is_safe, "error calling the model"
+        if not answer.strip():
+            return answer, is_safe, "the model returned an empty answer"
+        return answer, is_safe, None
+
+    # -- UI-TARS format -------------------------------------------------------------------------
+
+    def _instruction(self, sub_goal: str, context_summary: str) -> str:
+        context = _brief_context(context_summary)
+        if not context:
+            return sub_goal
+        return f"{sub_goal}\n\nProgress so far (for context only):\n{context}"
+
+    def _generate_uitars(
+        self, sub_goal: str, observation: Observation, context_summary: str
+    ) -> ProposedAction:
+        sent, sent_size = uitars.resize_for_model(observation.screenshot, self._max_pixels)
+        self.last_sent_size = sent_size
+        turns = self._turns_for(sub_goal)
+        messages = uitars.build_messages(
+            self._instruction(sub_goal, context_summary),
+            sent,
+            [uitars.HistoryTurn(turn.screenshot, turn.response) for turn in turns],
+            language=self._language,
+            variant=self._variant,
+            max_images=self._history_images,
+        )
+        text, is_safe, error = self._call(messages)
+        if error is not None:
+            return ProposedAction(action=None, raw_output=text or "", error=error, is_safe=is_safe)
+        assert text is not None
+        parsed = uitars.parse_uitars_output(text)
+        if isinstance(parsed, uitars.UiTarsParseFailure):
+            return ProposedAction(
+                action=None,
+                thought=parsed.thought,
+                raw_output=text,
+                error=f"unparseable UI-TARS output ({parsed.kind}): {parsed.reason}",
+                is_safe=is_safe,
+            )
+        mapped = uitars.to_json_action(parsed, observation.screen_size, sent_size, self._convention)
+        if isinstance(mapped, uitars.UiTarsMappingFailure):
+            return ProposedAction(
+                action=None,
+                thought=parsed.thought,
+                raw_output=text,
+                error=mapped.reason,
+                is_safe=is_safe,
+            )
+        self._remember(
+            ExecutorTurn(
+                sub_goal, sent, text, parsed.thought, parsed.call_text or parsed.action_type
+            )
+        )
+        if isinstance(mapped, uitars.UiTarsFinished):
+            return ProposedAction(
+                action=None,
+                thought=parsed.thought,
+                raw_output=text,
+                sub_goal_finished=True,
+                finished_content=mapped.content,
+                is_safe=is_safe,
+            )
+        action, target = self._ground(parsed, mapped, observation, sent_size)
+        return ProposedAction(
+            action=action,
+            thought=parsed.thought,
+            raw_output=text,
+            target_description=target,
+            is_safe=is_safe,
+        )
+
+    def _ground(
+        self,
+        parsed: uitars.UiTarsAction,
+        mapped: json_action.JSONAction,
+        observation: Observation,
+        sent_size: tuple[int, int],
+    ) -> tuple[json_action.JSONAction, str]:
+        """Swap the point for an element index where one fits, and name the target."""
+        elements = observation.ui_elements
+        screen = observation.screen_size
+        kind = mapped.action_type
+        if kind in (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP):
+            assert mapped.x is not None and mapped.y is not None
+            index = snap_to_element(mapped.x, mapped.y, elements, screen, kinds=TAP_KINDS)
+            if index is None:
+                return mapped, _point_description(observation, mapped.x, mapped.y)
+            snapped = json_action.JSONAction(action_type=kind, index=index)
+            return snapped, describe_element(elements[index])
+        if kind == json_action.INPUT_TEXT:
+            index = focused_editable(elements)
+            if index is None:
+                return mapped, "the focused field"
+            typed = json_action.JSONAction(action_type=kind, text=mapped.text, index=index)
+            return typed, describe_element(elements[index])
+        if kind == json_action.SCROLL:
+            if parsed.start is not None:
+                x, y = uitars.to_screen(*parsed.start, self._convention, sent_size, screen)
+                index = snap_to_element(x, y, elements, screen, kinds=(SCROLLABLE,))
+                if index:  # index 0 means the whole screen to AndroidWorld anyway
+                    scroll = json_action.JSONAction(
+                        action_type=kind, direction=mapped.direction, index=index
+                    )
+                    return scroll, describe_element(elements[index])
+            return mapped, "the whole screen"
+        if kind == json_action.OPEN_APP:
+            return mapped, mapped.app_name or ""
+        if kind == json_action.SWIPE:
+            return mapped, f"swipe {mapped.direction} across the screen"
+        return mapped, ""
+
+    # -- JSON format ----------------------------------------------------------------------------
+
+    def _json_prompt(self, sub_goal: str, observation: Observation, context_summary: str) -> str:
+        elements = observation.ui_tree_summary.strip() or describe_elements(observation.ui_elements)
+        turns = self._turns_for(sub_goal)
+        history = (
+            "\n".join(
+                f"{number}. {turn.thought or '(no reason given)'} -> {turn.action}"
+                for number, turn in enumerate(turns, start=1)
+            )
+            or "(none yet)"
+        )
+        context = _brief_context(context_summary) or "(nothing yet)"
+        return _JSON_PROMPT.format(
+            sub_goal=sub_goal,
+            context=context,
+            elements=elements or "(no elements found)",
+            history=history,
+        )
+
+    def _generate_json(
+        self, sub_goal: str, observation: Observation, context_summary: str
+    ) -> ProposedAction:
+        sent, sent_size = uitars.resize_for_model(observation.screenshot, self._max_pixels)
+        self.last_sent_size = sent_size
+        prompt = self._json_prompt(sub_goal, observation, context_summary)
+        text, is_safe, error = self._call([uitars.ChatMessage("user", prompt, [sent])])
+        if error is not None:
+            return ProposedAction(action=None, raw_output=text or "", error=error, is_safe=is_safe)
+        assert text is not None
+        reason, action_part = _split_reason_action(text)
+
+        def failed(message: str) -> ProposedAction:
+            return ProposedAction(
+                action=None, thought=reason, raw_output=text, error=message, is_safe=is_safe
+            )
+
+        payload = agent_utils.extract_json(action_part) or agent_utils.extract_json(text)
+        if payload is None:
+            return failed("no JSON action in the model output")
+        try:
+            action = json_action.JSONAction(**payload)
+        except (TypeError, ValueError) as error:
+            return failed(f"invalid JSON action {payload!r}: {error}")
+        return self._check_json_action(sub_goal, action, observation, reason, text, is_safe, sent)
+
+    def _check_json_action(
+        self,
+        sub_goal: str,
+        action: json_action.JSONAction,
+        observation: Observation,
+        reason: str,
+        text: str,
+        is_safe: bool | None,
+        sent: np.ndarray,
+    ) -> ProposedAction:
+        def failed(message: str) -> ProposedAction:
+            return ProposedAction(
+                action=None, thought=reason, raw_output=text, error=message, is_safe=is_safe
+            )
+
+        elements = observation.ui_elements
+        kind = action.action_type
+        if action.index is not None and not 0 <= action.index < len(elements):
+            return failed(f"element index {action.index} is out of range (0..{len(elements) - 1})")
+        if kind == json_action.STATUS:
+            if action.goal_status == "complete":
+                self._remember(ExecutorTurn(sub_goal, sent, text, reason, action.json_str()))
+                return ProposedAction(
+                    action=None,
+                    thought=reason,
+                    raw_output=text,
+                    sub_goal_finished=True,
+                    is_safe=is_safe,
+                )
+            return failed(f"the model judged the sub-goal not doable ({action.goal_status})")
+        if kind == json_action.ANSWER:
+            self._remember(ExecutorTurn(sub_goal, sent, text, reason, action.json_str()))
+            return ProposedAction(
+                action=None,
+                thought=reason,
+                raw_output=text,
+                sub_goal_finished=True,
+                finished_content=action.text or "",
+                is_safe=is_safe,
+            )
+        if kind == json_action.UNKNOWN:
+            return failed("the model chose the 'unknown' action")
+        needs_target = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
+        if kind in needs_target and action.index is None and action.x is None:
+            return failed(f"{kind} needs an element index")
+        if kind == json_action.INPUT_TEXT and not action.text:
+            return failed("input_text needs a text")
+        if kind == json_action.OPEN_APP and not (action.app_name or "").strip():
+            return failed("open_app needs an app_name")
+        if kind in (json_action.SCROLL, json_action.SWIPE) and not action.direction:
+            return failed(f"{kind} needs a direction")
+        if action.index is not None:
+            target = describe_element(elements[action.index])
+        elif action.x is not None and action.y is not None:
+            target = _point_description(observation, action.x, action.y)
+        elif kind == json_action.OPEN_APP:
+            target = action.app_name or ""
+        else:
+            target = ""
+        self._remember(ExecutorTurn(sub_goal, sent, text, reason, action.json_str()))
+        return ProposedAction(
+            action=action,
+            thought=reason,
+            raw_output=text,
+            target_description=target,
+            is_safe=is_safe,
+        )
+
+
+_REASON = re.compile(r"Reason\s*:\s*(.*?)(?=\n\s*Action\s*:|\Z)", re.DOTALL)
+_ACTION_LABEL = re.compile(r"(?<![A-Za-z_])Action\s*:", re.DOTALL)
+
+
+def _split_reason_action(text: str) -> tuple[str, str]:
+    """(reason, text after the last `Action:`), tolerant of either part missing."""
+    reason_match = _REASON.search(text)
+    reason = reason_match.group(1).strip() if reason_match else ""
+    labels = list(_ACTION_LABEL.finditer(text))
+    action_part = text[labels[-1].end() :] if labels else text
+    return reason, action_part
+
+
+_JSON_PROMPT = """\
+You are operating an Android phone, one action at a time, to complete the current sub-goal.
+
+Current sub-goal: {sub_goal}
+
+Progress so far (for context):
+{context}
+
+Your earlier steps for this sub-goal:
+{history}
+
+UI elements on the screen (index: description):
+{elements}
+
+Choose exactly ONE action, written as a JSON object:
+- {{"action_type": "click", "index": <element index>}}
+- {{"action_type": "long_press", "index": <element index>}}
+- {{"action_type": "input_text", "text": "<text>", "index": <index of the text field>}}  (taps the field, types, then presses Enter)
+- {{"action_type": "keyboard_enter"}}
+- {{"action_type": "scroll", "direction": "up|down|left|right", "index": <optional scrollable element>}}  (direction = where the content you want to see is)
+- {{"action_type": "open_app", "app_name": "<app name>"}}
+- {{"action_type": "navigate_home"}}
+- {{"action_type": "navigate_back"}}
+- {{"action_type": "wait"}}
+- {{"action_type": "answer", "text": "<answer>"}}  (when the sub-goal asks for information)
+- {{"action_type": "status", "goal_status": "complete"}}  (the screen already shows the sub-goal done)
+- {{"action_type": "status", "goal_status": "infeasible"}}  (it cannot be done)
+
+Use only indices from the list above. Answer in exactly this format:
+Reason: <one or two sentences>
+Action: {{"action_type": ...}}
+"""
