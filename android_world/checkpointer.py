@@ -1,0 +1,142 @@
+"""Saves each finished episode as soon as it ends, so a killed run resumes without redoing it.
+
+Upstream pickles episodes; here each episode is one JSON file `<Task>_<i>.json`, written to a
+temporary file and moved into place with `os.replace`, so a reader sees either the old file or
+the new one, never half of one. Episodes therefore must be JSON-serialisable (see `to_jsonable`).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import datetime
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+INSTANCE_SEPARATOR = "_"
+Episode = dict[str, Any]
+_SUFFIX = ".json"
+
+
+def to_jsonable(value: Any) -> Any:
+    """A JSON-safe copy: arrays become a short description, NaN/inf become None.
+
+    Agents promise JSON-serialisable step data, but agents written for upstream put screenshots
+    and dataclasses in it; dropping those beats failing to save a finished episode.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(dataclasses.asdict(value))
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "dtype"):
+        if shape == ():
+            return to_jsonable(value.item())
+        return f"<array shape={tuple(shape)} dtype={value.dtype}>"
+    as_dict = getattr(value, "as_dict", None)
+    if callable(as_dict):
+        return to_jsonable(as_dict())
+    return repr(value)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write via a temp file in the same directory + os.replace (atomic on POSIX)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
+    write_text_atomic(path, json.dumps(to_jsonable(obj), indent=1, allow_nan=False) + "\n")
+
+
+class Checkpointer(abc.ABC):
+    """Where finished episodes go and come back from."""
+
+    @abc.abstractmethod
+    def save_episodes(self, task_episodes: list[Episode], task_name: str) -> None:
+        """Save the episodes of one task instance (`task_name` is `<Task>_<i>`)."""
+
+    @abc.abstractmethod
+    def load(self, fields: list[str] | None = None) -> list[Episode]:
+        """Every saved episode, optionally projected to `fields`."""
+
+
+class NullCheckpointer(Checkpointer):
+    """Keeps nothing: for runs that need no resume."""
+
+    def save_episodes(self, task_episodes: list[Episode], task_name: str) -> None:
+        del task_episodes, task_name
+
+    def load(self, fields: list[str] | None = None) -> list[Episode]:
+        del fields
+        return []
+
+
+def _instance_sort_key(stem: str) -> tuple[str, int]:
+    name, _, num = stem.rpartition(INSTANCE_SEPARATOR)
+    return (name, int(num)) if num.isdigit() else (stem, -1)
+
+
+class IncrementalCheckpointer(Checkpointer):
+    """One JSON file per task instance in `directory`; saving again replaces that instance."""
+
+    def __init__(self, directory: str | os.PathLike[str]):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def path_for(self, task_name: str) -> Path:
+        return self.directory / f"{task_name}{_SUFFIX}"
+
+    def save_episodes(self, task_episodes: list[Episode], task_name: str) -> None:
+        write_json_atomic(self.path_for(task_name), {"episodes": task_episodes})
+
+    def load(self, fields: list[str] | None = None) -> list[Episode]:
+        """Files that cannot be read (e.g. foreign files) are skipped, as upstream does."""
+        episodes: list[Episode] = []
+        files = [p for p in self.directory.glob(f"*{_SUFFIX}") if not p.name.startswith(".")]
+        for path in sorted(files, key=lambda p: _instance_sort_key(p.stem)):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                loaded = data["episodes"]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            for episode in loaded:
+                if not isinstance(episode, dict):
+                    continue
+                if fields is not None:
+                    episode = {k: episode[k] for k in fields if k in episode}
+                episodes.append(episode)
+        return episodes
+
+
+def create_run_directory(location: str | os.PathLike[str]) -> Path:
+    """`location/run_<YYYYmmddTHHMMSSffffff>` (created)."""
+    stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S%f")
+    path = Path(location).expanduser() / f"run_{stamp}"
+    path.mkdir(parents=True, exist_ok=False)
+    return path

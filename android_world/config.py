@@ -1,0 +1,250 @@
+"""The run config: one YAML file (config/default.yaml) plus command-line overrides.
+
+Everything is validated with pydantic before anything runs, and every problem becomes one line
+that names the file (or the `--set` flag) and the key path, so a typo never surfaces as a
+traceback half-way through a benchmark.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from android_world.model_config import ModelsConfig
+
+DEFAULT_CONFIG_PATH = Path("config/default.yaml")
+REDACTED = "<redacted>"
+
+
+class ConfigError(Exception):
+    """A bad config file, key or override; the message is one line meant for the user."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EnvConfig(_Strict):
+    type: Literal["sim", "adb"] = "sim"
+    seed: int = 0
+    render: bool = True
+    # Options of the adb environment; its schema arrives with android_world/env/adb.
+    adb: dict[str, Any] = {}
+
+
+class BenchmarkConfig(_Strict):
+    suite_family: str = "sim"
+    tasks: list[str] = []  # empty: every task of the family
+    n_task_combinations: int = Field(default=1, ge=1)
+    task_random_seed: int = 30
+    use_identical_params: bool = False
+    output_path: str = "runs"
+    checkpoint_dir: str | None = None  # an existing run directory to resume
+    save_screenshots: bool = True
+    transition_pause: float | None = Field(default=0.0, ge=0)  # None: wait for a stable screen
+
+    @pydantic.field_validator("tasks", mode="before")
+    @classmethod
+    def _split_tasks(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [t.strip() for t in value.split(",") if t.strip()]
+        return [] if value is None else value
+
+
+class AgentConfiguration(BaseModel):
+    """`registry_name` picks the factory; every other key is passed to it as a kwarg."""
+
+    model_config = ConfigDict(extra="allow")
+
+    registry_name: str
+
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class AgentSection(_Strict):
+    active_agent: str = "random_agent"
+    configurations: dict[str, AgentConfiguration] = {}
+
+
+class CelilConfig(_Strict):
+    env: EnvConfig = EnvConfig()
+    benchmark: BenchmarkConfig = BenchmarkConfig()
+    models: ModelsConfig = ModelsConfig()
+    agent: AgentSection = AgentSection()
+
+
+# --------------------------------------------------------------------------------------------
+# Reading and overriding
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path} (pass --config with an existing file)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{path}{where}: {problem}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections")
+    return data
+
+
+def parse_set(item: str) -> tuple[list[str], Any]:
+    """`a.b.c=value` -> (['a','b','c'], YAML-typed value)."""
+    key, sep, raw = item.partition("=")
+    path = key.strip().split(".")
+    if not sep or not key.strip() or any(not p for p in path):
+        raise ConfigError(f"--set {item!r}: expected dotted.key.path=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return path, value
+
+
+def apply_set(raw: dict[str, Any], path: list[str], value: Any, source: str) -> None:
+    node = raw
+    for depth, key in enumerate(path[:-1]):
+        child = node.get(key)
+        if child is None:
+            child = node[key] = {}
+        if not isinstance(child, dict):
+            where = ".".join(path[: depth + 1])
+            raise ConfigError(f"{source}: {where} is a value, not a section")
+        node = child
+    node[path[-1]] = value
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The pydantic model that owns the last key of `loc`, for did-you-mean hints."""
+    model: Any = CelilConfig
+    for key in loc[:-1]:
+        if model is None or not isinstance(model, type) or not issubclass(model, BaseModel):
+            return None
+        field = model.model_fields.get(str(key))
+        if field is None:
+            return None
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            model = annotation
+        elif key == "configurations":
+            return None
+        else:
+            args = getattr(annotation, "__args__", ())
+            model = next(
+                (a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None
+            )
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _describe_error(err: dict[str, Any]) -> tuple[str, str]:
+    loc = tuple(err.get("loc", ()))
+    path = ".".join(str(p) for p in loc)
+    if err.get("type") == "extra_forbidden":
+        model = _model_at(loc)
+        known = sorted(model.model_fields) if model else []
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1) if known else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        listing = f" (known keys: {', '.join(known)})" if known else ""
+        return path, f"unknown key{hint}{listing}"
+    msg = str(err.get("msg", "invalid value"))
+    if "input" in err and err.get("type") != "missing":
+        shown = repr(err["input"])
+        msg += f" (got {shown[:60]})"
+    return path, msg
+
+
+def validate(raw: dict[str, Any], file_label: str, set_items: list[str] = ()) -> CelilConfig:
+    try:
+        return CelilConfig.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        path, msg = _describe_error(exc.errors()[0])
+        raise ConfigError(f"{source_of(path, file_label, set_items)}: {path}: {msg}") from None
+
+
+def source_of(path: str, file_label: str, set_items: list[str] = ()) -> str:
+    """Where the value at key `path` came from: the last `--set` touching it, else the file."""
+    source = file_label
+    for item in set_items:
+        set_path = item.partition("=")[0].strip()
+        if path == set_path or path.startswith(set_path + ".") or set_path.startswith(path + "."):
+            source = f"--set {item}"
+    return source
+
+
+def load_config(
+    path: str | Path,
+    set_items: list[str] = (),
+    extra: list[tuple[list[str], Any]] = (),
+) -> tuple[CelilConfig, dict[str, Any]]:
+    """Read `path`, apply `extra` (flag overrides) then `--set` items, validate.
+
+    Returns the validated config and the merged raw dict.
+    """
+    raw = copy.deepcopy(read_yaml(path))
+    for key_path, value in extra:
+        apply_set(raw, key_path, value, f"--{key_path[-1]}")
+    for item in set_items:
+        key_path, value = parse_set(item)
+        apply_set(raw, key_path, value, f"--set {item}")
+    return validate(raw, str(path), list(set_items)), raw
+
+
+def resolve_agent(cfg: CelilConfig, registered: list[str]) -> tuple[str, str, dict[str, Any]]:
+    """(configuration name, registry name, kwargs) of the active agent.
+
+    A name with no configuration but a registered factory runs with no kwargs.
+    """
+    name = cfg.agent.active_agent
+    conf = cfg.agent.configurations.get(name)
+    if conf is not None:
+        return name, conf.registry_name, conf.kwargs()
+    if name in registered:
+        return name, name, {}
+    known = sorted(set(cfg.agent.configurations) | set(registered))
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.5)
+    hint = (" Did you mean " + " or ".join(repr(c) for c in close) + "?") if close else ""
+    raise ConfigError(f"Unknown agent {name!r}.{hint} Known agents: {', '.join(known)}.")
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+_SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|token|auth|credentials?)$", re.I)
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """A copy with secret-looking values removed; `*_env` keys name variables and are kept."""
+    if isinstance(value, dict):
+        return {k: redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, key) for v in value]
+    if isinstance(value, str) and value:
+        if key and _SECRET_KEY.search(key):
+            return REDACTED
+        return _URL_USERINFO.sub(f"{REDACTED}@", value)
+    return value
+
+
+def dump_yaml(cfg: CelilConfig) -> str:
+    return yaml.safe_dump(
+        redact(cfg.model_dump(mode="json")), sort_keys=False, default_flow_style=False
+    )

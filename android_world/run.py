@@ -1,0 +1,344 @@
+"""Run a benchmark: `python -m android_world.run --config config/default.yaml [flags]`.
+
+Flags override config keys (`--set key.path=value` overrides any key). Every bad input ends with
+one line on stderr and exit code 2. `--checkpoint_dir <run dir>` resumes a run: finished
+episodes are kept, failed or unfinished ones are run again, and the run's own config.yaml is the
+base config (flags still override it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from absl import app, flags
+
+from android_world import checkpointer as checkpointer_lib
+from android_world import config as config_lib
+from android_world import run_output, suite_utils
+from android_world.agents import registry as agent_registry
+from android_world.env import interface
+from android_world.task_evals import registry as task_registry_lib
+from android_world.task_evals import task_eval
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("config", str(config_lib.DEFAULT_CONFIG_PATH), "Run config YAML file.")
+flags.DEFINE_string("agent", None, "Agent (a key of agent.configurations, or a registered name).")
+flags.DEFINE_string("env", None, "Environment: sim or adb.")
+flags.DEFINE_string("suite_family", None, "Task family (sim).")
+flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
+flags.DEFINE_integer("n_task_combinations", None, "Instances (parameter draws) per task.")
+flags.DEFINE_integer("task_random_seed", None, "Seed of the task parameter draws.")
+flags.DEFINE_string("output_path", None, "Parent directory of new run directories.")
+flags.DEFINE_string("checkpoint_dir", None, "A run directory to resume (or to create).")
+flags.DEFINE_multi_string("set", [], "Override a config key: dotted.key.path=value (YAML).")
+
+_FLAG_TO_KEY = {
+    "agent": ["agent", "active_agent"],
+    "env": ["env", "type"],
+    "suite_family": ["benchmark", "suite_family"],
+    "tasks": ["benchmark", "tasks"],
+    "n_task_combinations": ["benchmark", "n_task_combinations"],
+    "task_random_seed": ["benchmark", "task_random_seed"],
+    "output_path": ["benchmark", "output_path"],
+    "checkpoint_dir": ["benchmark", "checkpoint_dir"],
+}
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+def _fail(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _parse_flags(argv: list[str]) -> list[str]:
+    try:
+        return FLAGS(argv)
+    except flags.Error as exc:
+        _fail(str(exc).splitlines()[0])
+    return []
+
+
+@dataclasses.dataclass
+class Prepared:
+    """Everything checked before any device is touched."""
+
+    cfg: config_lib.CelilConfig
+    config_label: str
+    agent_config_name: str
+    agent_registry_name: str
+    agent_kwargs: dict[str, Any]
+    task_classes: dict[str, type[task_eval.TaskEval]]
+    suite: suite_utils.Suite
+    run_dir: Path | None
+    resuming: bool
+
+
+def _flag_overrides() -> list[tuple[list[str], Any]]:
+    return [
+        (key, FLAGS[name].value)
+        for name, key in _FLAG_TO_KEY.items()
+        if FLAGS[name].value is not None
+    ]
+
+
+def task_registry(family: str) -> dict[str, type[task_eval.TaskEval]]:
+    """The task classes of `family` (a seam tests replace)."""
+    try:
+        return task_registry_lib.TaskRegistry().get_registry(family)
+    except ValueError as exc:
+        raise UsageError(f"benchmark.suite_family: {exc}") from None
+
+
+def check_env_available(cfg: config_lib.CelilConfig) -> None:
+    """Fail before any work when the requested device type is not in this checkout."""
+    if cfg.env.type == "adb":
+        raise UsageError(
+            "env.type 'adb' (a real emulator or phone) is not available in this checkout yet; "
+            "use --env sim (the simulated phone)."
+        )
+
+
+def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
+    """Build the device (a seam tests replace); the sim is imported only when used."""
+    check_env_available(cfg)
+    try:
+        from android_world.env.sim.sim_env import SimEnv
+    except ImportError as exc:
+        raise UsageError(f"the simulated phone cannot be loaded ({exc}).") from None
+    return SimEnv(seed=cfg.env.seed, render=cfg.env.render)
+
+
+def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
+    if len(argv_rest) > 1:
+        raise UsageError(f"unexpected argument {argv_rest[1]!r} (flags look like --name=value)")
+    checkpoint_dir = FLAGS.checkpoint_dir
+    config_path = Path(FLAGS.config)
+    resuming = False
+    if checkpoint_dir and (Path(checkpoint_dir) / "config.yaml").is_file():
+        config_path, resuming = Path(checkpoint_dir) / "config.yaml", True
+        _log(f"Resuming {checkpoint_dir} with its config.yaml (flags still override it).")
+    elif not config_path.is_file():
+        raise UsageError(
+            f"config file not found: {config_path} (pass --config with an existing file)"
+        )
+    cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), _flag_overrides())
+
+    registered = agent_registry.list_agents()
+    config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
+    try:
+        agent_registry.validate_kwargs(registry_name, kwargs)
+    except agent_registry.UnknownAgentError as exc:
+        path = f"agent.configurations.{config_name}.registry_name"
+        source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
+        raise UsageError(f"{source}: {path}: {exc}") from None
+    except agent_registry.AgentConfigError as exc:
+        path = f"agent.configurations.{config_name}" + (f".{exc.path}" if exc.path else "")
+        source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
+        raise UsageError(f"{source}: {path}: {exc.message}") from None
+    check_env_available(cfg)
+
+    classes = task_registry(cfg.benchmark.suite_family)
+    try:
+        suite = suite_utils.create_suite(
+            classes,
+            n_task_combinations=cfg.benchmark.n_task_combinations,
+            seed=cfg.benchmark.task_random_seed,
+            tasks=cfg.benchmark.tasks or None,
+            use_identical_params=cfg.benchmark.use_identical_params,
+        )
+    except suite_utils.UnknownTaskError as exc:
+        raise UsageError(str(exc)) from None
+    suite.suite_family = cfg.benchmark.suite_family
+    if not suite:
+        raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
+    run_dir = Path(checkpoint_dir) if checkpoint_dir else None
+    return Prepared(
+        cfg, str(config_path), config_name, registry_name, kwargs, classes, suite, run_dir, resuming
+    )
+
+
+def _instance_seeds(suite: suite_utils.Suite) -> dict[str, Any]:
+    return {
+        f"{task.name}_{i}": task.params.get("seed")
+        for instances in suite.values()
+        for i, task in enumerate(instances)
+    }
+
+
+def _ordered(episodes: list[dict[str, Any]], suite: suite_utils.Suite) -> list[dict[str, Any]]:
+    order = {name: i for i, name in enumerate(_instance_seeds(suite))}
+    return sorted(
+        episodes, key=lambda ep: (order.get(ep.get("name"), len(order)), str(ep.get("name")))
+    )
+
+
+def _write_outputs(
+    run_dir: Path,
+    episodes: list[dict[str, Any]],
+    prep: Prepared,
+) -> suite_utils.Summary:
+    episodes = _ordered(episodes, prep.suite)
+    run_output.write_results_jsonl(run_dir / "results.jsonl", episodes)
+    summary = suite_utils.process_episodes(episodes, task_classes=prep.task_classes)
+    run_output.write_summary_csv(run_dir / "summary.csv", summary)
+    run_output._write_basic_report(run_dir, episodes, summary, prep.cfg.benchmark.suite_family)
+    return summary
+
+
+def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv]):
+    """Run the prepared suite; returns (run_dir, summary)."""
+    from tqdm import tqdm
+
+    cfg = prep.cfg
+    try:
+        run_dir = prep.run_dir or checkpointer_lib.create_run_directory(cfg.benchmark.output_path)
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        where = prep.run_dir or cfg.benchmark.output_path
+        raise UsageError(f"cannot create the run directory under {where}: {exc.strerror}") from None
+    cfg = cfg.model_copy(
+        update={"benchmark": cfg.benchmark.model_copy(update={"checkpoint_dir": str(run_dir)})}
+    )
+    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpointer_lib.write_text_atomic(run_dir / "config.yaml", config_lib.dump_yaml(cfg))
+
+    manifest_path = run_dir / "manifest.json"
+    manifest: dict[str, Any] = {}
+    if manifest_path.is_file():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except ValueError:
+            manifest = {}
+    now = run_output.utc_now()
+    manifest = run_output.build_manifest(
+        started_at=manifest.get("started_at", now),
+        resumed_at=[*manifest.get("resumed_at", []), now] if manifest else [],
+        finished_at=None,
+        suite_family=cfg.benchmark.suite_family,
+        note=run_output.SIM_DISCLAIMER if cfg.benchmark.suite_family == "sim" else None,
+        env={"type": cfg.env.type, "seed": cfg.env.seed, "render": cfg.env.render},
+        seeds={
+            "env": cfg.env.seed,
+            "task_random_seed": cfg.benchmark.task_random_seed,
+            "instances": _instance_seeds(prep.suite),
+        },
+        agent={
+            "configuration": prep.agent_config_name,
+            "registry_name": prep.agent_registry_name,
+            "kwargs": config_lib.redact(checkpointer_lib.to_jsonable(prep.agent_kwargs)),
+        },
+    )
+    checkpointer_lib.write_json_atomic(manifest_path, manifest)
+
+    # Regenerate from checkpoints first: a kill between checkpoint and results leaves no gap.
+    _write_outputs(run_dir, checkpoint_store.load(), prep)
+
+    env = env_factory(cfg)
+    interrupted = False
+    try:
+        recorder = run_output.RecordingEnv(env)
+        context = agent_registry.RunContext(
+            models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
+        )
+        try:
+            agent = agent_registry.get_agent(
+                prep.agent_registry_name, recorder, context=context, **prep.agent_kwargs
+            )
+        except agent_registry.UnknownAgentError as exc:
+            raise UsageError(str(exc)) from None
+        except agent_registry.AgentConfigError as exc:
+            path = f"agent.configurations.{prep.agent_config_name}"
+            path += f".{exc.path}" if exc.path else ""
+            source = config_lib.source_of(path, prep.config_label, list(FLAGS.set))
+            raise UsageError(f"{source}: {path}: {exc.message}") from None
+        agent.transition_pause = cfg.benchmark.transition_pause
+        describe = getattr(agent, "run_manifest", None)
+        if callable(describe):
+            manifest["agent_info"] = checkpointer_lib.to_jsonable(config_lib.redact(describe()))
+            checkpointer_lib.write_json_atomic(manifest_path, manifest)
+
+        # A sim that does not render gives blank frames: not worth a file per step.
+        screenshots = cfg.benchmark.save_screenshots and (cfg.env.type != "sim" or cfg.env.render)
+        writer = run_output.RunWriter(run_dir, recorder, screenshots)
+        done_names = {
+            ep["name"]
+            for ep in checkpoint_store.load(["name", "error", "exception_info"])
+            if not suite_utils.is_failed(ep)
+        }
+        total = sum(len(v) for v in prep.suite.values())
+        already = len(done_names & set(_instance_seeds(prep.suite)))
+        episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
+        with tqdm(total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr) as bar:
+
+            def saved(ep: dict[str, Any]) -> None:
+                episodes_by_name[ep["name"]] = ep
+                _write_outputs(run_dir, list(episodes_by_name.values()), prep)
+                bar.write(_episode_line(ep))
+                bar.update(1)
+
+            try:
+                suite_utils.run(
+                    prep.suite,
+                    agent,
+                    checkpoint_store,
+                    observer=writer,
+                    checkpoint_episode_data=False,
+                    on_episode_saved=saved,
+                    print_fn=lambda _msg: None,
+                )
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        env.close()
+
+    summary = _write_outputs(run_dir, checkpoint_store.load(), prep)
+    if not interrupted:
+        manifest["finished_at"] = run_output.utc_now()
+        checkpointer_lib.write_json_atomic(manifest_path, manifest)
+    title = f"Suite family: {cfg.benchmark.suite_family}"
+    if cfg.benchmark.suite_family == "sim":
+        title += f"\n{run_output.SIM_DISCLAIMER}"
+    print(suite_utils.format_summary(summary, title=title))
+    print(f"Run directory: {run_dir}")
+    if interrupted:
+        print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
+        sys.exit(130)
+    return run_dir, summary
+
+
+def _episode_line(ep: dict[str, Any]) -> str:
+    if ep.get("error"):
+        return f"{ep['name']}: FAILED ({ep['error']})"
+    steps, runtime = ep.get("episode_length"), ep.get("run_time") or 0.0
+    return f"{ep['name']}: score {ep['is_successful']} ({steps} steps, {runtime:.1f} s)"
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def main(argv: Sequence[str]) -> None:
+    try:
+        prep = prepare(argv)
+        execute(prep, make_env)
+    except (UsageError, config_lib.ConfigError) as exc:
+        _fail(str(exc))
+
+
+def run_cli(argv: list[str] | None = None) -> None:
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    app.run(main, argv=argv, flags_parser=_parse_flags)
+
+
+if __name__ == "__main__":
+    run_cli()

@@ -1,0 +1,458 @@
+"""Builds a suite of task instances and runs an agent on it, with upstream AndroidWorld's rules.
+
+Differences from upstream, on purpose: `tear_down` runs even when an episode raised (so one bad
+episode does not poison the device for the next); a failed episode is recorded with its reason and
+left out of the success means instead of turning them into NaN; a rerun of a failed instance
+replaces its record rather than adding a second one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import difflib
+import hashlib
+import random
+import statistics
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+from android_world import checkpointer as checkpointer_lib
+from android_world import episode_runner
+from android_world.agents import base_agent
+from android_world.env import interface
+from android_world.task_evals import task_eval
+
+_FIXED_SEED = 123
+AVERAGE_ROW = "========= Average ========="
+UNTAGGED = "untagged"
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+class UnknownTaskError(ValueError):
+    """A requested task name is not in the registry (the message has a did-you-mean)."""
+
+
+class Suite(dict[str, list[task_eval.TaskEval]]):
+    """Task name -> its instances, in alphabetical order of names."""
+
+    _suite_family: str | None = None
+
+    @property
+    def suite_family(self) -> str:
+        if self._suite_family is None:
+            raise ValueError("Suite family is not set.")
+        return self._suite_family
+
+    @suite_family.setter
+    def suite_family(self, value: str) -> None:
+        self._suite_family = value
+
+
+def instance_seed(seed: int | None, name: str, i: int) -> int:
+    """Upstream's rule, so the same (seed, task, instance) draws the same params everywhere."""
+    digest = hashlib.sha256(f"{seed}_{name}_{i}".encode()).hexdigest()
+    return int(digest, 16) % 2**32
+
+
+def unknown_task_message(name: str, known: Iterable[str], family: str | None = None) -> str:
+    known = sorted(known)
+    where = f" in suite family {family!r}" if family else ""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if not close:
+        lowered = {k.lower(): k for k in known}
+        close = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=3)]
+    if close:
+        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    elif known:
+        shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+        hint = f"known tasks: {shown}"
+    else:
+        hint = "the registry has no tasks"
+    return f"Unknown task {name!r}{where}; {hint}"
+
+
+def _instantiate_task(
+    task_cls: type[task_eval.TaskEval], seed: int, env: interface.AsyncEnv | None
+) -> task_eval.TaskEval:
+    if env is not None:
+        task_cls.set_device_time(env)
+    random.seed(seed)
+    params = task_cls.generate_random_params()
+    params["seed"] = seed
+    return task_cls(params)
+
+
+def create_suite(
+    task_registry: Mapping[str, type[task_eval.TaskEval]],
+    n_task_combinations: int = 1,
+    seed: int | None = None,
+    tasks: list[str] | None = None,
+    use_identical_params: bool = False,
+    env: interface.AsyncEnv | None = None,
+) -> Suite:
+    """Instantiate `n_task_combinations` instances of each task (all tasks when `tasks` is empty).
+
+    Raises UnknownTaskError for a name not in the registry.
+    """
+    if n_task_combinations < 1:
+        raise ValueError(f"n_task_combinations must be >= 1, got {n_task_combinations}")
+    names = list(tasks) if tasks else list(task_registry)
+    for name in names:
+        if name not in task_registry:
+            raise UnknownTaskError(unknown_task_message(name, task_registry))
+    suite = Suite()
+    for name in sorted(set(names)):
+        instances = []
+        for i in range(n_task_combinations):
+            if use_identical_params:
+                instance = instance_seed(seed, name, 0) if seed is not None else _FIXED_SEED
+            else:
+                instance = instance_seed(seed, name, i)
+            instances.append(_instantiate_task(task_registry[name], instance, env))
+        suite[name] = instances
+    return suite
+
+
+class EpisodeObserver(Protocol):
+    """What a run writer implements to persist an episode while it runs (see run_output)."""
+
+    def start_episode(self, task: task_eval.TaskEval, instance_name: str) -> None: ...
+
+    def on_step_start(self, step_n: int) -> None: ...
+
+    def on_step_end(self, step_n: int, result: base_agent.AgentInteractionResult) -> None: ...
+
+    def event_sink(self, event: dict[str, Any]) -> None: ...
+
+    def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None: ...
+
+
+def _call_hook(agent: Any, name: str, *args: Any) -> Any:
+    hook = getattr(agent, name, None)
+    return hook(*args) if callable(hook) else None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _usage_from(summary: dict[str, Any]) -> dict[str, Any] | None:
+    usage = summary.get("usage") if isinstance(summary, dict) else None
+    return usage if isinstance(usage, dict) else None
+
+
+def run_task(
+    task: task_eval.TaskEval,
+    agent: base_agent.EnvironmentInteractingAgent,
+    instance_id: int = 0,
+    observer: EpisodeObserver | None = None,
+    print_fn: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Run one task instance to a result dict; never raises for a failing task or agent."""
+    env = agent.env
+    instance_name = f"{task.name}{checkpointer_lib.INSTANCE_SEPARATOR}{instance_id}"
+    start = time.time()
+    episode: dict[str, Any] = {
+        "goal": None,
+        "task_template": task.name,
+        "instance_id": instance_id,
+        "name": instance_name,
+        "seed": task.params.get("seed"),
+        "params": checkpointer_lib.to_jsonable(task.params),
+        "agent_name": agent.name,
+        "is_successful": None,
+        "raw_score": None,
+        "done": None,
+        "episode_length": None,
+        "exception_info": None,
+        "error": None,
+        "teardown_error": None,
+        "episode_data": {},
+        "aux_data": None,
+    }
+    if observer is not None:
+        observer.start_episode(task, instance_name)
+        _call_hook(agent, "set_event_sink", observer.event_sink)
+    _call_hook(agent, "set_task", task)
+    try:
+        task.initialize_task(env)
+        episode["goal"] = task.goal
+        result = episode_runner.run_episode(
+            goal=task.goal,
+            agent=agent,
+            max_n_steps=int(10 * task.complexity),
+            start_on_home_screen=task.start_on_home_screen,
+            termination_fn=None,
+            print_fn=print_fn,
+            on_step_start=observer.on_step_start if observer else None,
+            on_step_end=observer.on_step_end if observer else None,
+        )
+        raw_score = float(task.is_successful(env))
+        score = raw_score if result.done else 0.0
+        episode.update(
+            raw_score=raw_score,
+            is_successful=score,
+            done=result.done,
+            episode_length=len(result.step_data.get(episode_runner.STEP_NUMBER, [])),
+            episode_data=result.step_data,
+            aux_data=result.aux_data,
+        )
+    except Exception as exc:  # a broken task or agent is a failed episode, not a crashed run
+        episode["exception_info"] = traceback.format_exc()
+        episode["error"] = _one_line(exc)
+    finally:
+        try:
+            task.tear_down(env)
+        except Exception as exc:
+            episode["teardown_error"] = _one_line(exc)
+        _call_hook(agent, "set_event_sink", None)
+    if episode["goal"] is None:
+        try:
+            episode["goal"] = task.goal
+        except Exception:
+            episode["goal"] = task.template
+    episode["run_time"] = round(time.time() - start, 3)
+    episode["finish_dtime"] = datetime.datetime.now(datetime.UTC).isoformat()
+    summary = _call_hook(agent, "episode_summary")
+    summary = checkpointer_lib.to_jsonable(summary) if isinstance(summary, dict) else {}
+    episode["usage"] = _usage_from(summary)
+    if episode["error"] is None:
+        _call_hook(agent, "episode_finished", episode["goal"], episode["is_successful"])
+    if observer is not None:
+        observer.finish_episode(episode, summary)
+    return episode
+
+
+def is_failed(episode: Mapping[str, Any]) -> bool:
+    return episode.get("exception_info") is not None or episode.get("error") is not None
+
+
+def run(
+    suite: Suite,
+    agent: base_agent.EnvironmentInteractingAgent,
+    checkpointer: checkpointer_lib.Checkpointer | None = None,
+    demo_mode: bool = False,
+    return_full_episode_data: bool = False,
+    process_episodes_fn: Callable[[list[dict[str, Any]], bool], Any] | None = None,
+    check_episode_fn: Callable[[dict[str, Any]], bool] | None = None,
+    *,
+    observer: EpisodeObserver | None = None,
+    checkpoint_episode_data: bool = True,
+    on_episode_saved: Callable[[dict[str, Any]], None] | None = None,
+    print_fn: Callable[[str], None] = print,
+) -> list[dict[str, Any]]:
+    """Run every instance not already completed in `checkpointer`; return all episodes' metadata.
+
+    An instance whose saved episode failed is run again and its record replaced. `check_episode_fn`
+    may reject an episode (it is then recorded as failed). `demo_mode` is accepted for upstream
+    compatibility and ignored.
+    """
+    del demo_mode
+    checkpointer = checkpointer or checkpointer_lib.NullCheckpointer()
+    if return_full_episode_data and not isinstance(checkpointer, checkpointer_lib.NullCheckpointer):
+        raise ValueError("return_full_episode_data=True cannot be combined with a checkpointer.")
+    saved = {ep.get("name"): ep for ep in checkpointer.load() if "name" in ep}
+    metadata: dict[str, dict[str, Any]] = {
+        name: {k: v for k, v in ep.items() if k != "episode_data"} for name, ep in saved.items()
+    }
+    for instances in suite.values():
+        for i, task in enumerate(instances):
+            name = f"{task.name}{checkpointer_lib.INSTANCE_SEPARATOR}{i}"
+            previous = saved.get(name)
+            if previous is not None and not is_failed(previous):
+                continue
+            episode = run_task(task, agent, instance_id=i, observer=observer, print_fn=print_fn)
+            rejected = (
+                check_episode_fn is not None
+                and episode["error"] is None
+                and not check_episode_fn(episode)
+            )
+            if rejected:
+                episode["error"] = "Episode rejected by check_episode_fn."
+            stored = episode if checkpoint_episode_data else _without_steps(episode)
+            checkpointer.save_episodes([stored], name)
+            metadata[name] = episode if return_full_episode_data else _without_steps(episode)
+            if on_episode_saved is not None:
+                on_episode_saved(metadata[name])
+            if process_episodes_fn is not None:
+                process_episodes_fn(list(metadata.values()), True)
+    return [metadata[n] for n in _suite_order(suite) if n in metadata]
+
+
+def _without_steps(episode: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in episode.items() if k != "episode_data"}
+
+
+def _suite_order(suite: Suite) -> list[str]:
+    return [
+        f"{task.name}{checkpointer_lib.INSTANCE_SEPARATOR}{i}"
+        for instances in suite.values()
+        for i, task in enumerate(instances)
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Summary
+
+
+@dataclasses.dataclass
+class Summary:
+    """Per-template rows, the macro-average row, and success by tag x difficulty."""
+
+    rows: list[dict[str, Any]]
+    average: dict[str, Any]
+    pivot: dict[str, dict[str, float | None]]
+    columns: list[str]
+
+
+_BASE_COLUMNS = [
+    "task_template",
+    "num_complete_trials",
+    "mean_success_rate",
+    "mean_episode_length",
+    "total_runtime_s",
+    "num_fail_trials",
+]
+_USAGE_COLUMNS = ["model_calls_per_step", "tokens_per_step"]
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _usage_totals(episodes: list[Mapping[str, Any]]) -> tuple[float, float, int, bool]:
+    calls = tokens = 0.0
+    steps = 0
+    present = False
+    for ep in episodes:
+        usage = ep.get("usage")
+        if not isinstance(usage, dict):
+            continue
+        present = True
+        calls += float(usage.get("model_calls") or 0)
+        tokens += float(usage.get("prompt_tokens") or 0) + float(
+            usage.get("completion_tokens") or 0
+        )
+        steps += int(ep.get("episode_length") or 0)
+    return calls, tokens, steps, present
+
+
+def process_episodes(
+    episodes: list[Mapping[str, Any]],
+    print_summary: bool = False,
+    task_classes: Mapping[str, type[task_eval.TaskEval]] | None = None,
+    print_fn: Callable[[str], None] = print,
+) -> Summary:
+    """Summarise episodes per task template; the average row is a macro mean over templates.
+
+    Failed episodes count only in `num_fail_trials`. Counts and runtime in the average row are
+    totals; rates and lengths are means of the per-template values.
+    """
+    by_template: dict[str, list[Mapping[str, Any]]] = {}
+    for ep in episodes:
+        by_template.setdefault(str(ep.get("task_template")), []).append(ep)
+    any_usage = any(isinstance(ep.get("usage"), dict) for ep in episodes)
+    columns = _BASE_COLUMNS + (_USAGE_COLUMNS if any_usage else [])
+    rows: list[dict[str, Any]] = []
+    for template in sorted(by_template):
+        eps = by_template[template]
+        complete = [ep for ep in eps if not is_failed(ep) and ep.get("is_successful") is not None]
+        row: dict[str, Any] = {
+            "task_template": template,
+            "num_complete_trials": len(complete),
+            "mean_success_rate": _mean([float(ep["is_successful"]) for ep in complete]),
+            "mean_episode_length": _mean([float(ep.get("episode_length") or 0) for ep in complete]),
+            "total_runtime_s": round(sum(float(ep.get("run_time") or 0) for ep in eps), 1),
+            "num_fail_trials": len(eps) - len(complete),
+        }
+        if any_usage:
+            calls, tokens, steps, present = _usage_totals(complete)
+            row["model_calls_per_step"] = calls / steps if present and steps else None
+            row["tokens_per_step"] = tokens / steps if present and steps else None
+        rows.append(row)
+
+    average: dict[str, Any] = {"task_template": AVERAGE_ROW}
+    for col in columns[1:]:
+        values = [r[col] for r in rows if r[col] is not None]
+        if col in ("num_complete_trials", "num_fail_trials"):
+            average[col] = sum(values)
+        elif col == "total_runtime_s":
+            average[col] = round(sum(values), 1)
+        else:
+            average[col] = _mean(values)
+
+    pivot = _tag_difficulty_pivot(rows, task_classes or {})
+    summary = Summary(rows=rows, average=average, pivot=pivot, columns=columns)
+    if print_summary:
+        print_fn(format_summary(summary))
+    return summary
+
+
+def _tag_difficulty_pivot(
+    rows: list[dict[str, Any]], task_classes: Mapping[str, type[task_eval.TaskEval]]
+) -> dict[str, dict[str, float | None]]:
+    """Mean of template success rates per (tag, difficulty); a task counts under each of its tags."""
+    cells: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        if row["mean_success_rate"] is None:
+            continue
+        cls = task_classes.get(row["task_template"])
+        tags = tuple(getattr(cls, "tags", ()) or ()) or (UNTAGGED,)
+        difficulty = str(getattr(cls, "difficulty", "") or "unknown")
+        for tag in tags:
+            cells.setdefault(tag, {}).setdefault(difficulty, []).append(row["mean_success_rate"])
+    pivot: dict[str, dict[str, float | None]] = {}
+    for tag in sorted(cells):
+        diffs = list(DIFFICULTIES) + sorted(set(cells[tag]) - set(DIFFICULTIES))
+        pivot[tag] = {d: _mean(cells[tag].get(d, [])) for d in diffs}
+    return pivot
+
+
+def _fmt(value: Any, width: int) -> str:
+    if value is None:
+        text = "-"
+    elif isinstance(value, float):
+        text = f"{value:.3f}"
+    else:
+        text = str(value)
+    return text.rjust(width)
+
+
+def format_summary(summary: Summary, title: str = "") -> str:
+    """A fixed-width text table (per template, then the macro-average row), and the pivot."""
+    headers = {
+        "task_template": "task",
+        "num_complete_trials": "trials",
+        "mean_success_rate": "success",
+        "mean_episode_length": "steps",
+        "total_runtime_s": "runtime_s",
+        "num_fail_trials": "failed",
+        "model_calls_per_step": "calls/step",
+        "tokens_per_step": "tokens/step",
+    }
+    all_rows = [*summary.rows, summary.average]
+    name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
+    lines = [title] if title else []
+    header = "task".ljust(name_w) + "".join(headers[c].rjust(12) for c in summary.columns[1:])
+    lines += [header, "-" * len(header)]
+    for r in all_rows:
+        if r is summary.average:
+            lines.append("-" * len(header))
+        lines.append(
+            str(r["task_template"]).ljust(name_w)
+            + "".join(_fmt(r[c], 12) for c in summary.columns[1:])
+        )
+    if summary.pivot:
+        diffs: list[str] = []
+        for cells in summary.pivot.values():
+            diffs += [d for d in cells if d not in diffs]
+        tag_w = max(len("tag"), *(len(t) for t in summary.pivot))
+        lines += ["", "mean success by tag x difficulty:"]
+        lines.append("tag".ljust(tag_w) + "".join(d.rjust(10) for d in diffs))
+        for tag, cells in summary.pivot.items():
+            lines.append(tag.ljust(tag_w) + "".join(_fmt(cells.get(d), 10) for d in diffs))
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Install what the tests need (only when something is missing), then run pytest.
+#   ./run_tests.sh [pytest args]        e.g. ./run_tests.sh -k harness -x
+# Sourced by run_benchmark.sh for the same dependency logic (ensure_deps).
+set -uo pipefail
+
+CELIL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+_say() { echo "[celil] $*" >&2; }
+
+_pick_python() {
+  if [[ -n "${PYTHON:-}" ]]; then return; fi
+  if [[ -z "${VIRTUAL_ENV:-}" && -x "$CELIL_ROOT/.venv/bin/python" ]]; then
+    PYTHON="$CELIL_ROOT/.venv/bin/python"
+  elif command -v python3 >/dev/null 2>&1; then
+    PYTHON=python3
+  else
+    PYTHON=python
+  fi
+}
+
+# 0: every pinned package installed at its version; 1: some at another version; 3: some missing.
+_check_requirements() {
+  "$PYTHON" - "$CELIL_ROOT/requirements.txt" <<'PY'
+import importlib.metadata as md
+import sys
+
+status = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        continue
+    name, _, version = line.partition("==")
+    try:
+        have = md.version(name)
+    except md.PackageNotFoundError:
+        status = 3
+        continue
+    if version and have != version and status == 0:
+        status = 1
+sys.exit(status)
+PY
+}
+
+_ensure_python_deps() {
+  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    _say "Python 3.11 or newer is needed (found: $("$PYTHON" --version 2>&1)). Set PYTHON=/path/to/python3.11."
+    return 2
+  fi
+  _check_requirements
+  local status=$?
+  [[ $status -eq 0 ]] && return 0
+  _say "installing Python packages from requirements.txt ..."
+  if "$PYTHON" -m pip install -q --disable-pip-version-check -r "$CELIL_ROOT/requirements.txt" \
+    || { [[ -z "${VIRTUAL_ENV:-}" && $(id -u) -ne 0 ]] \
+      && "$PYTHON" -m pip install -q --user --disable-pip-version-check -r "$CELIL_ROOT/requirements.txt"; }; then
+    return 0
+  fi
+  if [[ $status -eq 1 ]]; then
+    _say "warning: could not install the pinned versions; continuing with the installed ones."
+    return 0
+  fi
+  _say "could not install the Python packages. Run: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt"
+  return 2
+}
+
+_ensure_tesseract() {
+  command -v tesseract >/dev/null 2>&1 && return 0
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
+  fi
+  if command -v apt-get >/dev/null 2>&1 && [[ "$sudo" != "none" ]]; then
+    _say "installing tesseract-ocr with apt-get ..."
+    if $sudo apt-get update -qq >/dev/null && \
+       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tesseract-ocr >/dev/null; then
+      return 0
+    fi
+  fi
+  if command -v apt-get >/dev/null 2>&1; then
+    _say "tesseract (OCR) is missing; install it with: sudo apt-get install -y tesseract-ocr"
+  else
+    _say "tesseract (OCR) is missing; install it with your package manager (e.g. brew install tesseract)"
+  fi
+  return 0  # OCR is optional for most of the work; tests that need it say so.
+}
+
+ensure_deps() {
+  _pick_python
+  _ensure_python_deps || return $?
+  _ensure_tesseract
+}
+
+main() {
+  ensure_deps || exit $?
+  cd "$CELIL_ROOT" || exit 2
+  "$PYTHON" -m pytest "$@"
+  local rc=$?
+  if [[ $rc -eq 5 ]]; then
+    _say "pytest collected no tests: that is a failure here (check the arguments)."
+  fi
+  exit $rc
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi

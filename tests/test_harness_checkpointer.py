@@ -1,0 +1,75 @@
+"""JSON checkpoints: atomic, per instance, replaceable, no pickles."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+
+import numpy as np
+
+from android_world import checkpointer
+
+
+def test_save_load_roundtrip_sorted_by_instance_number(tmp_path):
+    ckpt = checkpointer.IncrementalCheckpointer(tmp_path / "c")
+    for i in (10, 2, 1):
+        ckpt.save_episodes([{"name": f"Task_{i}", "score": i}], f"Task_{i}")
+    ckpt.save_episodes([{"name": "Alpha_0", "score": 0}], "Alpha_0")
+    assert [e["name"] for e in ckpt.load()] == ["Alpha_0", "Task_1", "Task_2", "Task_10"]
+    assert ckpt.load(fields=["score"])[1] == {"score": 1}
+    files = sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert files == ["Alpha_0.json", "Task_1.json", "Task_10.json", "Task_2.json"]
+
+
+def test_saving_again_replaces_the_instance(tmp_path):
+    ckpt = checkpointer.IncrementalCheckpointer(tmp_path)
+    ckpt.save_episodes([{"name": "T_0", "error": "boom"}], "T_0")
+    ckpt.save_episodes([{"name": "T_0", "error": None}], "T_0")
+    assert ckpt.load() == [{"name": "T_0", "error": None}]
+
+
+def test_unreadable_files_are_skipped(tmp_path):
+    ckpt = checkpointer.IncrementalCheckpointer(tmp_path)
+    ckpt.save_episodes([{"name": "T_0"}], "T_0")
+    (tmp_path / "T_1.json").write_text("{not json")
+    (tmp_path / "T_2.json").write_text('{"other": 1}')
+    assert ckpt.load() == [{"name": "T_0"}]
+
+
+def test_to_jsonable_drops_arrays_and_nan():
+    @dataclasses.dataclass
+    class D:
+        x: int
+
+    value = {
+        "img": np.zeros((2, 3, 3), dtype=np.uint8),
+        "scalar": np.float32(1.5),
+        "nan": math.nan,
+        "d": D(3),
+        "t": (1, 2),
+    }
+    out = checkpointer.to_jsonable(value)
+    json.dumps(out, allow_nan=False)
+    assert out["img"].startswith("<array shape=(2, 3, 3)")
+    assert out == out | {"scalar": 1.5, "nan": None, "d": {"x": 3}, "t": [1, 2]}
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path):
+    path = tmp_path / "x.json"
+    checkpointer.write_json_atomic(path, {"a": 1})
+    checkpointer.write_json_atomic(path, {"a": 2})
+    assert json.loads(path.read_text()) == {"a": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_null_checkpointer_keeps_nothing():
+    ckpt = checkpointer.NullCheckpointer()
+    ckpt.save_episodes([{"a": 1}], "T_0")
+    assert ckpt.load() == []
+
+
+def test_create_run_directory_name(tmp_path):
+    path = checkpointer.create_run_directory(tmp_path / "runs")
+    assert path.is_dir() and re.fullmatch(r"run_\d{8}T\d{12}", path.name)

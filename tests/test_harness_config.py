@@ -1,0 +1,103 @@
+"""Config loading, overrides, one-line errors and secret redaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from android_world import config
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = ROOT / "config" / "default.yaml"
+
+
+def test_default_config_validates_and_names_builtin_agents():
+    cfg, _ = config.load_config(DEFAULT)
+    assert cfg.env.type == "sim" and cfg.benchmark.task_random_seed == 30
+    assert cfg.benchmark.suite_family == "sim"
+    assert {"random_agent", "human_agent", "oracle_agent"} <= set(cfg.agent.configurations)
+    assert config.resolve_agent(cfg, []) == (
+        "random_agent",
+        "random_agent",
+        {"seed": None, "p_complete": 0.0},
+    )
+
+
+def test_set_values_are_yaml_typed():
+    cfg, _ = config.load_config(
+        DEFAULT,
+        [
+            "benchmark.n_task_combinations=3",
+            "env.render=false",
+            "benchmark.tasks=[A, B]",
+            "benchmark.transition_pause=null",
+            "models.maestro.model=gemini-2.5-flash",
+        ],
+    )
+    assert cfg.benchmark.n_task_combinations == 3 and cfg.env.render is False
+    assert cfg.benchmark.tasks == ["A", "B"] and cfg.benchmark.transition_pause is None
+    assert cfg.models.maestro.model == "gemini-2.5-flash"
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        (["agent.bogus=1"], "--set agent.bogus=1: agent.bogus: unknown key"),
+        (["benchmark.taskz=[]"], "did you mean 'tasks'?"),
+        (
+            ["env.type=emulator"],
+            "--set env.type=emulator: env.type: Input should be 'sim' or 'adb'",
+        ),
+        (["env.seed.deep=1"], "--set env.seed.deep=1: env.seed is a value, not a section"),
+        (["novalue"], "expected dotted.key.path=value"),
+        (["benchmark.n_task_combinations=0"], "greater than or equal to 1"),
+    ],
+)
+def test_bad_overrides_are_one_line_errors(items, expected):
+    with pytest.raises(config.ConfigError) as info:
+        config.load_config(DEFAULT, items)
+    assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_bad_file_errors_name_the_file_and_key(tmp_path):
+    with pytest.raises(config.ConfigError, match="config file not found"):
+        config.load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env:\n  seed: [unclosed\n")
+    with pytest.raises(config.ConfigError, match=r"bad.yaml:\d+"):
+        config.load_config(bad)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("models:\n  maestro:\n    backnd: gemini\n")
+    with pytest.raises(config.ConfigError) as info:
+        config.load_config(typo)
+    assert str(info.value).startswith(f"{typo}: models.maestro.backnd: unknown key")
+
+
+def test_unknown_active_agent_has_did_you_mean():
+    cfg, _ = config.load_config(DEFAULT, ["agent.active_agent=oracle_agnt"])
+    with pytest.raises(config.ConfigError, match="Did you mean 'oracle_agent'"):
+        config.resolve_agent(cfg, ["random_agent"])
+
+
+def test_redaction_keeps_variable_names_and_drops_secrets():
+    raw = {
+        "api_key": "sk-123",
+        "api_key_env": "OPENAI_API_KEY",
+        "nested": [{"token": "t"}],
+        "base_url": "http://user:pw@host:8000/v1",
+        "model": "m",
+    }
+    out = config.redact(raw)
+    assert out["api_key"] == config.REDACTED and out["nested"][0]["token"] == config.REDACTED
+    assert out["api_key_env"] == "OPENAI_API_KEY" and out["model"] == "m"
+    assert "pw" not in out["base_url"] and out["base_url"].endswith("@host:8000/v1")
+
+
+def test_dump_yaml_roundtrips_and_is_redacted():
+    cfg, _ = config.load_config(DEFAULT, ["models.maestro.base_url=http://u:secretpw@h/v1"])
+    text = config.dump_yaml(cfg)
+    assert "secretpw" not in text
+    again = config.validate(yaml.safe_load(text), "dumped")
+    assert again.agent == cfg.agent and again.benchmark == cfg.benchmark

@@ -1,0 +1,199 @@
+"""The real CLI, in subprocesses: one-line errors, the run directory, and resume after SIGKILL.
+
+A driver script swaps in the fake device and tasks of test_harness_fakes.py (through run.py's
+`make_env` and `task_registry` seams) and then runs the ordinary command line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+
+DRIVER = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+import test_harness_fakes as fakes
+from android_world import run
+run.task_registry = lambda family: dict(fakes.TASKS)
+run.make_env = lambda cfg: fakes.FakeEnv()
+run.run_cli(sys.argv)
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "android_world.run", *args],
+        cwd=ROOT,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _driver_cmd(tmp_path: Path, *args: str) -> list[str]:
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    return [sys.executable, str(script), "--config", str(ROOT / "config" / "default.yaml"), *args]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--agent", "nope"], "Unknown agent 'nope'."),
+        (["--tasks", "NoSuchTask"], "Unknown task 'NoSuchTask'"),
+        (["--set", "agent.bogus=1"], "--set agent.bogus=1: agent.bogus: unknown key"),
+        (["--config", "no/such/config.yaml"], "config file not found: no/such/config.yaml"),
+        (["--env", "adb"], "env.type 'adb'"),
+        (["--no_such_flag"], "Unknown command line flag 'no_such_flag'"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_exit_2(args, expected):
+    result = _cli(*args)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_task_via_driver_has_did_you_mean(tmp_path):
+    result = subprocess.run(
+        _driver_cmd(tmp_path, "--tasks", "FakeWifOn"),
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: Unknown task 'FakeWifOn'; did you mean 'FakeWifiOn'?"
+
+
+def test_full_run_writes_the_run_directory(tmp_path):
+    secret = "sk-very-secret-value-123"
+    result = subprocess.run(
+        _driver_cmd(
+            tmp_path,
+            "--agent",
+            "oracle_agent",
+            "--n_task_combinations",
+            "2",
+            "--output_path",
+            str(tmp_path / "runs"),
+            "--set",
+            "models.maestro.base_url=http://user:pw-hidden@host/v1",
+        ),
+        cwd=ROOT,
+        env=_env(GOOGLE_API_KEY=secret),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    [run_dir] = (tmp_path / "runs").iterdir()
+    assert f"Run directory: {run_dir}" in result.stdout
+    assert "NOT AndroidWorld scores" in result.stdout and "========= Average" in result.stdout
+
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert [r["name"] for r in rows] == [
+        "FakeAnswer_0",
+        "FakeAnswer_1",
+        "FakeWifiOn_0",
+        "FakeWifiOn_1",
+    ]
+    assert all(r["score"] == 1.0 and r["done"] and r["error"] is None for r in rows)
+    assert {"goal", "task", "instance", "steps", "runtime", "calls", "tokens"} <= set(rows[0])
+
+    with open(run_dir / "summary.csv") as f:
+        table = list(csv.DictReader(f))
+    assert [r["task_template"] for r in table][-1].startswith("=========")
+    assert float(table[-1]["mean_success_rate"]) == 1.0
+
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["agent"]["registry_name"] == "oracle_agent"
+    assert manifest["seeds"]["task_random_seed"] == 30 and manifest["finished_at"]
+    assert manifest["packages"]["pydantic"] and manifest["python"]
+
+    episode = run_dir / "episodes" / "FakeWifiOn_0"
+    data = json.loads((episode / "episode.json").read_text())
+    assert [s["screenshot"] for s in data["steps"]] == ["step_000.png", "step_001.png"]
+    assert (episode / "step_000.png").read_bytes()[:4] == b"\x89PNG"
+    summary = json.loads((episode / "summary.json").read_text())
+    assert summary["result"]["score"] == 1.0
+    assert (episode / "feedback.jsonl").exists()
+    assert "FakeWifiOn_0" in (run_dir / "report.html").read_text()
+
+    config_text = (run_dir / "config.yaml").read_text()
+    assert "pw-hidden" not in config_text and "oracle_agent" in config_text
+    for path in run_dir.rglob("*"):
+        if path.is_file() and path.suffix != ".png":
+            assert secret not in path.read_text(), path
+
+
+def test_sigkill_then_resume_runs_each_episode_exactly_once(tmp_path):
+    run_dir = tmp_path / "run_resume"
+    init_log = tmp_path / "inits.log"
+    env = _env(FAKE_STEP_SLEEP="0.15", FAKE_INIT_LOG=str(init_log))
+    cmd = _driver_cmd(
+        tmp_path,
+        "--agent",
+        "oracle_agent",
+        "--n_task_combinations",
+        "4",
+        "--checkpoint_dir",
+        str(run_dir),
+    )
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    checkpoints = run_dir / "checkpoints"
+    deadline = time.monotonic() + 45
+    while time.monotonic() < deadline:
+        if checkpoints.is_dir() and len(list(checkpoints.glob("*.json"))) >= 3:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    finished_before = {p.stem for p in checkpoints.glob("*.json")}
+    assert 3 <= len(finished_before) < 8, "the run must be killed mid-way"
+
+    resumed = subprocess.run(
+        [*cmd[:2], "--checkpoint_dir", str(run_dir)],  # the run's own config.yaml is reused
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+
+    names = [
+        json.loads(line)["name"] for line in (run_dir / "results.jsonl").read_text().splitlines()
+    ]
+    expected = [f"{t}_{i}" for t in ("FakeAnswer", "FakeWifiOn") for i in range(4)]
+    assert names == expected
+    inits = init_log.read_text().splitlines()
+    seeds = json.loads((run_dir / "manifest.json").read_text())["seeds"]["instances"]
+    for name in finished_before:  # finished episodes were not run again
+        task = name.rsplit("_", 1)[0]
+        assert inits.count(f"{task} {seeds[name]}") == 1
+    assert len(json.loads((run_dir / "manifest.json").read_text())["resumed_at"]) == 1
+    assert sorted(p.name for p in (run_dir / "episodes").iterdir()) == sorted(expected)
