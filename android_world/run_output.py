@@ -216,6 +216,13 @@ def _write_basic_report(
 
     A richer report module can replace this; it must read only the run directory's files.
     """
+    try:  # the full report (android_world/report.py); this plain page stays as its fallback
+        from android_world.report import write_report
+
+        write_report(run_dir)
+        return
+    except Exception as exc:  # a report problem must never stop a run
+        print(f"warning: report.html: {type(exc).__name__}: {exc}", file=sys.stderr)
     esc = html.escape
     head = "".join(f"<th>{esc(c)}</th>" for c in summary.columns)
     body = "".join(
