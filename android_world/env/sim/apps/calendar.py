@@ -1,0 +1,555 @@
+"""Simple Calendar Pro: month view, day view and the event editor, over the real `events.db`.
+
+Events live in upstream's `events` table (times are epoch seconds, the device is on UTC). The
+month view opens on the device's month; a day cell opens that day's events; the editor has the
+real app's fields and resource ids (`event_start_date`, `event_start_time`, ...) and Material
+date and time pickers in dialogs (tap a day; tap an hour, then a minute), because pickers are
+how the real app is driven. Changing the start moves the end with it, keeping the duration.
+"""
+
+from __future__ import annotations
+
+import calendar as std_calendar
+import datetime
+from collections.abc import Callable
+
+from android_world.env.sim import widgets as w
+from android_world.env.sim.app import App, Screen
+from android_world.env.sim.widgets import Node
+
+PACKAGE = "com.simplemobiletools.calendar.pro"
+DB = f"/data/data/{PACKAGE}/databases/events.db"
+TABLE = "events"
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS events ("
+    "id INTEGER PRIMARY KEY AUTOINCREMENT, start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL, "
+    "title TEXT NOT NULL, location TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', "
+    "reminder_1_minutes INTEGER NOT NULL DEFAULT -1, reminder_2_minutes INTEGER NOT NULL DEFAULT -1, "
+    "reminder_3_minutes INTEGER NOT NULL DEFAULT -1, reminder_1_type INTEGER NOT NULL DEFAULT 0, "
+    "reminder_2_type INTEGER NOT NULL DEFAULT 0, reminder_3_type INTEGER NOT NULL DEFAULT 0, "
+    "repeat_interval INTEGER NOT NULL DEFAULT 0, repeat_rule INTEGER NOT NULL DEFAULT 0, "
+    "repeat_limit INTEGER NOT NULL DEFAULT 0, repetition_exceptions TEXT NOT NULL DEFAULT '[]', "
+    "attendees TEXT NOT NULL DEFAULT '', import_id TEXT NOT NULL DEFAULT '', "
+    "time_zone TEXT NOT NULL DEFAULT 'UTC', flags INTEGER NOT NULL DEFAULT 0, "
+    "event_type INTEGER NOT NULL DEFAULT 1, parent_id INTEGER NOT NULL DEFAULT 0, "
+    "last_updated INTEGER NOT NULL DEFAULT 0, source TEXT NOT NULL DEFAULT 'simple-calendar', "
+    "availability INTEGER NOT NULL DEFAULT 0, color INTEGER NOT NULL DEFAULT 0, "
+    "type INTEGER NOT NULL DEFAULT 0)"
+)
+UTC = datetime.UTC
+WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+
+
+def to_ts(when: datetime.datetime) -> int:
+    return (
+        int(when.replace(tzinfo=UTC).timestamp()) if when.tzinfo is None else int(when.timestamp())
+    )
+
+
+def from_ts(ts: int) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(ts, tz=UTC)
+
+
+def format_day(day: datetime.date) -> str:
+    """The editor's date text, e.g. "Mon, Oct 16, 2023"."""
+    return day.strftime("%a, %b %d, %Y")
+
+
+def month_weeks(year: int, month: int) -> list[list[int]]:
+    """Weeks of the month, Sunday first; 0 marks a day of another month."""
+    return std_calendar.Calendar(firstweekday=6).monthdayscalendar(year, month)
+
+
+def shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
+    index = year * 12 + (month - 1) + delta
+    return index // 12, index % 12 + 1
+
+
+class CalendarApp(App):
+    package = PACKAGE
+
+    def install(self) -> None:
+        self.device.sqlite_execute(DB, SCHEMA)
+
+    def main_screen(self) -> Screen:
+        return MonthScreen(self)
+
+
+def _events_between(screen: Screen, start: datetime.datetime, end: datetime.datetime) -> list[dict]:
+    return screen.device.sqlite_query(
+        DB,
+        "SELECT * FROM events WHERE start_ts >= ? AND start_ts < ? ORDER BY start_ts, id",
+        (to_ts(start), to_ts(end)),
+    )
+
+
+def _today(screen: Screen) -> datetime.date:
+    return screen.device.device_time().astimezone(UTC).date()
+
+
+def _day_cell(
+    day: int,
+    *,
+    selected: bool,
+    today: bool,
+    dots: int,
+    on_click: Callable[[], None] | None,
+    h: int,
+    size: int,
+) -> Node:
+    if not day:
+        return w.spacer(h=h)
+    marks = [
+        Node(kind="box", cls="android.view.View", w=16, h=16, style={"bg": "accent"})
+        for _ in range(min(dots, 3))
+    ]
+    return w.column(
+        w.label(
+            str(day),
+            size=size,
+            center=True,
+            color="accent" if today else "text",
+            bold=today,
+            h=int(size * 1.5),
+        ),
+        w.row(*marks, h=24, gap=10, align="center") if marks else w.spacer(h=24),
+        kind="box",
+        h=h,
+        pad=(0, 12, 0, 0),
+        clickable=on_click is not None,
+        focusable=True,
+        on_click=on_click,
+        selected=selected,
+        style={"bg": "tonal"} if selected else {},
+    )
+
+
+def month_grid(
+    year: int,
+    month: int,
+    *,
+    on_pick: Callable[[int], None],
+    selected: int | None,
+    today: int | None,
+    dots: dict[int, int] | None = None,
+    cell_h: int = 220,
+    size: int = 44,
+) -> Node:
+    """Weekday header and the weeks of a month; tapping a day calls on_pick(day)."""
+    dots = dots or {}
+    header = w.row(*[w.label(d, size=34, color="secondary", center=True) for d in WEEKDAYS], h=70)
+    weeks = [
+        w.row(
+            *[
+                _day_cell(
+                    day,
+                    selected=day == selected,
+                    today=day == today,
+                    dots=dots.get(day, 0),
+                    on_click=(lambda d=day: on_pick(d)) if day else None,
+                    h=cell_h,
+                    size=size,
+                )
+                for day in week
+            ],
+            h=cell_h,
+        )
+        for week in month_weeks(year, month)
+    ]
+    return w.column(header, *weeks, res_id="month_view")
+
+
+class MonthScreen(Screen):
+    """The month view; a day opens the day view."""
+
+    def __init__(self, app: App):
+        super().__init__(app)
+        today = _today(self)
+        self.year, self.month = today.year, today.month
+
+    def build(self) -> Node:
+        first = datetime.datetime(self.year, self.month, 1, tzinfo=UTC)
+        ny, nm = shift_month(self.year, self.month, 1)
+        events = _events_between(self, first, datetime.datetime(ny, nm, 1, tzinfo=UTC))
+        dots: dict[int, int] = {}
+        for e in events:
+            day = from_ts(e["start_ts"]).day
+            dots[day] = dots.get(day, 0) + 1
+        today = _today(self)
+        is_current = (today.year, today.month) == (self.year, self.month)
+        title = first.strftime("%B %Y")
+        content = w.column(
+            w.app_bar(
+                "Simple Calendar Pro",
+                actions=[
+                    w.icon_button("Go to today", "calendar", self.go_today),
+                    w.icon_button(
+                        "Search", "search", lambda: self.toast("Search is not available")
+                    ),
+                    w.icon_button("More options", "more", self.more),
+                ],
+            ),
+            w.row(
+                w.icon_button("Previous month", "left", lambda: self.move(-1)),
+                w.label(title, size=50, center=True, flex=1, res_id="top_value"),
+                w.icon_button("Next month", "right", lambda: self.move(1)),
+                h=150,
+                pad=(24, 0, 24, 0),
+            ),
+            month_grid(
+                self.year,
+                self.month,
+                on_pick=self.open_day,
+                selected=None,
+                today=today.day if is_current else None,
+                dots=dots,
+            ),
+            w.spacer(flex=1),
+            flex=1,
+        )
+        return w.with_fab(content, w.fab("New Event", self.new_event, res_id="calendar_fab"))
+
+    def move(self, delta: int) -> None:
+        self.year, self.month = shift_month(self.year, self.month, delta)
+
+    def go_today(self) -> None:
+        today = _today(self)
+        self.year, self.month = today.year, today.month
+
+    def more(self) -> None:
+        self.show_menu([("Settings", lambda: None), ("About", lambda: None)])
+
+    def open_day(self, day: int) -> None:
+        self.push(DayScreen(self.app, datetime.date(self.year, self.month, day)))
+
+    def new_event(self) -> None:
+        self.push(EventEditor(self.app, None, _today(self)))
+
+
+class DayScreen(Screen):
+    """One day's events, earliest first."""
+
+    def __init__(self, app: App, day: datetime.date):
+        super().__init__(app)
+        self.day = day
+
+    def build(self) -> Node:
+        start = datetime.datetime(self.day.year, self.day.month, self.day.day, tzinfo=UTC)
+        events = _events_between(self, start, start + datetime.timedelta(days=1))
+        rows = [
+            w.list_row(
+                e["title"],
+                f"{from_ts(e['start_ts']):%H:%M} - {from_ts(e['end_ts']):%H:%M}",
+                on_click=lambda i=e["id"]: self.push(EventEditor(self.app, i, self.day)),
+                key=f"event_{e['id']}",
+            )
+            for e in events
+        ]
+        content = w.column(
+            w.app_bar(
+                self.day.strftime("%A, %B %d"),
+                subtitle=str(self.day.year),
+                on_up=self.close,
+                actions=[
+                    w.icon_button("Previous day", "left", lambda: self.move(-1)),
+                    w.icon_button("Next day", "right", lambda: self.move(1)),
+                ],
+            ),
+            w.scroll_list("day_events", *rows, pad=(0, 0, 0, 240), res_id="day_events")
+            if rows
+            else w.empty_state("No upcoming events"),
+            flex=1,
+        )
+        return w.with_fab(content, w.fab("New Event", self.new_event, res_id="calendar_fab"))
+
+    def move(self, delta: int) -> None:
+        self.day += datetime.timedelta(days=delta)
+        self.scroll_offsets.clear()
+
+    def new_event(self) -> None:
+        self.push(EventEditor(self.app, None, self.day))
+
+
+class EventEditor(Screen):
+    """New event (event_id None) or an existing one, with delete and save in the app bar."""
+
+    def __init__(self, app: App, event_id: int | None, day: datetime.date):
+        super().__init__(app)
+        self.event_id = event_id
+        self.title = self.location = self.description = ""
+        now = self.device.device_time().astimezone(UTC)
+        start_hour = min(23, now.hour + 1)
+        self.start = datetime.datetime(day.year, day.month, day.day, start_hour, tzinfo=UTC)
+        self.end = self.start + datetime.timedelta(hours=1)
+        if event_id is not None:
+            rows = self.device.sqlite_query(DB, "SELECT * FROM events WHERE id = ?", (event_id,))
+            if rows:
+                r = rows[0]
+                self.title, self.location, self.description = (
+                    r["title"],
+                    r["location"],
+                    r["description"],
+                )
+                self.start, self.end = from_ts(r["start_ts"]), from_ts(r["end_ts"])
+        # picker drafts
+        self.pick_target = "start"
+        self.pick_date = self.start.date()
+        self.view_year, self.view_month = self.start.year, self.start.month
+        self.pick_hour, self.pick_minute, self.pick_mode = self.start.hour, 0, "hour"
+
+    def build(self) -> Node:
+        actions = [w.icon_button("Save", "check", self.save, res_id="save")]
+        if self.event_id is not None:
+            actions.insert(
+                0, w.icon_button("Delete", "delete", self.confirm_delete, res_id="delete")
+            )
+        return w.column(
+            w.app_bar(
+                "New Event" if self.event_id is None else "Edit Event",
+                on_up=self.close,
+                actions=actions,
+            ),
+            w.scroll_list(
+                "event_form",
+                w.text_field(self.title, self._set("title"), hint="Title", key="event_title"),
+                w.text_field(
+                    self.location, self._set("location"), hint="Location", key="event_location"
+                ),
+                w.text_field(
+                    self.description,
+                    self._set("description"),
+                    hint="Description",
+                    key="event_description",
+                ),
+                w.divider(),
+                self._when_row("Starts", self.start, "start"),
+                self._when_row("Ends", self.end, "end"),
+                w.divider(),
+                w.list_row("Reminder", "No reminder", icon="bell", on_click=lambda: None),
+                w.list_row("Repetition", "No repetition", icon="refresh", on_click=lambda: None),
+            ),
+            flex=1,
+        )
+
+    def _when_row(self, caption: str, when: datetime.datetime, which: str) -> Node:
+        return w.row(
+            w.label(caption, size=w.SECONDARY_SIZE, color="secondary", w=170),
+            w.label(
+                format_day(when.date()),
+                clickable=True,
+                focusable=True,
+                on_click=lambda: self.open_date_picker(which),
+                res_id=f"event_{which}_date",
+                flex=1,
+            ),
+            w.label(
+                f"{when:%H:%M}",
+                clickable=True,
+                focusable=True,
+                on_click=lambda: self.open_time_picker(which),
+                res_id=f"event_{which}_time",
+                w=180,
+            ),
+            h=150,
+            pad=(48, 0, 24, 0),
+            gap=12,
+        )
+
+    def _set(self, attr: str) -> Callable[[str], None]:
+        def setter(text: str) -> None:
+            setattr(self, attr, text)
+
+        return setter
+
+    def _current(self, which: str) -> datetime.datetime:
+        return self.start if which == "start" else self.end
+
+    def _apply(self, which: str, value: datetime.datetime) -> None:
+        if which == "start":
+            duration = self.end - self.start
+            self.start, self.end = value, value + duration
+        else:
+            self.end = value
+
+    # date picker ---------------------------------------------------------------------------
+    def open_date_picker(self, which: str) -> None:
+        current = self._current(which)
+        self.pick_target, self.pick_date = which, current.date()
+        self.view_year, self.view_month = current.year, current.month
+        self.show_dialog(self._date_dialog)
+
+    def _date_dialog(self) -> Node:
+        shown = datetime.date(self.view_year, self.view_month, 1)
+        selected = (
+            self.pick_date.day
+            if (self.pick_date.year, self.pick_date.month) == (self.view_year, self.view_month)
+            else None
+        )
+        return w.dialog(
+            "Select date",
+            body=[
+                w.label(
+                    self.pick_date.strftime("%a, %b %d"), size=60, h=90, res_id="date_picker_header"
+                ),
+                w.row(
+                    w.icon_button("Previous month", "left", lambda: self._view_month(-1)),
+                    w.label(shown.strftime("%B %Y"), center=True, flex=1),
+                    w.icon_button("Next month", "right", lambda: self._view_month(1)),
+                    h=144,
+                ),
+                month_grid(
+                    self.view_year,
+                    self.view_month,
+                    on_pick=self._pick_day,
+                    selected=selected,
+                    today=None,
+                    cell_h=110,
+                    size=40,
+                ),
+            ],
+            buttons=[("Cancel", self.dismiss), ("OK", self._confirm_date)],
+        )
+
+    def _view_month(self, delta: int) -> None:
+        self.view_year, self.view_month = shift_month(self.view_year, self.view_month, delta)
+
+    def _pick_day(self, day: int) -> None:
+        self.pick_date = datetime.date(self.view_year, self.view_month, day)
+
+    def _confirm_date(self) -> None:
+        current = self._current(self.pick_target)
+        d = self.pick_date
+        self._apply(self.pick_target, current.replace(year=d.year, month=d.month, day=d.day))
+        self.dismiss()
+
+    # time picker ---------------------------------------------------------------------------
+    def open_time_picker(self, which: str) -> None:
+        current = self._current(which)
+        self.pick_target, self.pick_hour, self.pick_minute, self.pick_mode = (
+            which,
+            current.hour,
+            current.minute,
+            "hour",
+        )
+        self.show_dialog(self._time_dialog)
+
+    def _time_dialog(self) -> Node:
+        def header(text: str, mode: str) -> Node:
+            return w.label(
+                text,
+                size=72,
+                center=True,
+                h=130,
+                w=180,
+                clickable=True,
+                on_click=lambda: setattr(self, "pick_mode", mode),
+                bold=self.pick_mode == mode,
+                res_id=f"time_picker_{mode}",
+            )
+
+        if self.pick_mode == "hour":
+            values, per_row = list(range(24)), 4
+            cell = lambda v: (f"{v:02d}", lambda: self._pick_hour(v))  # noqa: E731
+            chosen = self.pick_hour
+        else:
+            values, per_row = list(range(0, 60, 5)), 4
+            cell = lambda v: (f"{v:02d}", lambda: self._pick_minute(v))  # noqa: E731
+            chosen = self.pick_minute
+        grid = []
+        for start in range(0, len(values), per_row):
+            cells = []
+            for v in values[start : start + per_row]:
+                text, handler = cell(v)
+                cells.append(
+                    w.label(
+                        text,
+                        size=46,
+                        center=True,
+                        h=110,
+                        clickable=True,
+                        on_click=handler,
+                        selected=v == chosen,
+                        color="accent" if v == chosen else "text",
+                        res_id="time_picker_cell",
+                    )
+                )
+            grid.append(w.row(*cells, h=110))
+        return w.dialog(
+            "Select time",
+            body=[
+                w.row(
+                    header(f"{self.pick_hour:02d}", "hour"),
+                    w.label(":", size=72, w=40, h=130),
+                    header(f"{self.pick_minute:02d}", "minute"),
+                    h=130,
+                    align="center",
+                ),
+                w.label(
+                    "Select hour" if self.pick_mode == "hour" else "Select minutes",
+                    size=w.SECONDARY_SIZE,
+                    color="secondary",
+                    center=True,
+                ),
+                *grid,
+            ],
+            buttons=[("Cancel", self.dismiss), ("OK", self._confirm_time)],
+        )
+
+    def _pick_hour(self, hour: int) -> None:
+        self.pick_hour, self.pick_mode = hour, "minute"
+
+    def _pick_minute(self, minute: int) -> None:
+        self.pick_minute = minute
+
+    def _confirm_time(self) -> None:
+        current = self._current(self.pick_target)
+        self._apply(self.pick_target, current.replace(hour=self.pick_hour, minute=self.pick_minute))
+        self.dismiss()
+
+    # saving and deleting -------------------------------------------------------------------
+    def save(self) -> None:
+        title = self.title.strip()
+        if not title:
+            self.toast("Title cannot be empty")
+            return
+        if self.end < self.start:
+            self.toast("The end date cannot be before the start date")
+            return
+        now = int(self.device.device_time().timestamp() * 1000)
+        values = (
+            to_ts(self.start),
+            to_ts(self.end),
+            title,
+            self.location.strip(),
+            self.description.strip(),
+            now,
+        )
+        if self.event_id is None:
+            self.device.sqlite_execute(
+                DB,
+                "INSERT INTO events (start_ts, end_ts, title, location, description, last_updated) VALUES (?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            self.device.sqlite_execute(
+                DB,
+                "UPDATE events SET start_ts = ?, end_ts = ?, title = ?, location = ?, description = ?, last_updated = ? WHERE id = ?",
+                (*values, self.event_id),
+            )
+        self.close()
+        self.toast("Event saved")
+
+    def confirm_delete(self) -> None:
+        self.show_dialog(
+            lambda: w.dialog(
+                "Delete event",
+                "Are you sure you want to proceed with the deletion?",
+                buttons=[("Cancel", self.dismiss), ("Delete", self.delete)],
+            )
+        )
+
+    def delete(self) -> None:
+        self.device.sqlite_execute(DB, "DELETE FROM events WHERE id = ?", (self.event_id,))
+        self.dismiss()
+        self.close()
+        self.toast("Event deleted")

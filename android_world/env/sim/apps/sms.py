@@ -1,0 +1,314 @@
+"""Simple SMS Messenger, over Android's telephony provider database.
+
+Messages live where Android keeps them, `mmssms.db` of `com.android.providers.telephony`: the
+`sms` table (type 1 = inbox, 2 = sent; dates in epoch milliseconds), with `threads` and
+`canonical_addresses` kept consistent, so tasks read and seed the same rows `content query
+--uri content://sms/...` shows on a device. The app lists conversations (most recent first),
+opens a thread with a "Type a message" box and a Send button, and starts new conversations
+from the floating button.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from android_world.env import device as device_lib
+from android_world.env.sim import widgets as w
+from android_world.env.sim.app import App, Screen
+from android_world.env.sim.widgets import Node
+
+PACKAGE = "com.simplemobiletools.smsmessenger"
+DB = "/data/data/com.android.providers.telephony/databases/mmssms.db"
+INBOX, SENT = 1, 2
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS canonical_addresses (_id INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT);
+CREATE TABLE IF NOT EXISTS threads (
+  _id INTEGER PRIMARY KEY AUTOINCREMENT, date INTEGER DEFAULT 0, message_count INTEGER DEFAULT 0,
+  recipient_ids TEXT, snippet TEXT, snippet_cs INTEGER DEFAULT 0, read INTEGER DEFAULT 1,
+  archived INTEGER DEFAULT 0, type INTEGER DEFAULT 0, error INTEGER DEFAULT 0,
+  has_attachment INTEGER DEFAULT 0);
+CREATE TABLE IF NOT EXISTS sms (
+  _id INTEGER PRIMARY KEY AUTOINCREMENT, thread_id INTEGER, address TEXT, person INTEGER,
+  date INTEGER, date_sent INTEGER DEFAULT 0, protocol INTEGER, read INTEGER DEFAULT 0,
+  status INTEGER DEFAULT -1, type INTEGER, reply_path_present INTEGER, subject TEXT, body TEXT,
+  service_center TEXT, locked INTEGER DEFAULT 0, sub_id INTEGER DEFAULT -1,
+  error_code INTEGER DEFAULT -1, creator TEXT, seen INTEGER DEFAULT 0);
+"""
+
+
+def normalize_number(address: str) -> str:
+    """Spaces, dashes and brackets dropped, as upstream compares numbers."""
+    return "".join(ch for ch in address if ch not in " -()")
+
+
+def ensure_schema(controller: device_lib.DeviceController) -> None:
+    controller.sqlite_execute(DB, SCHEMA)
+
+
+def clear_messages(controller: device_lib.DeviceController) -> None:
+    """Upstream's `clear_sms_and_threads`: empty sms and threads."""
+    ensure_schema(controller)
+    controller.sqlite_execute(
+        DB, "DELETE FROM sms; DELETE FROM threads; DELETE FROM canonical_addresses;"
+    )
+
+
+def thread_id_for(controller: device_lib.DeviceController, address: str) -> int:
+    """The thread of a one-to-one conversation, created on first use (as the provider does)."""
+    number = normalize_number(address)
+    rows = controller.sqlite_query(
+        DB, "SELECT _id FROM canonical_addresses WHERE address = ?", (number,)
+    )
+    if not rows:
+        controller.sqlite_execute(
+            DB, "INSERT INTO canonical_addresses (address) VALUES (?)", (number,)
+        )
+        rows = controller.sqlite_query(
+            DB, "SELECT _id FROM canonical_addresses WHERE address = ?", (number,)
+        )
+    recipient = str(rows[0]["_id"])
+    threads = controller.sqlite_query(
+        DB, "SELECT _id FROM threads WHERE recipient_ids = ?", (recipient,)
+    )
+    if not threads:
+        controller.sqlite_execute(
+            DB, "INSERT INTO threads (recipient_ids) VALUES (?)", (recipient,)
+        )
+        threads = controller.sqlite_query(
+            DB, "SELECT _id FROM threads WHERE recipient_ids = ?", (recipient,)
+        )
+    return int(threads[0]["_id"])
+
+
+def insert_message(
+    controller: device_lib.DeviceController,
+    address: str,
+    body: str,
+    *,
+    msg_type: int,
+    date_ms: int,
+    read: bool = True,
+) -> None:
+    """Add one message (received: INBOX, sent: SENT) and refresh its thread's summary."""
+    ensure_schema(controller)
+    thread = thread_id_for(controller, address)
+    controller.sqlite_execute(
+        DB,
+        "INSERT INTO sms (thread_id, address, date, date_sent, read, seen, type, body, status) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            thread,
+            address,
+            date_ms,
+            date_ms if msg_type == SENT else date_ms - 1000,
+            int(read),
+            int(read),
+            msg_type,
+            body,
+            -1,
+        ),
+    )
+    controller.sqlite_execute(
+        DB,
+        "UPDATE threads SET date = ?, snippet = ?, read = ?, "
+        "message_count = (SELECT COUNT(*) FROM sms WHERE thread_id = ?) WHERE _id = ?",
+        (date_ms, body, int(read), thread, thread),
+    )
+
+
+def messages(
+    controller: device_lib.DeviceController, msg_type: int | None = None
+) -> list[dict[str, Any]]:
+    """Rows of the sms table, newest first (what `content query --uri content://sms/...` lists)."""
+    ensure_schema(controller)
+    if msg_type is None:
+        return controller.sqlite_query(DB, "SELECT * FROM sms ORDER BY date DESC, _id DESC")
+    return controller.sqlite_query(
+        DB, "SELECT * FROM sms WHERE type = ? ORDER BY date DESC, _id DESC", (msg_type,)
+    )
+
+
+def _when(ms: int, now: datetime.datetime) -> str:
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    if moment.date() == now.astimezone(datetime.UTC).date():
+        return moment.strftime("%H:%M")
+    return moment.strftime("%b %d")
+
+
+class SmsApp(App):
+    package = PACKAGE
+
+    def install(self) -> None:
+        ensure_schema(self.device)
+
+    def main_screen(self) -> Screen:
+        return ConversationList(self)
+
+
+class ConversationList(Screen):
+    def build(self) -> Node:
+        latest: dict[int, dict[str, Any]] = {}
+        unread: set[int] = set()
+        for m in messages(self.device):  # newest first
+            latest.setdefault(m["thread_id"], m)
+            if m["type"] == INBOX and not m["read"]:
+                unread.add(m["thread_id"])
+        now = self.device.device_time()
+        rows = [
+            w.list_row(
+                m["address"],
+                m["body"] or "",
+                on_click=lambda a=m["address"]: self.push(ThreadScreen(self.app, a)),
+                trailing=w.label(
+                    _when(m["date"], now), size=w.SECONDARY_SIZE, color="secondary", w=170
+                ),
+                key=f"thread_{tid}",
+            )
+            for tid, m in latest.items()
+        ]
+        content = w.column(
+            w.app_bar(
+                "SMS Messenger",
+                actions=[
+                    w.icon_button(
+                        "Search", "search", lambda: self.toast("Search is not available")
+                    ),
+                    w.icon_button("More options", "more", self.more),
+                ],
+            ),
+            w.scroll_list(
+                "conversations_list", *rows, pad=(0, 0, 0, 240), res_id="conversations_list"
+            )
+            if rows
+            else w.empty_state("No stored conversations have been found"),
+            flex=1,
+        )
+        return w.with_fab(
+            content, w.fab("New conversation", self.new_conversation, res_id="conversations_fab")
+        )
+
+    def more(self) -> None:
+        self.show_menu([("Settings", lambda: None), ("About", lambda: None)])
+
+    def new_conversation(self) -> None:
+        self.push(NewConversation(self.app))
+
+
+class NewConversation(Screen):
+    """Type a number, then confirm (Enter or the check button) to open its thread."""
+
+    def __init__(self, app: App):
+        super().__init__(app)
+        self.number = ""
+        self.focus = "new_conversation_address"
+
+    def build(self) -> Node:
+        return w.column(
+            w.app_bar("New conversation", on_up=self.close),
+            w.row(
+                w.text_field(
+                    self.number,
+                    self._set,
+                    hint="Add Contact or Number…",
+                    key="new_conversation_address",
+                    on_enter=self.confirm,
+                ),
+                w.icon_button("Confirm", "check", self.confirm, res_id="new_conversation_confirm"),
+                h=170,
+                pad=(0, 10, 12, 10),
+            ),
+            w.spacer(flex=1),
+            flex=1,
+        )
+
+    def _set(self, text: str) -> None:
+        self.number = text
+
+    def confirm(self) -> None:
+        number = self.number.strip()
+        if not number:
+            self.toast("Please enter a phone number")
+            return
+        self.app.replace(ThreadScreen(self.app, number))
+
+
+class ThreadScreen(Screen):
+    """One conversation; the newest message is at the bottom, above the compose box."""
+
+    activity = "com.simplemobiletools.smsmessenger.activities.ThreadActivity"
+
+    def __init__(self, app: App, address: str):
+        super().__init__(app)
+        self.address = address
+        self.draft = ""
+        self.scroll_offsets["thread_messages"] = 10**6  # open at the newest message
+        number = normalize_number(address)
+        for m in messages(self.device, INBOX):
+            if normalize_number(m["address"]) == number and not m["read"]:
+                self.device.sqlite_execute(
+                    DB, "UPDATE sms SET read = 1, seen = 1 WHERE _id = ?", (m["_id"],)
+                )
+
+    def build(self) -> Node:
+        number = normalize_number(self.address)
+        thread = [
+            m for m in reversed(messages(self.device)) if normalize_number(m["address"]) == number
+        ]
+        now = self.device.device_time()
+        bubbles = [self._bubble(m, now) for m in thread]
+        return w.column(
+            w.app_bar(
+                self.address,
+                on_up=self.close,
+                actions=[w.icon_button("More options", "more", lambda: None)],
+            ),
+            w.scroll_list(
+                "thread_messages",
+                *bubbles,
+                gap=24,
+                pad=(0, 24, 0, 24),
+                res_id="thread_messages_list",
+            )
+            if bubbles
+            else w.spacer(flex=1),
+            w.divider(),
+            w.row(
+                w.text_field(
+                    self.draft, self._set, hint="Type a message", key="thread_type_message"
+                ),
+                w.icon_button("Send", "send", self.send, res_id="thread_send_message"),
+                h=170,
+                pad=(0, 10, 12, 10),
+            ),
+            flex=1,
+        )
+
+    @staticmethod
+    def _bubble(m: dict[str, Any], now: datetime.datetime) -> Node:
+        body = m["body"] or ""
+        lines = max(1, min(6, -(-len(body) // 30)))
+        sent = m["type"] == SENT
+        bubble = w.column(
+            w.label(body, max_lines=lines, res_id="thread_message_body"),
+            w.label(_when(m["date"], now), size=32, color="secondary"),
+            kind="box",
+            w=760,
+            pad=(36, 18, 36, 12),
+            style={"bg": "tonal" if sent else "surface2"},
+        )
+        parts = [w.spacer(flex=1), bubble] if sent else [bubble, w.spacer(flex=1)]
+        return w.row(*parts, h=lines * 61 + 30 + 46 + 18, pad=(36, 0, 36, 0))
+
+    def _set(self, text: str) -> None:
+        self.draft = text
+
+    def send(self) -> None:
+        body = self.draft.strip()
+        if not body:
+            return
+        when = int(self.device.device_time().timestamp() * 1000)
+        insert_message(self.device, self.address, body, msg_type=SENT, date_ms=when, read=True)
+        self.draft = ""
+        self.focus = None
+        self.scroll_offsets["thread_messages"] = 10**6

@@ -1,0 +1,585 @@
+"""Pro Expense tasks (upstream `single/expense.py`), checked on the app's `expense` table.
+
+Rows are plain dicts with upstream's columns (amount in cents, category id, dates in ms), so
+params stay JSON-friendly. Adding and deleting use upstream's integrity rules: the wanted rows
+appear (name and note fuzzy, amount and category exact) or disappear, and every other row is
+untouched. Delete tasks seed noise rows, so deleting everything fails, and enough of them that
+the list is longer than the screen.
+
+The screen helpers at the top are the oracles' eyes, shared by this suite's other task modules:
+they look only at the live element list and scroll when a target is not visible.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from android_world.env import device, interface, representation_utils
+from android_world.env.json_action import JSONAction
+from android_world.env.sim.apps import expense as expense_app
+from android_world.task_evals import answer_check, task_eval
+
+Element = representation_utils.UIElement
+Match = Callable[[Element], bool]
+
+APP_NAME = "pro expense"
+DB = expense_app.DB
+ROW_OBJECTS = "row_objects"
+NOISE_ROW_OBJECTS = "noise_row_objects"
+CATEGORIES = expense_app.CATEGORIES
+_CONTENT_TOP, _CONTENT_BOTTOM = 110, device.SCREEN_HEIGHT - 132
+
+
+# ---- oracle helpers: they read only what is on screen ----------------------------------------
+
+
+def elements(env: interface.AsyncEnv) -> list[Element]:
+    return env.get_state().ui_elements
+
+
+def visible(element: Element) -> bool:
+    """Fully tappable: a real height inside the content area (not cut by a list edge)."""
+    box = element.bbox_pixels
+    return (
+        box is not None
+        and box.y_max - box.y_min >= 30
+        and box.y_min >= _CONTENT_TOP
+        and box.y_max <= _CONTENT_BOTTOM
+    )
+
+
+def text_is(text: str) -> Match:
+    wanted = text.strip().lower()
+    return lambda e: (e.text or "").strip().lower() == wanted
+
+
+def desc_is(desc: str) -> Match:
+    wanted = desc.lower()
+    return lambda e: (e.content_description or "").lower() == wanted
+
+
+def hint_is(hint: str) -> Match:
+    wanted = hint.lower()
+    return lambda e: (e.hint_text or "").lower() == wanted
+
+
+def res_is(res: str) -> Match:
+    return lambda e: e.resource_name == res
+
+
+def find(items: list[Element], match: Match, *, need_visible: bool = True) -> int | None:
+    for i, element in enumerate(items):
+        if match(element) and (visible(element) or not need_visible):
+            return i
+    return None
+
+
+def require(env: interface.AsyncEnv, match: Match, what: str) -> int:
+    index = find(elements(env), match)
+    if index is None:
+        raise RuntimeError(f"Oracle could not find {what} on screen.")
+    return index
+
+
+def _signature(items: list[Element]) -> tuple:
+    return tuple((e.text, e.bbox_pixels.y_min if e.bbox_pixels else None) for e in items if e.text)
+
+
+def scroll_to(
+    env: interface.AsyncEnv,
+    match: Match,
+    what: str,
+    *,
+    max_scrolls: int = 8,
+    container: Match | None = None,
+) -> Iterator[JSONAction]:
+    """Scroll (down, then back up once the end is reached) until `match` is visible.
+
+    Returns the element's index (use `index = yield from scroll_to(...)`).
+    """
+    direction = "down"
+    for _ in range(max_scrolls + 1):
+        items = elements(env)
+        index = find(items, match)
+        if index is not None:
+            return index
+        list_index = find(items, container, need_visible=False) if container else None
+        before = _signature(items)
+        yield JSONAction(action_type="scroll", direction=direction, index=list_index)
+        if _signature(elements(env)) == before:
+            if direction == "up":
+                break
+            direction = "up"
+    raise RuntimeError(f"Oracle could not find {what}, even after scrolling.")
+
+
+def click(env: interface.AsyncEnv, match: Match, what: str) -> JSONAction:
+    return JSONAction(action_type="click", index=require(env, match, what))
+
+
+def type_into(env: interface.AsyncEnv, match: Match, text: str, what: str) -> JSONAction:
+    return JSONAction(action_type="input_text", index=require(env, match, what), text=text)
+
+
+def open_app(name: str) -> JSONAction:
+    return JSONAction(action_type="open_app", app_name=name)
+
+
+def done() -> JSONAction:
+    return JSONAction(action_type="status", goal_status="complete")
+
+
+def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:
+    """Elements on the same list row as `anchor` (vertical centres close together)."""
+    assert anchor.bbox_pixels is not None
+    y = anchor.bbox_pixels.center[1]
+    return [
+        e
+        for e in items
+        if e.text and e.bbox_pixels is not None and abs(e.bbox_pixels.center[1] - y) <= tolerance
+    ]
+
+
+# ---- data -----------------------------------------------------------------------------------
+
+_EXPENSE_NAMES = {
+    "Others": [
+        "Emergency Repairs",
+        "Pet Supplies",
+        "Pet Care",
+        "Household Items",
+        "Stationery",
+        "Unexpected Expenses",
+        "Miscellaneous Gifts",
+        "Subscriptions",
+        "Membership Fees",
+        "Legal Fees",
+    ],
+    "Income": [
+        "Salary",
+        "Freelance Payment",
+        "Bonus",
+        "Dividends",
+        "Interest Income",
+        "Rental Income",
+        "Capital Gains",
+        "Reimbursements",
+        "Side Business",
+        "Consulting Fees",
+    ],
+    "Food": [
+        "Restaurant Meal",
+        "Groceries",
+        "Coffee",
+        "Fast Food",
+        "Fine Dining",
+        "Bakery Items",
+        "Snacks",
+        "Food Delivery",
+        "Specialty Foods",
+        "Dining Out",
+    ],
+    "Housing": [
+        "Rent Payment",
+        "Mortgage",
+        "Home Repairs",
+        "Utilities",
+        "Property Taxes",
+        "Home Insurance",
+        "Furnishing",
+        "Cleaning Services",
+        "Landscaping",
+        "Pest Control",
+    ],
+    "Social": [
+        "Dinner Party",
+        "Gift for Friend",
+        "Club Membership",
+        "Wedding Gift",
+        "Charity Donations",
+        "Birthday Present",
+        "Social Club Dues",
+        "Event Tickets",
+        "Night Out",
+        "Party Supplies",
+    ],
+    "Entertainment": [
+        "Concert Tickets",
+        "Movie Night",
+        "Theater Show",
+        "Streaming Services",
+        "Video Games",
+        "Books",
+        "Magazines",
+        "Hobbies",
+        "Museum Tickets",
+        "Amusement Park",
+    ],
+    "Transportation": [
+        "Taxi Fare",
+        "Public Transit Pass",
+        "Gas",
+        "Parking Fees",
+        "Car Maintenance",
+        "Bike Repairs",
+        "Car Insurance",
+        "Public Transit",
+        "Flight Tickets",
+        "Ride-Sharing",
+    ],
+    "Clothes": [
+        "New Jacket",
+        "Shirt Purchase",
+        "Shoes",
+        "Dress",
+        "Jeans",
+        "Accessories",
+        "Sportswear",
+        "Undergarments",
+        "Tailoring Services",
+        "Laundry",
+    ],
+    "Health Care": [
+        "Doctor Visits",
+        "Medications",
+        "Health Insurance",
+        "Dental Care",
+        "Eyecare",
+        "Wellness Products",
+        "Gym Membership",
+        "Therapy Sessions",
+        "Medical Tests",
+    ],
+    "Education": [
+        "Tuition Fees",
+        "School Supplies",
+        "Textbooks",
+        "Online Courses",
+        "Seminars",
+        "Workshops",
+        "Educational Software",
+        "Library Fees",
+        "ProDev",
+        "Tutoring Services",
+    ],
+    "Donation": [
+        "Charity",
+        "Fundraising Events",
+        "Sponsorships",
+        "Non-Profit Support",
+        "Crowdfunding",
+        "Religious",
+        "Political",
+        "Educational",
+        "Medical Research",
+        "Environmental",
+    ],
+}
+_NOTES = [
+    "Paid by card",
+    "Urgent",
+    "Monthly recurring",
+    "Want to have",
+    "A need",
+    "Remember to transfer funds",
+    "I may repeat this",
+]
+_FIELDS = ("name", "amount", "category", "note", "created_date", "modified_date")
+
+
+def random_october_ms(start_day: int = 1, end_day: int = 15) -> int:
+    """A moment this month up to today (upstream: Oct 1..15, random hour), in ms."""
+    when = datetime.datetime(
+        2023, 10, random.randint(start_day, end_day), random.randint(0, 23), tzinfo=datetime.UTC
+    )
+    return int(when.timestamp()) * 1000
+
+
+def generate_expense(category: int | None = None) -> dict[str, Any]:
+    """A realistic expense row (upstream's generator: $10-$500, a name fitting its category)."""
+    category = category if category is not None else random.choice(list(CATEGORIES))
+    when = random_october_ms()
+    return {
+        "name": random.choice(_EXPENSE_NAMES[CATEGORIES[category]]),
+        "amount": random.randint(1000, 50000),
+        "category": category,
+        "note": random.choice(_NOTES),
+        "created_date": when,
+        "modified_date": when,
+    }
+
+
+def unique_expenses(
+    n: int, avoid: set[str] = frozenset(), category: int | None = None
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    names = set(avoid)
+    while len(rows) < n:
+        row = generate_expense(category)
+        if row["name"] not in names:
+            names.add(row["name"])
+            rows.append(row)
+    return rows
+
+
+def amount_dollars(cents: int) -> str:
+    """Upstream's `Expense.amount_dollars` text, e.g. '$123.4'."""
+    return f"${cents / 100}"
+
+
+def rows_as_text(rows: list[dict[str, Any]], format_type: str) -> str:
+    """Upstream's csv / text_block rendering of expenses for goals."""
+    fields = ("name", "amount_dollars", "category_name", "note")
+
+    def value(row: dict[str, Any], field: str) -> str:
+        if field == "amount_dollars":
+            return amount_dollars(row["amount"])
+        if field == "category_name":
+            return CATEGORIES[row["category"]]
+        return str(row[field])
+
+    if format_type == "csv":
+        return (
+            "|".join(fields) + "\n" + "\n".join("|".join(value(r, f) for f in fields) for r in rows)
+        )
+    blocks = []
+    for r in rows:
+        block = f"Expense: {r['name']}\n" + "".join(f" {f}: {value(r, f)}\n" for f in fields[1:])
+        blocks.append(block)
+    return "\n".join(blocks)
+
+
+def clear(env: interface.AsyncEnv) -> None:
+    env.controller.sqlite_execute(DB, expense_app.SCHEMA)
+    env.controller.sqlite_execute(DB, "DELETE FROM expense")
+
+
+def add_rows(env: interface.AsyncEnv, rows: list[dict[str, Any]]) -> None:
+    """One multi-row INSERT (one sqlite round trip, also over adb); ids follow list order."""
+    if not rows:
+        return
+    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
+    params = tuple(r[f] for r in rows for f in _FIELDS)
+    env.controller.sqlite_execute(
+        DB, f"INSERT INTO expense ({', '.join(_FIELDS)}) VALUES {values}", params
+    )
+
+
+def list_rows(env: interface.AsyncEnv) -> list[dict[str, Any]]:
+    return env.controller.sqlite_query(DB, "SELECT * FROM expense ORDER BY expense_id")
+
+
+def removal_ok(before: list[dict], after: list[dict], ids: set[int], key: str) -> bool:
+    """Upstream's `validate_rows_removal_integrity`: targets gone, the rest unchanged, nothing new."""
+    for row in before:
+        if row[key] in ids:
+            if row in after:
+                return False
+        elif row not in after:
+            return False
+    return all(row in before for row in after)
+
+
+def addition_ok(
+    before: list[dict],
+    after: list[dict],
+    wanted: list[dict],
+    compare: tuple[str, ...],
+    free_form: tuple[str, ...],
+) -> bool:
+    """Upstream's `validate_rows_addition_integrity`."""
+
+    def matches(reference: dict, row: dict) -> bool:
+        for field in compare:
+            if field in free_form:
+                if not answer_check.fuzzy_match(reference[field], row[field]):
+                    return False
+            elif reference[field] != row[field]:
+                return False
+        return True
+
+    if not all(any(matches(w, row) for row in after) for w in wanted):
+        return False
+    if len(after) != len(before) + len(wanted):
+        return False
+    return all(row in after for row in before)
+
+
+# ---- tasks ----------------------------------------------------------------------------------
+
+
+class _Expense(task_eval.TaskEval):
+    app_names = (APP_NAME,)
+    schema: dict[str, Any] = {}
+    template = ""  # goals are built in `goal`, as upstream does
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear(env)
+        add_rows(env, self.params.get(NOISE_ROW_OBJECTS, []))
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        clear(env)
+        super().tear_down(env)
+
+
+class _ExpenseDeleteMultiple(_Expense):
+    """Delete the named expenses; every noise row must survive unchanged."""
+
+    n_rows = 3
+    n_rows_noise = 14
+    complexity = 2
+    difficulty = "easy"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 10
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.before: list[dict[str, Any]] = []
+        self.target_ids: set[int] = set()
+
+    @property
+    def goal(self) -> str:
+        names = ", ".join(r["name"] for r in self.params[ROW_OBJECTS])
+        return f"Delete the following expenses from {APP_NAME}: {names}."
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        rows = unique_expenses(cls.n_rows + cls.n_rows_noise)
+        return {ROW_OBJECTS: rows[: cls.n_rows], NOISE_ROW_OBJECTS: rows[cls.n_rows :]}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        add_rows(env, self.params[ROW_OBJECTS])
+        self.before = list_rows(env)
+        names = {r["name"] for r in self.params[ROW_OBJECTS]}
+        self.target_ids = {r["expense_id"] for r in self.before if r["name"] in names}
+        if (
+            len(self.before) != self.n_rows + self.n_rows_noise
+            or len(self.target_ids) != self.n_rows
+        ):
+            raise RuntimeError(f"{self.name}: unexpected initial expense table.")
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        return (
+            1.0 if removal_ok(self.before, list_rows(env), self.target_ids, "expense_id") else 0.0
+        )
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield open_app("Pro Expense")
+        remaining = [r["name"] for r in self.params[ROW_OBJECTS]]
+        if len(remaining) == 1:
+            index = yield from scroll_to(env, text_is(remaining[0]), remaining[0])
+            yield JSONAction(action_type="click", index=index)
+            yield click(env, desc_is("Delete"), "the Delete icon")
+        else:
+            first = True
+            while remaining:
+                items = elements(env)
+                hit = next(
+                    (
+                        (i, e.text)
+                        for i, e in enumerate(items)
+                        if e.text in remaining and visible(e)
+                    ),
+                    None,
+                )
+                if hit is None:
+                    yield from scroll_to(
+                        env, lambda e: e.text in remaining, "the expenses to delete"
+                    )
+                    continue
+                index, name = hit
+                yield JSONAction(action_type="long_press" if first else "click", index=index)
+                first = False
+                remaining.remove(name)
+            yield click(env, desc_is("Delete"), "the Delete icon")
+        yield click(
+            env,
+            lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
+            "the Delete button",
+        )
+        yield done()
+
+
+class ExpenseDeleteSingle(_ExpenseDeleteMultiple):
+    """Delete one expense; upstream seeds none, we seed noise so that deleting all fails."""
+
+    n_rows = 1
+    n_rows_noise = 14
+    complexity = 1
+    difficulty = "easy"
+    tags = ("screen_reading", "parameterized")
+    optimal_steps = 3
+
+
+class ExpenseDeleteMultiple(_ExpenseDeleteMultiple):
+    n_rows = 3
+    n_rows_noise = 14
+    complexity = 2
+
+
+class ExpenseAddSingle(_Expense):
+    """Add one expense described in csv or text-block form, with ten noise rows present."""
+
+    n_rows_noise = 10
+    complexity = 1.2
+    difficulty = "easy"
+    tags = ("parameterized", "data_entry", "search")
+    optimal_steps = 6
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.before: list[dict[str, Any]] = []
+
+    @property
+    def goal(self) -> str:
+        text = rows_as_text(self.params[ROW_OBJECTS], self.params["text_representation_type"])
+        return f"Add the following expenses into the {APP_NAME}:\n{text}"
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        target = generate_expense()
+        noise = unique_expenses(cls.n_rows_noise, avoid={target["name"]})
+        return {
+            ROW_OBJECTS: [target],
+            NOISE_ROW_OBJECTS: noise,
+            "text_representation_type": random.choice(["csv", "text_block"]),
+        }
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.before = list_rows(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        ok = addition_ok(
+            self.before,
+            list_rows(env),
+            self.params[ROW_OBJECTS],
+            compare=("name", "amount", "category", "note"),
+            free_form=("name", "note"),
+        )
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        row = self.params[ROW_OBJECTS][0]
+        yield open_app("Pro Expense")
+        yield click(env, desc_is("Add expense"), "the Add expense button")
+        yield type_into(env, hint_is("Name"), row["name"], "the Name field")
+        yield type_into(env, hint_is("Amount"), f"{row['amount'] / 100:.2f}", "the Amount field")
+        yield click(env, text_is("Category"), "the Category row")
+        category = CATEGORIES[row["category"]]
+        index = yield from scroll_to(
+            env, text_is(category), category, container=res_is("category_list")
+        )
+        yield JSONAction(action_type="click", index=index)
+        yield type_into(env, hint_is("Note"), row["note"], "the Note field")
+        index = yield from scroll_to(env, text_is("Save"), "the Save button")
+        yield JSONAction(action_type="click", index=index)
+        yield done()
