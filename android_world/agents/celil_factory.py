@@ -1,0 +1,244 @@
+"""Harness-side factory for `celil_agent`: config keys + resolved models in, a CelilAgent out.
+
+The plugin never reads config or builds model clients (DESIGN §1); this module does both and
+hands the agent plain objects. The registry imports it automatically, which registers the agent.
+Every setup problem (missing tesseract, a role with no model and no offline fallback, a backend
+that cannot work) becomes an `AgentConfigError`, which the runner prints as one line naming the
+config key, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from android_world.agents import registry
+from android_world.agents.custom import (
+    celil_agent,
+    celil_maestro,
+    celil_models,
+    celil_perception,
+    celil_quality_control,
+)
+from android_world.env import interface
+
+AGENT_NAME = "celil_agent"
+OFFLINE_MODULE = "android_world.agents.custom.offline"
+DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.json"
+
+
+class CelilAgentConfig(BaseModel):
+    """`agent.configurations.celil_agent` (models per role come from the `models:` section)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    maestro_verifier_model_name: str = "auto"
+    """`auto`: planner and verifiers use the models configured for them; a model name routes
+    both roles to that model instead."""
+    threshold: float = Field(default=7.0, ge=0.0, le=10.0)
+    """Weighted verifier score (0-10) an action needs to run."""
+    irreversible_threshold: float = Field(default=8.5, ge=0.0, le=10.0)
+    """Score a tap on delete/send/discard/clear/uninstall... needs (never below `threshold`)."""
+    weights: tuple[float, float, float] = (0.4, 0.5, 0.1)
+    """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
+    unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
+    """Score of a vote whose answer cannot be read (or whose call failed)."""
+    verifier_mode: Literal["parallel", "lazy", "sequential"] = "parallel"
+    """parallel: three calls at once; lazy: Efficiency Expert only if the gate is undecided;
+    sequential: one call after another (servers that cannot serve concurrent requests)."""
+    persona_prompts: dict[str, str] = {}
+    """Override a persona's instructions, keyed by persona name."""
+    max_rehearsals: int = Field(default=6, ge=0)
+    """Replans allowed per episode; one more failure ends it with `status infeasible`."""
+    loop_repeat_limit: int = Field(default=3, ge=2)
+    """Identical actions in a row with no screen change that count as a loop."""
+    history_steps: int = Field(default=3, ge=0)
+    """Past steps shown in every role's context summary."""
+    max_sub_goals: int = Field(default=8, ge=1)
+    """Cap on the number of sub-goals in a plan."""
+    progress_check: Literal["after_action", "always", "off"] = "after_action"
+    """When the planner's cheap "is this sub-goal done?" check runs."""
+    ocr: Literal["auto", "always", "off"] = "auto"
+    """auto: tesseract only when the accessibility tree carries little text."""
+    episodic_memory_path: str | None = DEFAULT_MEMORY_PATH
+    """JSON file of verified plans shared across runs; empty or null disables episodic memory."""
+    executor_format: Literal["uitars", "json"] = "uitars"
+    """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
+    coordinate_convention: Literal["absolute_resized", "relative_1000"] = "absolute_resized"
+    """UI-TARS-1.5: pixels of the resized image; older UI-TARS: 0-1000 relative."""
+    max_image_pixels: int = Field(default=1_003_520, ge=78_400)
+    """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
+    transition_pause: float | None = Field(default=1.0, ge=0.0)
+    """Seconds to wait after an action before observing (null = poll until stable). The runner's
+    `benchmark.transition_pause` overrides it."""
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        if any(w < 0 for w in value) or sum(value) <= 0:
+            raise ValueError("weights must be non-negative and not all zero")
+        return value
+
+
+def _config_error(path: str, message: str) -> registry.AgentConfigError:
+    return registry.AgentConfigError(AGENT_NAME, path, message)
+
+
+def _role_settings(context: registry.RunContext, role: str, params: CelilAgentConfig):
+    settings = context.models.role_settings(role)
+    name = params.maestro_verifier_model_name
+    if role in ("maestro", "verifiers") and name and name != "auto":
+        settings = dataclasses.replace(
+            settings, model=name, gemini_model=name, ollama_model=name, openai_model=name
+        )
+    return settings
+
+
+def _resolve(
+    role: str, context: registry.RunContext, params: CelilAgentConfig, ledger: Any
+) -> celil_models.Resolution:
+    try:
+        resolution = celil_models.resolve_role(role, _role_settings(context, role, params), ledger)
+    except celil_models.ModelSetupError as error:
+        raise _config_error("", f"models.{role}: {error}") from None
+    context.log(resolution.line())
+    return resolution
+
+
+def _offline_module(role: str, reason: str) -> Any:
+    try:
+        return importlib.import_module(OFFLINE_MODULE)
+    except ModuleNotFoundError:
+        raise _config_error(
+            "",
+            f"no model for role '{role}' ({reason}) and the offline roles module "
+            f"({OFFLINE_MODULE}) is not installed; configure models.{role} "
+            "(e.g. backend: gemini with GOOGLE_API_KEY set, or a running Ollama server)",
+        ) from None
+
+
+def _offline_role(role: str, reason: str, class_name: str, **kwargs: Any) -> Any:
+    module = _offline_module(role, reason)
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise _config_error(
+            "", f"{OFFLINE_MODULE} has no {class_name}, needed for role '{role}' ({reason})"
+        )
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        return cls()
+
+
+def build_celil_agent(
+    env: interface.AsyncEnv, context: registry.RunContext | None = None, **kwargs: Any
+) -> celil_agent.CelilAgent:
+    params = CelilAgentConfig.model_validate(kwargs)
+    context = context or registry.RunContext()
+    try:
+        perception = celil_perception.PerceptionModule(ocr=params.ocr)
+    except celil_perception.PerceptionError as error:
+        raise _config_error("ocr", str(error)) from None
+
+    ledger = celil_models.UsageLedger(prices=context.models.price_table())
+    maestro = _resolve("maestro", context, params, ledger)
+    leader = _resolve("section_leader", context, params, ledger)
+    verifiers = _resolve("verifiers", context, params, ledger)
+
+    if maestro.wrapper is None:
+        planner = _offline_role("maestro", maestro.reason, "OfflinePlanner")
+    else:
+        planner = celil_maestro.MaestroPlanner(
+            maestro.wrapper,
+            max_sub_goals=params.max_sub_goals,
+            max_image_pixels=params.max_image_pixels,
+        )
+
+    if leader.wrapper is None:
+        executor = _offline_role("section_leader", leader.reason, "OfflineActionGenerator")
+    else:
+        from android_world.agents.custom import celil_section_leader
+
+        executor = celil_section_leader.UITarsActionGenerator(
+            leader.wrapper,
+            coordinate_convention=params.coordinate_convention,
+            max_image_pixels=params.max_image_pixels,
+            executor_format=params.executor_format,
+        )
+
+    if verifiers.wrapper is None:
+        verifier = _offline_role(
+            "verifiers",
+            verifiers.reason,
+            "OfflineVerifier",
+            threshold=params.threshold,
+            irreversible_threshold=params.irreversible_threshold,
+        )
+    else:
+        try:
+            verifier = celil_quality_control.VerifierEnsemble(
+                verifiers.wrapper,
+                weights=params.weights,
+                unparseable_vote_score=params.unparseable_vote_score,
+                mode=params.verifier_mode,
+                threshold=params.threshold,
+                irreversible_threshold=params.irreversible_threshold,
+                persona_prompts=params.persona_prompts,
+                max_image_pixels=params.max_image_pixels,
+            )
+        except ValueError as error:
+            raise _config_error("persona_prompts", str(error)) from None
+
+    vision_selector = None
+    if context.models.vision_fallback is not None:
+        vision = _resolve("vision_fallback", context, params, ledger)
+        if vision.wrapper is not None:
+            vision_selector = celil_maestro.VisionElementSelector(
+                vision.wrapper, max_image_pixels=params.max_image_pixels
+            )
+
+    episodic = None
+    if params.episodic_memory_path:
+        from android_world.agents.custom import celil_episodic
+
+        episodic = celil_episodic.EpisodicMemory(
+            Path(params.episodic_memory_path),
+            provenance={"run": context.run_dir.name if context.run_dir else None},
+        )
+
+    roles = {
+        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason}
+        for r in (maestro, leader, verifiers)
+    }
+    agent = celil_agent.CelilAgent(
+        env,
+        perception,
+        planner,
+        executor,
+        verifier,
+        episodic_memory=episodic,
+        vision_selector=vision_selector,
+        ledger=ledger,
+        name=AGENT_NAME,
+        threshold=params.threshold,
+        irreversible_threshold=params.irreversible_threshold,
+        max_rehearsals=params.max_rehearsals,
+        loop_repeat_limit=params.loop_repeat_limit,
+        history_steps=params.history_steps,
+        progress_check=params.progress_check,
+        provenance={
+            "run": context.run_dir.name if context.run_dir else None,
+            "seed": context.seed,
+            "models": {k: f"{v['backend']}:{v['model']}" for k, v in roles.items()},
+        },
+        transition_pause=params.transition_pause,
+    )
+    agent.manifest_info = {"roles": roles, "config": params.model_dump(mode="json")}
+    return agent
+
+
+registry.register(AGENT_NAME, build_celil_agent, config_model=CelilAgentConfig)

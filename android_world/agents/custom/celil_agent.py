@@ -1,0 +1,971 @@
+"""CelilAgent: the Conductor loop of DESIGN §3.
+
+The agent builds nothing: it receives a perception module, a planner, an action generator and a
+verifier (any objects meeting `celil_protocols`), plus optional episodic memory and vision
+selector, so LLM-backed and offline roles are interchangeable and every role can be scripted in a
+test. Each `step(goal)` observes, plans if needed, advances finished sub-goals for free, asks the
+executor for one action, lets the verifiers gate it, executes it, checks that it did something,
+and replans ("rehearses") when any of that fails. Every decision is an event for feedback.jsonl.
+
+Nothing a model or the device does may crash an episode: errors become recorded failures, and a
+bounded number of rehearsals ends a hopeless episode with `status infeasible` instead of looping.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from android_world.agents import base_agent
+from android_world.agents.custom import celil_geometry, celil_perception
+from android_world.agents.custom.celil_maestro import is_question
+from android_world.agents.custom.celil_memory import StepRecord, WorkingMemory
+from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
+    ElementSelector,
+    FailureContext,
+    Observation,
+    Plan,
+    Planner,
+    ProposedAction,
+    Verifier,
+    Vote,
+)
+from android_world.agents.custom.celil_quality_control import (
+    describe_action,
+    irreversible_reason,
+)
+from android_world.env import interface, json_action
+
+EventSink = Callable[[dict[str, Any]], None]
+
+_TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
+_SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
+# Actions whose success does not show as a screen change.
+_NO_CHANGE_EXPECTED = (json_action.WAIT, json_action.STATUS, json_action.ANSWER)
+PROGRESS_CHECK_MODES = ("after_action", "always", "off")
+
+
+class EpisodicStore(Protocol):
+    """The three calls the agent makes on `celil_episodic.EpisodicMemory`."""
+
+    def find_similar_task(self, goal: str, app_names: Any = ()) -> Any: ...
+
+    def add_successful_plan(
+        self, goal: str, plan: list[str], app_names: Any = (), provenance: Any = None
+    ) -> str: ...
+
+    def record_outcome(self, entry_id: str, success: bool) -> None: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Pure helpers
+
+
+def screen_key(observation: Observation) -> str:
+    """Identity of a screen for "did anything change": the UI tree when there is one.
+
+    Pixels alone are wrong both ways: a blank test frame never changes, and a real device's
+    clock or cursor blink always does; the tree is what actions change.
+    """
+    if observation.ui_elements:
+        activity = observation.foreground_activity or ""
+        return f"{activity}:{celil_perception.ui_digest(observation.ui_elements)}"
+    return observation.frame_hash
+
+
+def action_key(action: json_action.JSONAction | None) -> str:
+    return action.json_str() if action is not None else ""
+
+
+def _normalise_text(text: str | None) -> str:
+    return " ".join((text or "").casefold().split())
+
+
+def text_landed(
+    action: json_action.JSONAction, before: Observation, after: Observation
+) -> tuple[bool, str]:
+    """Post-check for `input_text`: does the new screen show the typed text?
+
+    Typing presses Enter, which may submit and leave the screen (search, send), so a change of
+    foreground activity also counts; a text shown in any element or OCR line counts as landed.
+    """
+    needle = _normalise_text(action.text)[:40]
+    if not needle:
+        return True, "nothing to type"
+    for element in after.ui_elements:
+        if needle in _normalise_text(element.text) or needle in _normalise_text(
+            element.content_description
+        ):
+            return True, "typed text is on screen"
+    for line in after.ocr_lines:
+        if needle in _normalise_text(line.text):
+            return True, "typed text is on screen (OCR)"
+    if (
+        before.foreground_activity
+        and after.foreground_activity
+        and before.foreground_activity != after.foreground_activity
+    ):
+        return True, "the text was submitted and the app moved on"
+    return False, f"typed text {action.text!r} does not appear on the screen"
+
+
+def detect_loop(history: list[tuple[str, str, str]], repeat_limit: int) -> str | None:
+    """`repeat` when the last `repeat_limit` actions are identical and changed nothing;
+    `oscillation` for A-B-A-B where the screens alternate too. History: (action, before, after).
+
+    Identical actions that do change the screen (paging through a list) are not a loop.
+    """
+    if repeat_limit >= 2 and len(history) >= repeat_limit:
+        tail = history[-repeat_limit:]
+        if len({a for a, _, _ in tail}) == 1 and all(b == c for _, b, c in tail):
+            return "repeat"
+    if len(history) >= 4:
+        (a1, _, s1), (b1, _, s2), (a2, _, s3), (b2, _, s4) = history[-4:]
+        if a1 == a2 and b1 == b2 and a1 != b1 and s1 == s3 and s2 == s4:
+            return "oscillation"
+    return None
+
+
+def screen_notes(observation: Observation, max_chars: int = 600) -> str:
+    """A compact text of a screen for the scratchpad (labels, then OCR lines)."""
+    labels = [celil_geometry.element_label(e) for e in observation.ui_elements]
+    text = " | ".join(label for label in labels if label)
+    if observation.ocr_lines:
+        text += " || " + " | ".join(line.text for line in observation.ocr_lines)
+    header = observation.foreground_activity or "screen"
+    return f"[{header}] {text}"[:max_chars]
+
+
+def _vote_dict(vote: Vote) -> dict[str, Any]:
+    return {
+        "persona": vote.persona,
+        "score": float(vote.score),
+        "reasoning": vote.reasoning,
+        "parseable": vote.parseable,
+        "error": vote.error,
+    }
+
+
+def _proposal_dict(proposal: ProposedAction) -> dict[str, Any]:
+    return {
+        "action": proposal.action.as_dict() if proposal.action is not None else None,
+        "thought": proposal.thought[:1000],
+        "raw_output": proposal.raw_output[:2000],
+        "sub_goal_finished": proposal.sub_goal_finished,
+        "finished_content": proposal.finished_content,
+        "error": proposal.error,
+        "is_safe": proposal.is_safe,
+    }
+
+
+@dataclasses.dataclass
+class _EpisodeStats:
+    proposals: int = 0
+    unusable_proposals: int = 0
+    passed: int = 0
+    rejected: int = 0
+    irreversible: int = 0
+    scores: list[float] = dataclasses.field(default_factory=list)
+    executed: int = 0
+    execution_errors: int = 0
+    post_check_failures: int = 0
+    rehearsals: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    vision_selects: int = 0
+    sub_goals_advanced: int = 0
+    warnings: int = 0
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class CelilAgent(base_agent.EnvironmentInteractingAgent):
+    """The Conductor. See the module docstring; parts arrive through the constructor."""
+
+    def __init__(
+        self,
+        env: interface.AsyncEnv,
+        perception: Any,
+        planner: Planner,
+        action_generator: ActionGenerator,
+        verifier: Verifier,
+        *,
+        episodic_memory: EpisodicStore | None = None,
+        vision_selector: ElementSelector | None = None,
+        ledger: Any = None,
+        name: str = "celil_agent",
+        threshold: float = 7.0,
+        irreversible_threshold: float = 8.5,
+        max_rehearsals: int = 6,
+        loop_repeat_limit: int = 3,
+        history_steps: int = 3,
+        max_sub_goal_advances: int = 3,
+        proposals_before_vision: int = 2,
+        progress_check: str = "after_action",
+        snap_coordinates: bool = True,
+        app_names: tuple[str, ...] = (),
+        provenance: dict[str, Any] | None = None,
+        transition_pause: float | None = 1.0,
+    ):
+        super().__init__(env, name=name, transition_pause=transition_pause)
+        if progress_check not in PROGRESS_CHECK_MODES:
+            raise ValueError(
+                f"progress_check must be one of {PROGRESS_CHECK_MODES}, got {progress_check!r}"
+            )
+        self._perception = perception
+        self._planner = planner
+        self._executor = action_generator
+        self._verifier = verifier
+        self._episodic = episodic_memory
+        self._vision = vision_selector
+        self._ledger = ledger
+        self.threshold = float(threshold)
+        self.irreversible_threshold = max(float(irreversible_threshold), self.threshold)
+        self.max_rehearsals = max(0, int(max_rehearsals))
+        self.loop_repeat_limit = int(loop_repeat_limit)
+        self.history_steps = max(0, int(history_steps))
+        self.max_sub_goal_advances = max(1, int(max_sub_goal_advances))
+        self.proposals_before_vision = max(1, int(proposals_before_vision))
+        self.progress_check = progress_check
+        self.snap_coordinates = snap_coordinates
+        self.app_names = tuple(app_names)
+        self.provenance = dict(provenance or {})
+        self.manifest_info: dict[str, Any] = {}
+        self._sink: EventSink | None = None
+        self._sink_lock = threading.Lock()
+        self.sink_errors = 0
+        if ledger is not None and hasattr(ledger, "add_listener"):
+            ledger.add_listener(self._on_model_call)
+        self._clear_episode()
+
+    # --- episode state -------------------------------------------------------------------
+
+    def _clear_episode(self) -> None:
+        self._goal: str | None = None
+        self._memory: WorkingMemory | None = None
+        self._step_number = 0
+        self._cached_observation: Observation | None = None
+        self._retrieved: Any = None
+        self._plan_source = ""
+        self._rehearsal_count = 0
+        self._loop_history: list[tuple[str, str, str]] = []
+        self._actions_on_sub_goal = 0
+        self._current_sub_goal: str | None = None
+        self._finished_status: str | None = None
+        self._answer: str | None = None
+        self._stats = _EpisodeStats()
+
+    def reset(self, go_home: bool = False) -> None:
+        super().reset(go_home)
+        self._clear_episode()
+        if hasattr(self._executor, "reset"):
+            self._executor.reset()
+        if self._ledger is not None and hasattr(self._ledger, "reset_episode"):
+            self._ledger.reset_episode()
+
+    @property
+    def working_memory(self) -> WorkingMemory | None:
+        return self._memory
+
+    def run_manifest(self) -> dict[str, Any]:
+        """What the runner records in manifest.json (resolved roles, config); set by the factory."""
+        return dict(self.manifest_info)
+
+    # --- events ----------------------------------------------------------------------------
+
+    def set_event_sink(self, sink: EventSink | None) -> None:
+        self._sink = sink
+
+    def _emit(self, event_type: str, **fields: Any) -> None:
+        sink = self._sink
+        if sink is None:
+            return
+        event = {"type": event_type, "step": self._step_number, **fields}
+        try:
+            with self._sink_lock:
+                sink(event)
+        except Exception:
+            self.sink_errors += 1
+
+    def _warn(self, message: str, data: dict[str, Any] | None = None) -> None:
+        self._stats.warnings += 1
+        if data is not None:
+            data.setdefault("warnings", []).append(message)
+        self._emit("warning", message=message)
+
+    def _on_model_call(self, record: Any) -> None:
+        if hasattr(record, "to_event"):
+            event = dict(record.to_event())
+        elif dataclasses.is_dataclass(record):
+            event = {"type": "model_call", **dataclasses.asdict(record)}
+        else:
+            event = {"type": "model_call", **dict(record)}
+        event_type = event.pop("type", "model_call")
+        self._emit(event_type, **event)
+
+    # --- observation -----------------------------------------------------------------------
+
+    def _perceive(self, state: interface.State) -> Observation:
+        try:
+            activity = self._env.foreground_activity_name
+        except Exception:
+            activity = None
+        observation = self._perception.process_observation(state, foreground_activity=activity)
+        for warning in getattr(self._perception, "take_warnings", list)():
+            self._warn(warning)
+        if self._memory is not None:
+            self._memory.note_screen(screen_key(observation), screen_notes(observation))
+        return observation
+
+    def _observe(self) -> Observation:
+        """The post-check already waited for the last action to settle and perceived the result;
+        nothing acts between steps, so that observation is reused instead of pausing twice."""
+        if self._cached_observation is not None:
+            observation, self._cached_observation = self._cached_observation, None
+            if self._memory is not None:
+                self._memory.note_screen(screen_key(observation), screen_notes(observation))
+            return observation
+        return self._perceive(self.get_post_transition_state())
+
+    # --- the step ----------------------------------------------------------------------------
+
+    def step(self, goal: str) -> base_agent.AgentInteractionResult:
+        if self._goal != goal or self._memory is None:
+            self._clear_episode()
+            self._goal = goal
+            self._memory = WorkingMemory(goal)
+        self._step_number += 1
+        data: dict[str, Any] = {
+            "goal": goal,
+            "sub_goal": None,
+            "action": None,
+            "outcome": None,
+            "warnings": [],
+        }
+        if self._finished_status is not None:
+            data["outcome"] = "already_finished"
+            data["status"] = self._finished_status
+            return base_agent.AgentInteractionResult(True, data)
+        try:
+            result = self._step(goal, data)
+        except Exception as error:
+            data["outcome"] = "internal_error"
+            data["internal_error"] = f"{type(error).__name__}: {error}"
+            data["traceback"] = traceback.format_exc(limit=6)
+            self._warn(f"internal error in step: {type(error).__name__}: {error}", data)
+            result = base_agent.AgentInteractionResult(False, data)
+        self._finalise_data(data)
+        return result
+
+    def _finalise_data(self, data: dict[str, Any]) -> None:
+        memory = self._memory
+        if memory is not None:
+            data["plan"] = memory.get_plan()
+            data["done_sub_goals"] = memory.done_sub_goals()
+        data["rehearsals_so_far"] = self._rehearsal_count
+        action = data.get("action")
+        data["summary"] = (
+            f"[{data.get('sub_goal') or '-'}] {data.get('action_description') or 'no action'}"
+            f" -> {data.get('outcome')}"
+        )
+        if action is not None and not isinstance(action, dict):
+            data["action"] = str(action)
+
+    def _step(self, goal: str, data: dict[str, Any]) -> base_agent.AgentInteractionResult:
+        memory = self._memory
+        assert memory is not None
+        observation = self._observe()
+        data["frame_hash"] = observation.frame_hash
+        data["activity"] = observation.foreground_activity
+
+        if not memory.has_plan():
+            self._make_initial_plan(goal, observation, data)
+
+        proposal = self._choose_action(goal, observation, data)
+        if isinstance(proposal, base_agent.AgentInteractionResult):
+            return proposal
+        if proposal is None:
+            return base_agent.AgentInteractionResult(False, data)
+        sub_goal = data["sub_goal"]
+        action = proposal.action
+        assert action is not None
+
+        if self.snap_coordinates:
+            action = self._snap(action, observation, data)
+            proposal = dataclasses.replace(proposal, action=action)
+        data["action"] = action.as_dict()
+        data["action_description"] = describe_action(action, observation.ui_elements)
+
+        # Verify and gate.
+        context = memory.get_context_summary(self.history_steps)
+        try:
+            score, votes = self._verifier.verify_action(sub_goal, proposal, observation, context)
+        except Exception as error:
+            score, votes = 0.0, []
+            self._warn(f"verifier raised {type(error).__name__}: {error}", data)
+        irreversible = irreversible_reason(proposal, observation)
+        threshold = self.irreversible_threshold if irreversible else self.threshold
+        passed = score >= threshold
+        data["votes"] = [_vote_dict(v) for v in votes]
+        data["verifier_score"] = float(score)
+        data["threshold"] = threshold
+        data["irreversible"] = irreversible
+        data["gate"] = "pass" if passed else "reject"
+        for vote in votes:
+            self._emit("vote", **_vote_dict(vote))
+        self._emit(
+            "gate",
+            score=float(score),
+            threshold=threshold,
+            irreversible=irreversible,
+            passed=passed,
+            action=data["action"],
+        )
+        self._stats.scores.append(float(score))
+        if irreversible:
+            self._stats.irreversible += 1
+        if not passed:
+            self._stats.rejected += 1
+            if hasattr(self._executor, "discard_last_turn"):
+                self._executor.discard_last_turn()
+            reasons = [
+                f"{v.persona} ({v.score:.1f}): {v.reasoning or v.error or ''}" for v in votes
+            ]
+            reasons.insert(
+                0,
+                f"verifier score {score:.2f} below the {threshold:.1f} gate"
+                + (f" (irreversible: {irreversible})" if irreversible else ""),
+            )
+            self._record(sub_goal, data["action_description"], "rejected", score, None)
+            data["outcome"] = "rejected"
+            return self._rehearse(
+                "rejected", goal, sub_goal, data["action_description"], reasons, observation, data
+            )
+        self._stats.passed += 1
+
+        # Execute.
+        error_text = None
+        try:
+            self._env.execute_action(action)
+        except Exception as error:
+            error_text = f"{type(error).__name__}: {error}"
+        self._stats.executed += 1
+        data["executed"] = error_text is None
+        data["execution_error"] = error_text
+        self._emit("executed", action=data["action"], ok=error_text is None, error=error_text)
+        self._actions_on_sub_goal += 1
+
+        # Post-check on the settled screen (kept for the next step's observation).
+        after = self._perceive(self.get_post_transition_state())
+        self._cached_observation = after
+        changed = screen_key(after) != screen_key(observation)
+        ok, reason = self._post_check(action, observation, after, changed, error_text)
+        data["screen_changed"] = changed
+        data["post_check"] = {"ok": ok, "reason": reason}
+        self._emit("post_check", ok=ok, screen_changed=changed, reason=reason)
+        self._loop_history.append((action_key(action), screen_key(observation), screen_key(after)))
+        del self._loop_history[:-8]
+        outcome = "ok" if ok else "failed: " + reason
+        self._record(sub_goal, data["action_description"], outcome, score, changed)
+
+        if error_text is not None:
+            self._stats.execution_errors += 1
+            data["outcome"] = "execution_error"
+            return self._rehearse(
+                "execution_error",
+                goal,
+                sub_goal,
+                data["action_description"],
+                [f"the device refused the action: {error_text}"],
+                after,
+                data,
+            )
+        loop = detect_loop(self._loop_history, self.loop_repeat_limit)
+        if loop is not None:
+            self._loop_history.clear()
+            data["outcome"] = f"loop ({loop})"
+            why = (
+                f"the same action ran {self.loop_repeat_limit} times without changing the screen"
+                if loop == "repeat"
+                else "the agent is alternating between two actions and two screens"
+            )
+            return self._rehearse(
+                "loop", goal, sub_goal, data["action_description"], [why], after, data
+            )
+        if not ok:
+            self._stats.post_check_failures += 1
+            data["outcome"] = "post_check_failed"
+            return self._rehearse(
+                "post_check_failed",
+                goal,
+                sub_goal,
+                data["action_description"],
+                [reason],
+                after,
+                data,
+            )
+        data["outcome"] = "acted"
+        return base_agent.AgentInteractionResult(False, data)
+
+    # --- planning -----------------------------------------------------------------------------
+
+    def _make_initial_plan(self, goal: str, observation: Observation, data: dict[str, Any]) -> None:
+        memory = self._memory
+        assert memory is not None
+        retrieved = None
+        if self._episodic is not None:
+            try:
+                retrieved = self._episodic.find_similar_task(goal, self.app_names)
+            except Exception as error:
+                self._warn(f"episodic memory lookup failed: {type(error).__name__}: {error}", data)
+        if retrieved is not None and getattr(retrieved, "plan", None):
+            self._retrieved = retrieved
+            self._emit(
+                "memory_hit",
+                entry_id=getattr(retrieved, "entry_id", None),
+                goal_template=getattr(retrieved, "goal_template", None),
+                similarity=getattr(retrieved, "similarity", None),
+                success_rate=getattr(retrieved, "success_rate", None),
+                plan=list(retrieved.plan),
+            )
+            data["memory_hit"] = getattr(retrieved, "entry_id", None)
+        retrieved_plan = list(retrieved.plan) if self._retrieved is not None else None
+        try:
+            plan = self._planner.generate_initial_plan(goal, observation, retrieved_plan)
+        except Exception as error:
+            self._warn(f"planner raised {type(error).__name__}: {error}", data)
+            plan = Plan(retrieved_plan or [goal], source="fallback")
+        if not plan.sub_goals:
+            self._warn("planner returned an empty plan; using the goal as the only sub-goal", data)
+            plan = Plan([goal], source="fallback", rationale=plan.rationale)
+        memory.set_plan(plan.sub_goals)
+        self._plan_source = plan.source
+        for warning in plan.warnings:
+            self._warn(f"planner: {warning}", data)
+        self._emit(
+            "plan_created",
+            sub_goals=memory.get_plan(),
+            source=plan.source,
+            rationale=plan.rationale,
+            warnings=list(plan.warnings),
+        )
+        data["plan_created"] = memory.get_plan()
+
+    def _rehearse(
+        self,
+        kind: str,
+        goal: str,
+        sub_goal: str | None,
+        action_description: str,
+        reasons: list[str],
+        observation: Observation,
+        data: dict[str, Any],
+    ) -> base_agent.AgentInteractionResult:
+        """Replan around a failure, or give up once the rehearsal budget is spent."""
+        memory = self._memory
+        assert memory is not None
+        self._rehearsal_count += 1
+        self._stats.rehearsals[kind] += 1
+        data["rehearsal"] = kind
+        if self._rehearsal_count > self.max_rehearsals:
+            self._emit(
+                "rehearsal",
+                kind=kind,
+                count=self._rehearsal_count,
+                limit=self.max_rehearsals,
+                reasons=reasons,
+                gave_up=True,
+            )
+            return self._end("infeasible", data, observation, answer=None)
+        self._emit(
+            "rehearsal",
+            kind=kind,
+            count=self._rehearsal_count,
+            limit=self.max_rehearsals,
+            reasons=reasons,
+            gave_up=False,
+        )
+        context = FailureContext(
+            goal=goal,
+            plan=memory.get_plan(),
+            done_sub_goals=memory.done_sub_goals(),
+            failed_sub_goal=sub_goal or "",
+            action=action_description,
+            reasons=reasons,
+            observation=observation,
+            kind=kind,
+            history_summary=memory.history_summary(max(self.history_steps, 3)),
+        )
+        try:
+            plan = self._planner.generate_corrective_plan(context)
+        except Exception as error:
+            self._warn(f"corrective planner raised {type(error).__name__}: {error}", data)
+            return base_agent.AgentInteractionResult(False, data)
+        for warning in plan.warnings:
+            self._warn(f"planner: {warning}", data)
+        if plan.sub_goals:
+            memory.revise_plan(plan.sub_goals)
+            self._actions_on_sub_goal = 0
+            self._emit(
+                "plan_revised",
+                kind=kind,
+                sub_goals=memory.get_plan(),
+                new_sub_goals=list(plan.sub_goals),
+                done_sub_goals=memory.done_sub_goals(),
+                source=plan.source,
+                rationale=plan.rationale,
+            )
+            data["plan_revised"] = memory.get_plan()
+        return base_agent.AgentInteractionResult(False, data)
+
+    # --- choosing an action ----------------------------------------------------------------
+
+    def _complete_sub_goal(
+        self, sub_goal: str, by: str, data: dict[str, Any], content: str | None
+    ) -> None:
+        memory = self._memory
+        assert memory is not None
+        memory.mark_done(sub_goal)
+        if content:
+            memory.add_fact(f"{sub_goal}: {content}")
+        self._stats.sub_goals_advanced += 1
+        self._actions_on_sub_goal = 0
+        data.setdefault("sub_goals_completed", []).append(sub_goal)
+        self._emit("sub_goal_done", sub_goal=sub_goal, by=by, content=content)
+
+    def _progress_check_due(self) -> bool:
+        if self.progress_check == "off" or not hasattr(self._planner, "is_sub_goal_done"):
+            return False
+        if self.progress_check == "always":
+            return True
+        return self._actions_on_sub_goal > 0
+
+    def _choose_action(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> ProposedAction | base_agent.AgentInteractionResult | None:
+        """Advance finished sub-goals (no env action) and return a usable proposal.
+
+        Returns a result when the step ends here (finished, rehearsed), or None when it ends
+        without acting (the per-step advance bound was hit).
+        """
+        memory = self._memory
+        assert memory is not None
+        advances = 0
+        unusable: list[ProposedAction] = []
+        checked: set[str] = set()
+        while True:
+            sub_goal = memory.current_sub_goal()
+            if sub_goal is None:
+                return self._finish(goal, observation, data)
+            if sub_goal != self._current_sub_goal:
+                self._current_sub_goal = sub_goal
+                self._actions_on_sub_goal = 0
+                unusable = []
+            data["sub_goal"] = sub_goal
+            context = memory.get_context_summary(self.history_steps)
+
+            if sub_goal not in checked and self._progress_check_due():
+                checked.add(sub_goal)
+                try:
+                    done = bool(
+                        self._planner.is_sub_goal_done(goal, sub_goal, observation, context)
+                    )
+                except Exception as error:
+                    done = False
+                    self._warn(f"progress check raised {type(error).__name__}: {error}", data)
+                self._actions_on_sub_goal = 0
+                if done:
+                    self._complete_sub_goal(sub_goal, "progress_check", data, None)
+                    advances += 1
+                    if advances >= self.max_sub_goal_advances:
+                        data["outcome"] = "advanced"
+                        return None
+                    continue
+
+            proposal = self._propose(sub_goal, observation, context, data)
+            if proposal.sub_goal_finished and proposal.action is None:
+                self._complete_sub_goal(sub_goal, "executor", data, proposal.finished_content)
+                advances += 1
+                if advances >= self.max_sub_goal_advances:
+                    data["outcome"] = "advanced"
+                    return None
+                continue
+            if proposal.action is not None:
+                return proposal
+            unusable.append(proposal)
+            if len(unusable) < self.proposals_before_vision:
+                continue
+            selected = self._vision_select(sub_goal, observation, data)
+            if selected is not None:
+                return selected
+            reasons = [p.error or "unusable executor output" for p in unusable]
+            self._record(sub_goal, "(no usable action)", "unusable proposals", None, None)
+            data["outcome"] = "unusable_proposals"
+            return self._rehearse(
+                "unusable_proposals", goal, sub_goal, "(none)", reasons, observation, data
+            )
+
+    def _propose(
+        self, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
+    ) -> ProposedAction:
+        try:
+            proposal = self._executor.generate_action(sub_goal, observation, context)
+        except Exception as error:
+            proposal = ProposedAction(
+                None, error=f"executor raised {type(error).__name__}: {error}"
+            )
+        if not isinstance(proposal, ProposedAction):
+            proposal = ProposedAction(None, error=f"executor returned {type(proposal).__name__}")
+        if proposal.is_safe is False and proposal.error is None:
+            proposal = dataclasses.replace(
+                proposal, action=None, sub_goal_finished=False, error="blocked by safety filter"
+            )
+        elif proposal.is_safe is False:
+            proposal = dataclasses.replace(proposal, action=None, sub_goal_finished=False)
+        self._stats.proposals += 1
+        if not proposal.usable:
+            self._stats.unusable_proposals += 1
+        record = _proposal_dict(proposal)
+        data.setdefault("proposals", []).append(record)
+        self._emit("action_proposed", sub_goal=sub_goal, **record)
+        return proposal
+
+    def _vision_select(
+        self, sub_goal: str, observation: Observation, data: dict[str, Any]
+    ) -> ProposedAction | None:
+        if self._vision is None:
+            return None
+        try:
+            index = self._vision.select_element(sub_goal, observation)
+        except Exception as error:
+            self._warn(f"vision selector raised {type(error).__name__}: {error}", data)
+            index = None
+        valid = isinstance(index, int) and 0 <= index < len(observation.ui_elements)
+        self._emit("vision_select", sub_goal=sub_goal, index=index, valid=valid)
+        if not valid:
+            return None
+        self._stats.vision_selects += 1
+        data["vision_select"] = index
+        action = json_action.JSONAction(action_type=json_action.CLICK, index=index)
+        return ProposedAction(
+            action,
+            thought="vision fallback picked the element after unusable executor output",
+            target_description=celil_geometry.element_label(observation.ui_elements[index]),
+        )
+
+    def _snap(
+        self, action: json_action.JSONAction, observation: Observation, data: dict[str, Any]
+    ) -> json_action.JSONAction:
+        if action.action_type not in _SNAPPABLE or action.index is not None:
+            return action
+        if action.x is None or action.y is None:
+            return action
+        index = celil_geometry.snap_to_element(
+            action.x, action.y, observation.ui_elements, observation.screen_size
+        )
+        if index is None:
+            return action
+        data["snapped"] = {"x": action.x, "y": action.y, "index": index}
+        return dataclasses.replace(action, index=index, x=None, y=None)
+
+    # --- checks and records -------------------------------------------------------------------
+
+    def _post_check(
+        self,
+        action: json_action.JSONAction,
+        before: Observation,
+        after: Observation,
+        changed: bool,
+        error_text: str | None,
+    ) -> tuple[bool, str]:
+        if error_text is not None:
+            return False, f"execution failed: {error_text}"
+        if action.action_type == json_action.INPUT_TEXT:
+            return text_landed(action, before, after)
+        if action.action_type in _NO_CHANGE_EXPECTED:
+            return True, "no change expected"
+        if not changed:
+            return False, "the screen did not change"
+        return True, "the screen changed"
+
+    def _record(
+        self,
+        sub_goal: str | None,
+        action_description: str,
+        outcome: str,
+        score: float | None,
+        changed: bool | None,
+    ) -> None:
+        if self._memory is None:
+            return
+        self._memory.add_step(
+            StepRecord(
+                step=self._step_number,
+                sub_goal=sub_goal or "",
+                action=action_description,
+                outcome=outcome,
+                score=score,
+                screen_changed=changed,
+            )
+        )
+
+    # --- finishing ------------------------------------------------------------------------------
+
+    def _finish(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult:
+        """All sub-goals are done: answer a question first, then report `status complete`."""
+        memory = self._memory
+        assert memory is not None
+        context = memory.get_context_summary(self.history_steps)
+        scratch = memory.scratchpad_summary()
+        if scratch:
+            context = f"{context}\n{scratch}"
+        try:
+            answer = self._planner.answer_question(goal, observation, context)
+        except Exception as error:
+            self._warn(f"answer extraction raised {type(error).__name__}: {error}", data)
+            answer = "" if is_question(goal) else None
+        if answer is not None and not answer.strip():
+            answer = self._answer_from_facts()
+            if not answer:
+                self._record(None, "(answer)", "no answer found", None, None)
+                data["outcome"] = "no_answer"
+                return self._rehearse(
+                    "no_answer",
+                    goal,
+                    memory.get_plan()[-1] if memory.get_plan() else goal,
+                    "(answer)",
+                    ["every sub-goal is done but the screen does not show the answer"],
+                    observation,
+                    data,
+                )
+        return self._end("complete", data, observation, answer=answer)
+
+    def _answer_from_facts(self) -> str:
+        """The executor's `finished(content)` of the last sub-goal, as a last-resort answer."""
+        memory = self._memory
+        if memory is None or not memory.scratchpad.facts:
+            return ""
+        fact = memory.scratchpad.facts[-1]
+        return fact.split(": ", 1)[-1].strip()
+
+    def _end(
+        self,
+        status: str,
+        data: dict[str, Any],
+        observation: Observation,
+        answer: str | None,
+    ) -> base_agent.AgentInteractionResult:
+        del observation
+        if answer:
+            self._answer = answer
+            answer_action = json_action.JSONAction(action_type=json_action.ANSWER, text=answer)
+            try:
+                self._env.execute_action(answer_action)
+                error = None
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                self._warn(f"answer action failed: {error}", data)
+            data["answer"] = answer
+            self._emit("answer", text=answer, ok=error is None)
+        status_action = json_action.JSONAction(action_type=json_action.STATUS, goal_status=status)
+        try:
+            self._env.execute_action(status_action)
+        except Exception as exc:
+            self._warn(f"status action failed: {type(exc).__name__}: {exc}", data)
+        self._finished_status = status
+        data["status"] = status
+        data["action"] = status_action.as_dict()
+        data["action_description"] = describe_action(status_action, [])
+        if data.get("outcome") in (None, "no_answer") or status == "complete":
+            data["outcome"] = "finished" if status == "complete" else "infeasible"
+        else:
+            data["outcome"] = f"{data['outcome']} -> infeasible"
+        self._emit(
+            "episode_end",
+            status=status,
+            answer=answer,
+            steps=self._step_number,
+            rehearsals=self._rehearsal_count,
+        )
+        return base_agent.AgentInteractionResult(True, data)
+
+    # --- after the episode -------------------------------------------------------------------
+
+    def episode_summary(self) -> dict[str, Any]:
+        memory = self._memory
+        stats = self._stats
+        scores = stats.scores
+        summary: dict[str, Any] = {
+            "agent": "celil_agent",
+            "goal": self._goal,
+            "steps": self._step_number,
+            "status": self._finished_status,
+            "answer": self._answer,
+            "plan_source": self._plan_source,
+            "progress": memory.progress() if memory is not None else None,
+            "rehearsals": {
+                "count": self._rehearsal_count,
+                "limit": self.max_rehearsals,
+                "by_kind": dict(stats.rehearsals),
+            },
+            "gate": {
+                "passed": stats.passed,
+                "rejected": stats.rejected,
+                "irreversible": stats.irreversible,
+                "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
+                "threshold": self.threshold,
+                "irreversible_threshold": self.irreversible_threshold,
+            },
+            "proposals": {"total": stats.proposals, "unusable": stats.unusable_proposals},
+            "executed": stats.executed,
+            "execution_errors": stats.execution_errors,
+            "post_check_failures": stats.post_check_failures,
+            "sub_goals_advanced": stats.sub_goals_advanced,
+            "vision_selects": stats.vision_selects,
+            "warnings": stats.warnings,
+            "memory": {
+                "hit": self._retrieved is not None,
+                "entry_id": getattr(self._retrieved, "entry_id", None),
+                "similarity": getattr(self._retrieved, "similarity", None),
+            },
+        }
+        if self._ledger is not None and hasattr(self._ledger, "episode_totals"):
+            try:
+                summary["usage"] = self._ledger.episode_totals()
+            except Exception as error:
+                summary["usage_error"] = str(error)
+        return summary
+
+    def episode_finished(self, goal: str, score: float) -> None:
+        """Store the plan only for a verified full success; tell memory how a reused plan fared."""
+        if self._episodic is None:
+            return
+        success = score >= 1.0
+        if self._retrieved is not None:
+            try:
+                self._episodic.record_outcome(self._retrieved.entry_id, success)
+            except Exception as error:
+                self._warn(f"episodic record_outcome failed: {error}")
+        memory = self._memory
+        if not success or memory is None or not memory.has_plan() or memory.task_goal != goal:
+            return
+        provenance = {
+            **self.provenance,
+            "score": score,
+            "steps": self._step_number,
+            "rehearsals": self._rehearsal_count,
+            "plan_source": self._plan_source,
+        }
+        try:
+            entry_id = self._episodic.add_successful_plan(
+                goal, memory.get_plan(), self.app_names, provenance
+            )
+            self._emit("memory_stored", entry_id=entry_id, plan=memory.get_plan())
+        except Exception as error:
+            self._warn(f"episodic add_successful_plan failed: {error}")

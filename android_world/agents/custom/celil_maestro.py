@@ -1,0 +1,509 @@
+"""The Maestro: an LLM planner that writes coarse sub-goals and repairs them when they fail.
+
+Plans are milestones a person could check on screen, not taps: the executor handles taps, and a
+coarse plan survives a surprise dialog or a different screen layout. Every answer is parsed
+defensively (JSON validated by a schema, a numbered list accepted, one repair request), and a
+planner that still fails degrades to a one-sub-goal plan (the goal itself) instead of stopping.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import re
+import threading
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from android_world.agents import agent_utils, infer
+from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan
+
+# --------------------------------------------------------------------------------------------
+# Calling a model (shared with the verifiers)
+
+
+@dataclasses.dataclass
+class ModelReply:
+    text: str
+    is_safe: bool | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+_DOWNSCALED: collections.OrderedDict[int, tuple[np.ndarray, int | None, np.ndarray]] = (
+    collections.OrderedDict()
+)
+_DOWNSCALED_LOCK = threading.Lock()
+
+
+def downscale(image: np.ndarray, max_pixels: int | None) -> np.ndarray:
+    """Shrink a screenshot under `max_pixels` (aspect kept); judges do not need full resolution.
+
+    A box filter (area averaging) keeps text legible and costs about 20 ms on a 1080x2400 frame
+    where bicubic costs 50+; the result is cached per frame object because the three verifier
+    personas and the planner send the same screenshot within one step.
+    """
+    if not max_pixels or image.ndim < 2:
+        return image
+    height, width = image.shape[:2]
+    if height * width <= max_pixels or height == 0 or width == 0:
+        return image
+    key = id(image)
+    with _DOWNSCALED_LOCK:
+        cached = _DOWNSCALED.get(key)
+        if cached is not None and cached[0] is image and cached[1] == max_pixels:
+            return cached[2]
+    from PIL import Image
+
+    scale = (max_pixels / float(height * width)) ** 0.5
+    size = (max(1, int(width * scale)), max(1, int(height * scale)))
+    small = np.asarray(
+        Image.fromarray(np.ascontiguousarray(image)).resize(size, resample=Image.BOX)
+    )
+    with _DOWNSCALED_LOCK:
+        # Keeping `image` referenced guarantees its id is not reused while cached.
+        _DOWNSCALED[key] = (image, max_pixels, small)
+        while len(_DOWNSCALED) > 4:
+            _DOWNSCALED.popitem(last=False)
+    return small
+
+
+def call_model(
+    wrapper: Any,
+    prompt: str,
+    images: list[np.ndarray] | None = None,
+    schema: dict[str, Any] | None = None,
+) -> ModelReply:
+    """One call through the infer.py contract; errors and safety blocks become a reply, not a raise.
+
+    Multimodal wrappers get the images; a text-only wrapper is used without them, which keeps
+    cheap text models usable for every role. Wrappers that can enforce a JSON schema
+    (`predict_json`, celil_models) get one, which removes most parse failures at the source;
+    the answer is still parsed defensively.
+    """
+    try:
+        if schema is not None and callable(getattr(wrapper, "predict_json", None)):
+            text, is_safe, _ = wrapper.predict_json(prompt, images or [], schema)
+        elif images and hasattr(wrapper, "predict_mm"):
+            text, is_safe, _ = wrapper.predict_mm(prompt, images)
+        elif hasattr(wrapper, "predict"):
+            text, is_safe, _ = wrapper.predict(prompt)
+        else:
+            text, is_safe, _ = wrapper.predict_mm(prompt, images or [])
+    except Exception as error:
+        return ModelReply("", None, f"model call raised {type(error).__name__}: {error}")
+    text = text if isinstance(text, str) else ("" if text is None else str(text))
+    if is_safe is False:
+        return ModelReply(text, is_safe, "answer blocked by the model's safety filter")
+    if text.strip() == infer.ERROR_CALLING_LLM:
+        return ModelReply(text, is_safe, "model backend reported an error")
+    return ModelReply(text, is_safe)
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sub_goals": {"type": "array", "items": {"type": "string"}},
+        "rationale": {"type": "string"},
+    },
+    "required": ["sub_goals"],
+}
+DONE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"done": {"type": "boolean"}, "evidence": {"type": "string"}},
+    "required": ["done"],
+}
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}, "evidence": {"type": "string"}},
+    "required": ["answer"],
+}
+
+
+class PlanAnswer(BaseModel):
+    """The planner's JSON answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    sub_goals: list[str] = Field(min_length=1)
+    rationale: str = ""
+
+    @field_validator("sub_goals", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            out = []
+            for item in value:
+                if isinstance(item, dict):  # {"sub_goal": "..."} or {"description": ...}
+                    item = next((v for v in item.values() if isinstance(v, str)), "")
+                text = " ".join(str(item).split())
+                if text:
+                    out.append(text)
+            return out
+        return value
+
+    @field_validator("rationale", mode="before")
+    @classmethod
+    def _rationale(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+
+class DoneAnswer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    done: bool
+    evidence: str = ""
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}\s*[.):]|[-*\u2022])\s+(.+?)\s*$")
+
+
+def parse_plan_text(text: str) -> tuple[PlanAnswer | None, str]:
+    """A validated plan from model text (JSON first, then a numbered list), or None and why."""
+    data = agent_utils.extract_json(text)
+    if data is not None:
+        if "sub_goals" not in data:
+            for key in ("subgoals", "plan", "steps"):
+                if key in data:
+                    data = {**data, "sub_goals": data[key]}
+                    break
+        try:
+            return PlanAnswer.model_validate(data), ""
+        except ValidationError as error:
+            problem = "; ".join(e["msg"] for e in error.errors()[:3])
+            reason = f"JSON did not match the plan schema: {problem}"
+    else:
+        reason = "no JSON object in the answer"
+    items = [m.group(1) for line in (text or "").splitlines() if (m := _LIST_ITEM.match(line))]
+    if items:
+        return PlanAnswer(sub_goals=items, rationale="(parsed from a list)"), ""
+    return None, reason
+
+
+def parse_bool_answer(text: str, key: str = "done") -> bool | None:
+    data = agent_utils.extract_json(text)
+    if data is not None and key in data:
+        value = data[key]
+        if isinstance(value, str):
+            value = value.strip().lower() in ("true", "yes", "1")
+        try:
+            return DoneAnswer.model_validate({"done": value}).done
+        except ValidationError:
+            return None
+    stripped = (text or "").strip().lower()
+    if stripped.startswith("yes"):
+        return True
+    if stripped.startswith("no"):
+        return False
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Questions
+
+_QUESTION_START = re.compile(
+    r"^\s*(what|how many|how much|how long|how often|which|who|whom|whose|when|where|"
+    r"is there|are there|do i|does|did i|have i)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(goal: str) -> bool:
+    """Information-retrieval goals: they start with a question word or contain a `?` sentence."""
+    text = goal.strip()
+    if not text:
+        return False
+    if _QUESTION_START.match(text):
+        return True
+    return any(s.strip().endswith("?") for s in re.split(r"(?<=[?.!])\s+", text))
+
+
+def clean_answer(text: str) -> str:
+    """Strip wrappers models put around an answer ("Answer: ...", quotes, a trailing period)."""
+    answer = " ".join((text or "").split())
+    answer = re.sub(r"^(final\s+)?answer\s*[:\-]\s*", "", answer, flags=re.IGNORECASE)
+    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "\"'`":
+        answer = answer[1:-1].strip()
+    if answer.endswith(".") and not answer.endswith(".."):
+        answer = answer[:-1].rstrip()
+    return answer
+
+
+# --------------------------------------------------------------------------------------------
+# Prompts (our own wording)
+
+_JSON_PLAN = '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
+
+_PLAN_GUIDE = """Guidelines:
+- Write 1 to {max_sub_goals} sub-goals. Each is a milestone a person could confirm by looking at
+  the phone ("Open the Contacts app", "Enter the new contact's name and number", "Save the
+  contact"), never a single tap or a coordinate.
+- Leave out anything the current screen shows is already done.
+- Copy exact names, numbers, dates and quoted text from the task into the sub-goals that use them.
+- For a question, finish with a sub-goal that brings the needed information onto the screen; the
+  answer itself is written later."""
+
+
+def _screen_block(observation: Observation) -> str:
+    activity = observation.foreground_activity or "unknown"
+    parts = [f"Foreground app: {activity}", "UI elements:", observation.ui_tree_summary]
+    if observation.ocr_summary:
+        parts += ["Text read from the screenshot (OCR):", observation.ocr_summary]
+    return "\n".join(parts)
+
+
+def initial_plan_prompt(
+    goal: str, observation: Observation, retrieved_plan: list[str] | None, max_sub_goals: int
+) -> str:
+    memory = ""
+    if retrieved_plan:
+        steps = "\n".join(f"{i}. {s}" for i, s in enumerate(retrieved_plan, 1))
+        memory = (
+            "A plan that succeeded on a similar task earlier (reuse it where it fits, drop or "
+            f"change what does not apply here):\n{steps}\n\n"
+        )
+    return (
+        "You plan for a phone-automation agent. A separate executor performs one touch or "
+        "keystroke at a time; you split the user's task into a short list of sub-goals for it.\n\n"
+        f"Task: {goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n{memory}"
+        f"{_PLAN_GUIDE.format(max_sub_goals=max_sub_goals)}\n\n"
+        f"Reply with one JSON object and nothing else, shaped like:\n{_JSON_PLAN}"
+    )
+
+
+_KIND_TEXT = {
+    "rejected": "the reviewers judged the proposed action wrong or risky, so it was not executed",
+    "post_check_failed": "the action ran but the screen did not change as expected",
+    "loop": "the agent kept repeating actions without making progress",
+    "execution_error": "the device refused the action",
+    "unusable_proposals": "the executor could not produce a usable action",
+}
+
+
+def corrective_plan_prompt(ctx: FailureContext, max_sub_goals: int) -> str:
+    done = "\n".join(f"- {s}" for s in ctx.done_sub_goals) or "- (none)"
+    reasons = "\n".join(f"- {r}" for r in ctx.reasons if r) or "- (no details)"
+    history = f"Recent steps:\n{ctx.history_summary}\n\n" if ctx.history_summary else ""
+    return (
+        "You plan for a phone-automation agent, and its plan has run into trouble. Write a "
+        "repaired list of the sub-goals that remain.\n\n"
+        f"Task: {ctx.goal}\n\n"
+        f"Already finished (do not list these again):\n{done}\n\n"
+        f"Sub-goal being attempted: {ctx.failed_sub_goal}\n"
+        f"What happened: {_KIND_TEXT.get(ctx.kind, ctx.kind)}.\n"
+        f"Action involved: {ctx.action or '(none)'}\n"
+        f"Reasons given:\n{reasons}\n\n{history}"
+        f"Current screen:\n{_screen_block(ctx.observation)}\n\n"
+        "Start from the current screen. Prefer a different route from the one that failed: a "
+        "different menu or button, going back first, scrolling to reveal the target, closing a "
+        "dialog, or reopening the app. Split the failed sub-goal into smaller milestones if it "
+        "was too big.\n"
+        f"{_PLAN_GUIDE.format(max_sub_goals=max_sub_goals)}\n\n"
+        f"Reply with one JSON object and nothing else, shaped like:\n{_JSON_PLAN}"
+    )
+
+
+def progress_prompt(goal: str, sub_goal: str, observation: Observation, context: str) -> str:
+    return (
+        "Judge whether a sub-goal of a phone task is already achieved, using only the current "
+        "screen and the recent steps. Say done only when the screen clearly shows it.\n\n"
+        f"Task: {goal}\nSub-goal: {sub_goal}\n\n{context}\n\n"
+        f"Current screen:\n{_screen_block(observation)}\n\n"
+        'Reply with JSON only: {"done": true or false, "evidence": "what on screen shows it"}'
+    )
+
+
+def answer_prompt(goal: str, observation: Observation, context: str) -> str:
+    return (
+        "The user asked a question about the data on their phone. Read the answer off the "
+        "information below.\n\n"
+        f"Question: {goal}\n\n{context}\n\n"
+        f"Current screen:\n{_screen_block(observation)}\n\n"
+        "Rules: use exactly the format the question asks for (for example only titles, a "
+        "comma-separated list, a number, a date); put nothing but the answer in the answer "
+        "field; if the information is partly hidden, give the best answer the text supports.\n"
+        'Reply with JSON only: {"answer": "...", "evidence": "where you read it"}'
+    )
+
+
+def _repair_prompt(original: str, problem: str) -> str:
+    return (
+        f"{original}\n\nYour previous reply could not be used ({problem}). Reply again with only "
+        f"the JSON object, shaped like:\n{_JSON_PLAN}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The planner
+
+
+class MaestroPlanner:
+    """LLM-backed `Planner` (see celil_protocols). Takes a built wrapper; never builds one."""
+
+    def __init__(
+        self,
+        wrapper: Any,
+        *,
+        max_sub_goals: int = 8,
+        max_sub_goal_chars: int = 200,
+        use_screenshot: bool = True,
+        progress_check_uses_screenshot: bool = False,
+        max_image_pixels: int | None = 1_003_520,
+        repair_retries: int = 1,
+    ):
+        self._wrapper = wrapper
+        self.max_sub_goals = max(1, max_sub_goals)
+        self._max_chars = max_sub_goal_chars
+        self._use_screenshot = use_screenshot
+        self._progress_image = progress_check_uses_screenshot
+        self._max_pixels = max_image_pixels
+        self._repair_retries = max(0, repair_retries)
+        self.last_warnings: list[str] = []
+
+    def _images(self, observation: Observation, wanted: bool) -> list[np.ndarray] | None:
+        if not wanted or observation.screenshot is None or observation.screenshot.size == 0:
+            return None
+        return [downscale(observation.screenshot, self._max_pixels)]
+
+    def _finish(self, answer: PlanAnswer, source: str, warnings: list[str]) -> Plan:
+        sub_goals = [s[: self._max_chars] for s in answer.sub_goals]
+        if len(sub_goals) > self.max_sub_goals:
+            warnings.append(
+                f"plan had {len(sub_goals)} sub-goals; kept the first {self.max_sub_goals}"
+            )
+            sub_goals = sub_goals[: self.max_sub_goals]
+        return Plan(sub_goals, rationale=answer.rationale, source=source, warnings=warnings)
+
+    def _plan_from_model(
+        self, prompt: str, observation: Observation
+    ) -> tuple[Plan | None, list[str]]:
+        warnings: list[str] = []
+        attempt_prompt = prompt
+        for attempt in range(1 + self._repair_retries):
+            reply = call_model(
+                self._wrapper,
+                attempt_prompt,
+                self._images(observation, self._use_screenshot),
+                PLAN_SCHEMA,
+            )
+            if not reply.ok:
+                problem = reply.error or "error"
+            else:
+                answer, problem = parse_plan_text(reply.text)
+                if answer is not None:
+                    return self._finish(answer, "model", warnings), warnings
+            warnings.append(f"planner answer {attempt + 1} unusable: {problem}")
+            attempt_prompt = _repair_prompt(prompt, problem)
+        return None, warnings
+
+    def generate_initial_plan(
+        self, goal: str, observation: Observation, retrieved_plan: list[str] | None
+    ) -> Plan:
+        prompt = initial_plan_prompt(goal, observation, retrieved_plan, self.max_sub_goals)
+        plan, warnings = self._plan_from_model(prompt, observation)
+        if plan is None:
+            fallback = list(retrieved_plan) if retrieved_plan else [goal]
+            source = "memory" if retrieved_plan else "fallback"
+            warnings.append(f"planner failed; using a {source} plan of {len(fallback)} sub-goal(s)")
+            plan = self._finish(PlanAnswer(sub_goals=fallback), source, warnings)
+        elif retrieved_plan:
+            plan.source = "model+memory"
+        self.last_warnings = plan.warnings
+        return plan
+
+    def generate_corrective_plan(self, failure_context: FailureContext) -> Plan:
+        prompt = corrective_plan_prompt(failure_context, self.max_sub_goals)
+        plan, warnings = self._plan_from_model(prompt, failure_context.observation)
+        if plan is None:
+            done = {s.casefold() for s in failure_context.done_sub_goals}
+            remaining = [s for s in failure_context.plan if s.casefold() not in done]
+            fallback = remaining or [failure_context.goal]
+            warnings.append("corrective planner failed; keeping the unfinished sub-goals")
+            plan = self._finish(PlanAnswer(sub_goals=fallback), "fallback", warnings)
+        self.last_warnings = plan.warnings
+        return plan
+
+    def is_sub_goal_done(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> bool:
+        prompt = progress_prompt(goal, sub_goal, observation, context_summary)
+        reply = call_model(
+            self._wrapper, prompt, self._images(observation, self._progress_image), DONE_SCHEMA
+        )
+        if not reply.ok:
+            return False
+        return bool(parse_bool_answer(reply.text, "done"))
+
+    def answer_question(
+        self, goal: str, observation: Observation, context_summary: str
+    ) -> str | None:
+        """None when the goal is not a question; "" when the model gave no usable answer."""
+        if not is_question(goal):
+            return None
+        prompt = answer_prompt(goal, observation, context_summary)
+        reply = call_model(
+            self._wrapper, prompt, self._images(observation, self._use_screenshot), ANSWER_SCHEMA
+        )
+        if not reply.ok:
+            return ""
+        data = agent_utils.extract_json(reply.text)
+        if data is not None and "answer" in data:
+            value = data["answer"]
+            if isinstance(value, list):
+                value = ", ".join(str(v) for v in value)
+            return clean_answer("" if value is None else str(value))
+        if data is None and reply.text.strip() and len(reply.text) < 300:
+            return clean_answer(reply.text)
+        return ""
+
+
+# --------------------------------------------------------------------------------------------
+# Vision fallback
+
+INDEX_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"index": {"type": "integer"}, "reasoning": {"type": "string"}},
+    "required": ["index"],
+}
+
+
+class VisionElementSelector:
+    """LLM-backed `ElementSelector`: when the executor's output is unusable twice, a multimodal
+    model picks the element to tap from the numbered list (an index needs no coordinates)."""
+
+    def __init__(self, wrapper: Any, *, max_image_pixels: int | None = 1_003_520):
+        self._wrapper = wrapper
+        self._max_pixels = max_image_pixels
+
+    def select_element(self, sub_goal: str, observation: Observation) -> int | None:
+        prompt = (
+            "A phone-automation agent needs to tap one element to make progress on a sub-goal. "
+            "Pick it from the numbered list (the numbers are the element indices).\n\n"
+            f"Sub-goal: {sub_goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n"
+            'Reply with JSON only: {"index": <number from the list, or -1 if none fits>, '
+            '"reasoning": "one sentence"}'
+        )
+        images = None
+        if observation.screenshot is not None and observation.screenshot.size:
+            images = [downscale(observation.screenshot, self._max_pixels)]
+        reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA)
+        if not reply.ok:
+            return None
+        data = agent_utils.extract_json(reply.text)
+        if not data:
+            return None
+        try:
+            index = int(data.get("index"))
+        except (TypeError, ValueError):
+            return None
+        return index if 0 <= index < len(observation.ui_elements) else None

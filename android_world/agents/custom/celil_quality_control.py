@@ -1,0 +1,415 @@
+"""Quality Control: three reviewer personas score an action before it runs.
+
+One model plays three personas with different biases (the Pragmatist rewards progress, the Skeptic
+hunts for mistakes, the Efficiency Expert penalises detours); their weighted score gates the action.
+Personas run in parallel threads because the calls are I/O-bound, so the ensemble costs about one
+model call of wall time. `lazy` mode skips the low-weight persona whenever the other two already
+decide the gate either way.
+
+The irreversibility check is a pure function of the action and the screen, so the agent can demand
+a higher score for deletes, sends and the like without trusting any model to flag them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from android_world.agents import agent_utils
+from android_world.agents.custom import celil_geometry
+from android_world.agents.custom.celil_maestro import call_model, downscale
+from android_world.agents.custom.celil_protocols import (
+    Observation,
+    OcrLine,
+    ProposedAction,
+    Vote,
+)
+from android_world.env import json_action, representation_utils
+
+VerifierMode = Literal["parallel", "lazy", "sequential"]
+VERIFIER_MODES: tuple[str, ...] = ("parallel", "lazy", "sequential")
+
+PRAGMATIST = "Pragmatist"
+SKEPTIC = "Skeptic"
+EFFICIENCY_EXPERT = "Efficiency Expert"
+DEFAULT_PERSONAS: tuple[str, ...] = (PRAGMATIST, SKEPTIC, EFFICIENCY_EXPERT)
+DEFAULT_WEIGHTS: tuple[float, ...] = (0.4, 0.5, 0.1)
+
+DEFAULT_PERSONA_PROMPTS: dict[str, str] = {
+    PRAGMATIST: (
+        "You are the Pragmatist. Ask one thing: on this exact screen, does the action move the "
+        "current sub-goal forward? Reward an action that hits the right element and that a "
+        "sensible person would take now, even if it is unremarkable."
+    ),
+    SKEPTIC: (
+        "You are the Skeptic. Look hard for a reason the action is wrong: the target does not "
+        "match the intent, the typed text differs from what the task says, the sub-goal is "
+        "already done, a dialog or the keyboard is in the way, or the action could destroy data "
+        "or send something the task did not ask for. Score high only when you find no problem."
+    ),
+    EFFICIENCY_EXPERT: (
+        "You are the Efficiency Expert. Judge whether this is the most direct next step toward "
+        "the sub-goal, or a detour: needless navigation, scrolling when the target is already "
+        "visible, or repeating an action that just did nothing."
+    ),
+}
+
+# --------------------------------------------------------------------------------------------
+# Describing and classifying actions (pure functions, shared with the agent)
+
+IRREVERSIBLE_WORDS: tuple[str, ...] = (
+    "delete",
+    "remove",
+    "send",
+    "discard",
+    "clear",
+    "uninstall",
+    "erase",
+    "wipe",
+    "reset",
+    "format",
+    "pay",
+    "purchase",
+    "buy",
+    "trash",
+    "overwrite",
+    "revoke",
+)
+_TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_WORD_PATTERN = re.compile(r"\b(" + "|".join(IRREVERSIBLE_WORDS) + r")(s|es|ed|ing)?\b")
+
+
+def _words(text: str) -> str:
+    """`btnDeleteAll` / `btn_delete` -> `btn delete all`, so word matching sees the words."""
+    spaced = _CAMEL.sub(" ", text or "")
+    return re.sub(r"[_\-/.:]+", " ", spaced).lower()
+
+
+def action_target_element(
+    action: json_action.JSONAction, observation: Observation
+) -> representation_utils.UIElement | None:
+    elements = observation.ui_elements
+    index = action.index
+    if isinstance(index, int) and 0 <= index < len(elements):
+        return elements[index]
+    if action.x is not None and action.y is not None:
+        snapped = celil_geometry.snap_to_element(
+            action.x, action.y, elements, observation.screen_size
+        )
+        if snapped is not None:
+            return elements[snapped]
+    return None
+
+
+def _ocr_text_at(x: float, y: float, lines: Sequence[OcrLine]) -> str:
+    return " ".join(line.text for line in lines if line.box.contains(x, y))
+
+
+def target_text(proposed: ProposedAction, observation: Observation) -> str:
+    """The words that name what the action touches: element label and id, OCR under the point,
+    and the executor's own description as a last resort."""
+    action = proposed.action
+    if action is None:
+        return ""
+    element = action_target_element(action, observation)
+    if element is not None:
+        return " ".join(
+            filter(None, [celil_geometry.element_label(element), element.resource_name or ""])
+        )
+    if action.x is not None and action.y is not None:
+        text = _ocr_text_at(action.x, action.y, observation.ocr_lines)
+        if text:
+            return text
+    return proposed.target_description or ""
+
+
+def irreversible_reason(proposed: ProposedAction, observation: Observation) -> str | None:
+    """The irreversible word a tap's target carries (delete, send, ...), or None.
+
+    Only taps count: typing, scrolling and navigation do not destroy or send anything on their
+    own, while a tap on "Delete" or "Send" usually does.
+    """
+    action = proposed.action
+    if action is None or action.action_type not in _TAP_TYPES:
+        return None
+    match = _WORD_PATTERN.search(_words(target_text(proposed, observation)))
+    return match.group(1) if match else None
+
+
+def is_irreversible(proposed: ProposedAction, observation: Observation) -> bool:
+    return irreversible_reason(proposed, observation) is not None
+
+
+def describe_action(
+    action: json_action.JSONAction | None, elements: Sequence[representation_utils.UIElement]
+) -> str:
+    """A one-line, human-readable action, naming the element it targets."""
+    if action is None:
+        return "(no action)"
+    parts = [str(action.action_type)]
+    if isinstance(action.index, int):
+        label = ""
+        if 0 <= action.index < len(elements):
+            element = elements[action.index]
+            label = f" {celil_geometry.short_class_name(element)}"
+            name = celil_geometry.element_label(element)
+            if name:
+                label += f" {name[:60]!r}"
+        parts.append(f"on element [{action.index}]{label}")
+    elif action.x is not None and action.y is not None:
+        parts.append(f"at ({action.x}, {action.y})")
+    if action.text is not None:
+        parts.append(f"text={action.text!r}")
+    if action.direction:
+        parts.append(f"direction={action.direction}")
+    if action.app_name:
+        parts.append(f"app={action.app_name!r}")
+    if action.goal_status:
+        parts.append(f"goal_status={action.goal_status}")
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Votes
+
+VOTE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"score": {"type": "number"}, "reasoning": {"type": "string"}},
+    "required": ["score", "reasoning"],
+}
+_SCORE_RE = re.compile(r"score\W{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def _to_score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        match = re.match(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*10)?", value)
+        return float(match.group(1)) if match else None
+    return None
+
+
+def parse_vote(persona: str, text: str, unparseable_score: float) -> Vote:
+    """{"score": 0-10, "reasoning": ...} -> Vote; anything else scores `unparseable_score`."""
+    data = agent_utils.extract_json(text)
+    score: float | None = None
+    reasoning = ""
+    if data is not None:
+        score = _to_score(data.get("score"))
+        reasoning = str(data.get("reasoning") or data.get("reason") or "")
+    if score is None:
+        match = _SCORE_RE.search(text or "")
+        if match:
+            score = float(match.group(1))
+            reasoning = reasoning or (text or "").strip()[:300]
+    if score is None:
+        return Vote(
+            persona,
+            unparseable_score,
+            (text or "").strip()[:200],
+            parseable=False,
+            error="no score in the answer",
+        )
+    return Vote(persona, max(0.0, min(10.0, score)), reasoning.strip()[:500])
+
+
+def weighted_score(votes: Sequence[Vote], weights: dict[str, float]) -> float:
+    total = sum(weights.get(v.persona, 0.0) for v in votes)
+    if total <= 0:
+        return sum(v.score for v in votes) / len(votes) if votes else 0.0
+    return sum(weights.get(v.persona, 0.0) * v.score for v in votes) / total
+
+
+def undecided(
+    votes: Sequence[Vote], weights: dict[str, float], pending: Sequence[str], threshold: float
+) -> bool:
+    """Could the pending personas still move the final score across the threshold?"""
+    total = sum(weights.get(p, 0.0) for p in [v.persona for v in votes] + list(pending))
+    if total <= 0:
+        return True
+    known = sum(weights.get(v.persona, 0.0) * v.score for v in votes) / total
+    headroom = sum(weights.get(p, 0.0) for p in pending) * 10.0 / total
+    return known < threshold <= known + headroom
+
+
+def verifier_prompt(
+    persona_instructions: str,
+    sub_goal: str,
+    proposed: ProposedAction,
+    observation: Observation,
+    context_summary: str,
+    irreversible: str | None,
+) -> str:
+    warning = (
+        f"\nNote: the target reads like an irreversible action ({irreversible!r}); score it high "
+        "only if the task clearly asks for it.\n"
+        if irreversible
+        else ""
+    )
+    ocr = (
+        f"\nText read from the screenshot (OCR):\n{observation.ocr_summary}"
+        if observation.ocr_summary
+        else ""
+    )
+    thought = (
+        f"\nExecutor's reasoning: {proposed.thought.strip()[:600]}" if proposed.thought else ""
+    )
+    return (
+        "You review one action that a phone-automation agent is about to take, before it runs. "
+        f"{persona_instructions}\n\n"
+        f"{context_summary}\n\nCurrent sub-goal: {sub_goal}\n\n"
+        f"Current screen (foreground app: {observation.foreground_activity or 'unknown'}):\n"
+        f"UI elements:\n{observation.ui_tree_summary}{ocr}\n\n"
+        f"Proposed action: {describe_action(proposed.action, observation.ui_elements)}"
+        f"{thought}\n{warning}\n"
+        "Score the action from 0 (certainly wrong or harmful) to 10 (certainly right).\n"
+        'Reply with JSON only: {"score": <number 0-10>, "reasoning": "one or two sentences"}'
+    )
+
+
+@dataclasses.dataclass
+class VerificationDetails:
+    """What the last `verify_action` did, for the agent's events."""
+
+    mode: str
+    threshold: float
+    irreversible: str | None
+    asked: list[str]
+    skipped: list[str]
+
+
+class VerifierEnsemble:
+    """LLM-backed `Verifier` (see celil_protocols): one wrapper, several personas."""
+
+    def __init__(
+        self,
+        wrapper: Any,
+        *,
+        personas: Sequence[str] = DEFAULT_PERSONAS,
+        weights: Sequence[float] = DEFAULT_WEIGHTS,
+        unparseable_vote_score: float = 0.0,
+        mode: VerifierMode = "parallel",
+        threshold: float = 7.0,
+        irreversible_threshold: float | None = None,
+        persona_prompts: dict[str, str] | None = None,
+        use_screenshot: bool = True,
+        max_image_pixels: int | None = 1_003_520,
+    ):
+        if mode not in VERIFIER_MODES:
+            raise ValueError(f"verifier mode must be one of {VERIFIER_MODES}, got {mode!r}")
+        if len(personas) != len(weights) or not personas:
+            raise ValueError(
+                f"need one weight per persona: {len(personas)} personas, {len(weights)} weights"
+            )
+        if any(w < 0 for w in weights):
+            raise ValueError(f"verifier weights must be non-negative, got {list(weights)}")
+        prompts = dict(DEFAULT_PERSONA_PROMPTS)
+        prompts.update(persona_prompts or {})
+        unknown = [p for p in personas if p not in prompts]
+        if unknown:
+            raise ValueError(f"no prompt for persona(s) {unknown}; add them to persona_prompts")
+        self._wrapper = wrapper
+        self.personas = list(personas)
+        self.weights = dict(zip(personas, (float(w) for w in weights)))
+        self._prompts = prompts
+        self.unparseable_vote_score = float(unparseable_vote_score)
+        self.mode = mode
+        self.threshold = float(threshold)
+        self.irreversible_threshold = (
+            float(irreversible_threshold) if irreversible_threshold is not None else self.threshold
+        )
+        self._use_screenshot = use_screenshot
+        self._max_pixels = max_image_pixels
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self.last_details: VerificationDetails | None = None
+
+    def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=len(self.personas), thread_name_prefix="celil-verifier"
+                )
+            return self._pool
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+
+    def _ask(self, persona: str, prompt: str, images: list[Any] | None) -> Vote:
+        reply = call_model(self._wrapper, prompt, images, VOTE_SCHEMA)
+        if not reply.ok:
+            return Vote(
+                persona,
+                self.unparseable_vote_score,
+                "",
+                parseable=False,
+                error=reply.error,
+            )
+        return parse_vote(persona, reply.text, self.unparseable_vote_score)
+
+    def _ask_many(self, jobs: list[tuple[str, str]], images: list[Any] | None) -> list[Vote]:
+        if self.mode == "sequential" or len(jobs) == 1:
+            return [self._ask(p, prompt, images) for p, prompt in jobs]
+        pool = self._executor()
+        futures = [pool.submit(self._ask, p, prompt, images) for p, prompt in jobs]
+        return [f.result() for f in futures]
+
+    def verify_action(
+        self,
+        sub_goal: str,
+        proposed_action: ProposedAction,
+        observation: Observation,
+        context_summary: str,
+    ) -> tuple[float, list[Vote]]:
+        irreversible = irreversible_reason(proposed_action, observation)
+        threshold = self.irreversible_threshold if irreversible else self.threshold
+        images = None
+        if (
+            self._use_screenshot
+            and observation.screenshot is not None
+            and observation.screenshot.size
+        ):
+            images = [downscale(observation.screenshot, self._max_pixels)]
+        prompts = {
+            p: verifier_prompt(
+                self._prompts[p],
+                sub_goal,
+                proposed_action,
+                observation,
+                context_summary,
+                irreversible,
+            )
+            for p in self.personas
+        }
+        if self.mode == "lazy" and len(self.personas) > 1:
+            # Ask the heavy personas first; the lightest only if it could still flip the gate.
+            lightest = min(self.personas, key=lambda p: (self.weights[p], -self.personas.index(p)))
+            first = [p for p in self.personas if p != lightest]
+            votes = self._ask_many([(p, prompts[p]) for p in first], images)
+            skipped = [lightest]
+            if undecided(votes, self.weights, [lightest], threshold):
+                votes += self._ask_many([(lightest, prompts[lightest])], images)
+                skipped = []
+        else:
+            votes = self._ask_many([(p, prompts[p]) for p in self.personas], images)
+            skipped = []
+        order = {p: i for i, p in enumerate(self.personas)}
+        votes.sort(key=lambda v: order.get(v.persona, 99))
+        self.last_details = VerificationDetails(
+            mode=self.mode,
+            threshold=threshold,
+            irreversible=irreversible,
+            asked=[v.persona for v in votes],
+            skipped=skipped,
+        )
+        return round(weighted_score(votes, self.weights), 3), votes

@@ -1,0 +1,153 @@
+"""Celil end to end: the real roles (scripted model answers) on the simulated phone, and the factory."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_celil_fakes as fakes
+
+from android_world.agents import registry
+from android_world.agents.custom import celil_agent
+from android_world.agents.custom.celil_maestro import MaestroPlanner
+from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.model_config import ModelsConfig, RoleModelConfig
+
+sim_env = pytest.importorskip(
+    "android_world.env.sim.sim_env", reason="SimEnv not available in this checkout"
+)
+
+
+def planner_answers(prompt: str) -> str:
+    if "Judge whether a sub-goal" in prompt:
+        return '{"done": false, "evidence": "not yet"}'
+    return '{"sub_goals": ["Open the Contacts app"], "rationale": "one app to open"}'
+
+
+def test_real_roles_open_an_app_on_the_sim():
+    from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+    from android_world.task_evals.single.open_app import OpenAppTaskEval
+
+    env = sim_env.SimEnv(seed=0, render=True)
+    task = OpenAppTaskEval({"app_name": "contacts"})
+    task.initialize_task(env)
+    executor_wrapper = fakes.ScriptedWrapper(
+        [
+            "Thought: The Contacts app is on the home screen.\nAction: open_app(app_name='Contacts')",
+            "Thought: Contacts is open.\nAction: finished(content='')",
+        ]
+    )
+    verifier_wrapper = fakes.ScriptedWrapper(default='{"score": 9, "reasoning": "right app"}')
+    events: list[dict] = []
+    agent = celil_agent.CelilAgent(
+        env,
+        PerceptionModule(ocr="auto"),
+        MaestroPlanner(fakes.ScriptedWrapper(planner_answers)),
+        UITarsActionGenerator(executor_wrapper),
+        VerifierEnsemble(verifier_wrapper),
+        transition_pause=0.0,
+    )
+    agent.set_event_sink(events.append)
+    agent.reset(go_home=True)
+    done = False
+    for _ in range(6):
+        result = agent.step(task.goal)
+        json.dumps(result.data)
+        assert "internal_error" not in result.data, result.data.get("traceback")
+        if result.done:
+            done = True
+            break
+    assert done
+    assert result.data["status"] == "complete"
+    assert task.is_successful(env) == 1.0
+    kinds = [e["type"] for e in events]
+    assert kinds.count("vote") == 3 and "episode_end" in kinds
+    assert verifier_wrapper.image_counts and all(n == 1 for n in verifier_wrapper.image_counts)
+    env.close()
+
+
+def test_factory_builds_the_agent_from_config_and_models(tmp_path):
+    # One unrelated recorded call per role: every role resolves to replay, and every real request
+    # misses the recording, so each role fails softly.
+    recording = tmp_path / "calls.jsonl"
+    recording.write_text(
+        "".join(
+            json.dumps(
+                {"role": role, "request_hash": "unrelated", "model": "m", "response_text": ""}
+            )
+            + "\n"
+            for role in ("maestro", "section_leader", "verifiers")
+        )
+    )
+    models = ModelsConfig(
+        maestro=RoleModelConfig(backend="replay"),
+        section_leader=RoleModelConfig(backend="replay"),
+        verifiers=RoleModelConfig(backend="replay"),
+        replay_path=str(recording),
+    )
+    lines: list[str] = []
+    context = registry.RunContext(models=models, run_dir=tmp_path / "run_1", log=lines.append)
+    agent = registry.get_agent(
+        "celil_agent",
+        fakes.FakePhone(),
+        context=context,
+        ocr="off",
+        threshold=6.5,
+        verifier_mode="lazy",
+        episodic_memory_path=str(tmp_path / "memory.json"),
+        transition_pause=0,
+    )
+    assert isinstance(agent, celil_agent.CelilAgent)
+    assert agent.threshold == 6.5
+    assert len(lines) == 3 and lines[0].startswith("maestro: replay")
+    manifest = agent.run_manifest()
+    assert manifest["roles"]["verifiers"]["backend"] == "replay"
+    assert manifest["config"]["verifier_mode"] == "lazy"
+    # Recorded calls are missing: every role fails softly and the step is recorded, not raised.
+    result = agent.step("Add a contact named Bob")
+    assert not result.done and result.data["warnings"]
+    assert agent.episode_summary()["usage"]["model_calls"] >= 3
+
+
+def test_factory_rejects_bad_keys_with_a_suggestion():
+    with pytest.raises(registry.AgentConfigError, match="did you mean 'threshold'"):
+        registry.validate_kwargs("celil_agent", {"treshold": 3})
+    with pytest.raises(registry.AgentConfigError, match="verifier_mode"):
+        registry.validate_kwargs("celil_agent", {"verifier_mode": "fast"})
+
+
+def test_factory_offline_roles_or_a_clear_error():
+    offline = ModelsConfig(
+        maestro=RoleModelConfig(backend="offline"),
+        section_leader=RoleModelConfig(backend="offline"),
+        verifiers=RoleModelConfig(backend="offline"),
+    )
+    context = registry.RunContext(models=offline, log=lambda line: None)
+    if importlib.util.find_spec("android_world.agents.custom.offline") is None:
+        with pytest.raises(registry.AgentConfigError, match="offline roles module"):
+            registry.get_agent("celil_agent", fakes.FakePhone(), context=context, ocr="off")
+    else:
+        agent = registry.get_agent(
+            "celil_agent",
+            fakes.FakePhone(),
+            context=context,
+            ocr="off",
+            episodic_memory_path=None,
+        )
+        assert isinstance(agent, celil_agent.CelilAgent)
+
+
+def test_factory_reports_missing_tesseract_as_a_config_error(monkeypatch):
+    from android_world.agents.custom import celil_perception
+
+    monkeypatch.setattr(celil_perception.shutil, "which", lambda name: None)
+    with pytest.raises(registry.AgentConfigError, match="apt-get install tesseract-ocr") as info:
+        registry.get_agent("celil_agent", fakes.FakePhone(), ocr="auto")
+    assert info.value.path == "ocr"
