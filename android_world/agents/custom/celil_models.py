@@ -1,0 +1,1572 @@
+"""Model clients for Celil's roles, behind AndroidWorld's `infer.py` contract, plus the usage ledger.
+
+Every role talks to a model through one object that is both an `infer.LlmWrapper` and an
+`infer.MultimodalLlmWrapper`, whatever serves it (Gemini, Ollama, an OpenAI-compatible server or a
+recording), so roles stay backend-agnostic and tests can script them. Three rules hold everywhere:
+
+- A model call never raises to its caller: failures come back as `(infer.ERROR_CALLING_LLM, is_safe,
+  None)` and as a ledger entry whose `error` says what went wrong and how to fix it. (A replay miss
+  may raise `ReplayMissError` in strict mode, on request.)
+- Every call goes through a `UsageLedger` (tokens, latency, retries, error, cost), which is how the
+  agent reports per-step usage and how `feedback.jsonl` gets its `model_call` events.
+- Secrets come from environment variables only, and every text that leaves this module (errors,
+  recordings, ledger entries) passes through `redact()` first.
+
+Structured output: `predict(text, response_schema=...)`, `predict_mm(text, images,
+response_schema=...)` or `predict_json(text, images, schema)` ask the backend for JSON that follows a
+JSON schema (a dict). The reply is still the raw text; parse it with `agent_utils.extract_json`
+(backends that cannot enforce a schema, such as Gemma on the Gemini API, get the schema as an
+instruction in the prompt instead).
+
+This module imports only `agents.infer` from the harness side and loads each SDK lazily, so the
+plugin folder still works in an upstream AndroidWorld checkout with only the SDKs it uses.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from android_world.agents import infer
+
+# --------------------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------------------
+
+GEMINI_KEY_ENVS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+OPENAI_DUMMY_KEY = "not-needed"
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+ROLES = ("maestro", "section_leader", "verifiers", "vision_fallback")
+BACKENDS = ("auto", "gemini", "ollama", "openai", "replay", "offline")
+
+# Gemini finish reasons that mean "a safety filter blocked this answer".
+_GEMINI_UNSAFE_FINISH = frozenset(
+    {
+        "SAFETY",
+        "PROHIBITED_CONTENT",
+        "BLOCKLIST",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+    }
+)
+
+# --------------------------------------------------------------------------------------------------
+# Secrets
+# --------------------------------------------------------------------------------------------------
+
+_SECRETS: set[str] = set()
+_SECRETS_LOCK = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret value so `redact` can scrub it from anything we write or return."""
+    if value and len(value) >= 4 and value != OPENAI_DUMMY_KEY:
+        with _SECRETS_LOCK:
+            _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """Replace every known secret (and the well-known key variables' values) with `***`.
+
+    SDK error messages sometimes echo request details; scrubbing at the boundary is cheaper than
+    trusting every SDK never to include a key.
+    """
+    if not text:
+        return text
+    for name in GEMINI_KEY_ENVS:
+        register_secret(os.environ.get(name))
+    with _SECRETS_LOCK:
+        secrets = sorted(_SECRETS, key=len, reverse=True)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
+def read_secret(env_name: str | None) -> str | None:
+    """Read a key from the environment (the only place keys may come from) and register it."""
+    if not env_name:
+        return None
+    value = os.environ.get(env_name) or None
+    register_secret(value)
+    return value
+
+
+def gemini_key(api_key_env: str | None = None) -> tuple[str | None, str | None]:
+    """(key, name of the variable it came from). GOOGLE_API_KEY wins over GEMINI_API_KEY, as in the SDK."""
+    names = (api_key_env,) if api_key_env else GEMINI_KEY_ENVS
+    for name in names:
+        value = read_secret(name)
+        if value:
+            return value, name
+    return None, None
+
+
+# --------------------------------------------------------------------------------------------------
+# Settings (plain data; the harness converts its config into these)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RoleSettings:
+    """One role's model settings, mirroring the harness's `RoleModelConfig` after defaults are applied.
+
+    The plugin never imports harness config, so the harness hands over this plain object. Model names
+    are per backend because `backend: auto` may land on any of them; `model` is what an explicit
+    backend uses (falling back to that backend's field when empty).
+    """
+
+    role: str = "maestro"
+    backend: str = "auto"
+    model: str = ""
+    gemini_model: str = ""
+    gemini_fallback_model: str = ""
+    ollama_model: str = ""
+    openai_model: str = ""
+    base_url: str | None = None
+    gemini_base_url: str | None = None
+    ollama_host: str | None = None
+    openai_base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    max_output_tokens: int = 2048
+    retry_initial_delay_s: float = 1.0
+    retry_max_delay_s: float = 30.0
+    num_ctx: int = 16384
+    thinking_budget: int | None = None
+    auto_order: tuple[str, ...] = ("gemini", "ollama", "openai")
+    probe_timeout_s: float = 2.0
+    record_path: str | None = None
+    replay_path: str | None = None
+    replay_strict: bool = False
+    coordinates: str = "absolute_resized"
+
+    def model_for(self, backend: str) -> str:
+        """The model name to use on `backend` (explicit `model` wins for an explicit backend)."""
+        per_backend = {
+            "gemini": self.gemini_model,
+            "ollama": self.ollama_model,
+            "openai": self.openai_model,
+        }.get(backend, "")
+        if self.backend == backend and self.model:
+            return self.model
+        return per_backend or self.model
+
+    def url_for(self, backend: str) -> str | None:
+        """The server URL for `backend` (a role's `base_url` applies to its explicit backend)."""
+        if self.backend == backend and self.base_url:
+            return self.base_url
+        if backend == "gemini":
+            return self.gemini_base_url
+        if backend == "ollama":
+            return self.ollama_host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        if backend == "openai":
+            return self.openai_base_url
+        return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Requests, results and the ledger
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelRequest:
+    """What a role asks: prompt, optional images (RGB uint8 arrays), JSON schema and system text."""
+
+    prompt: str
+    images: tuple[np.ndarray, ...] = ()
+    schema: dict[str, Any] | None = None
+    system: str | None = None
+
+    def image_hashes(self) -> list[str]:
+        return [image_hash(image) for image in self.images]
+
+    def request_hash(self) -> str:
+        """Stable identity of the request, used to match recordings on replay."""
+        return request_hash(self.prompt, self.image_hashes(), self.schema, self.system)
+
+
+def image_hash(image: np.ndarray) -> str:
+    array = np.ascontiguousarray(image)
+    digest = hashlib.sha256()
+    digest.update(f"{array.shape}|{array.dtype}|".encode())
+    digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def request_hash(
+    prompt: str,
+    image_hashes: Sequence[str] = (),
+    schema: dict[str, Any] | None = None,
+    system: str | None = None,
+) -> str:
+    payload = json.dumps(
+        {"prompt": prompt, "images": list(image_hashes), "schema": schema, "system": system},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRecord:
+    """One model call as the ledger sees it. `error` is already redacted; `retries` counts re-sends."""
+
+    role: str
+    backend: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    error: str | None = None
+    cost_usd: float = 0.0
+    request_hash: str = ""
+    ts: float = 0.0
+
+    def to_event(self) -> dict[str, Any]:
+        """The `model_call` event for feedback.jsonl (the runner adds its own `ts`)."""
+        event = {"type": "model_call", **dataclasses.asdict(self)}
+        event.pop("ts", None)
+        event["latency_s"] = round(self.latency_s, 4)
+        event["cost_usd"] = round(self.cost_usd, 8)
+        return event
+
+
+@dataclasses.dataclass
+class CallResult:
+    """A call's outcome: the `infer` triple plus its ledger record and how it failed, if it did.
+
+    `error_kind`: None on success, "safety" (blocked), "transient" (retries exhausted on 408/429/5xx
+    or a timeout), "fatal" (not worth retrying: bad key, model missing, server down) or "replay_miss".
+    """
+
+    text: str
+    is_safe: bool | None
+    raw: Any
+    record: CallRecord
+    error_kind: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
+
+    def triple(self) -> tuple[str, bool | None, Any]:
+        return self.text, self.is_safe, self.raw
+
+
+Price = tuple[float, float]  # USD per million (input, output) tokens
+
+
+def price_for(model: str, prices: dict[str, Price]) -> Price:
+    """Exact match first, then the longest configured prefix (so `gemini-2.5-flash-001` is priced)."""
+    if model in prices:
+        return prices[model]
+    best = ""
+    for name in prices:
+        if model.startswith(name) and len(name) > len(best):
+            best = name
+    return prices[best] if best else (0.0, 0.0)
+
+
+def estimate_cost(
+    model: str, prompt_tokens: int, completion_tokens: int, prices: dict[str, Price]
+) -> float:
+    input_price, output_price = price_for(model, prices)
+    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000
+
+
+_FREE_BACKENDS = frozenset({"replay", "offline", "ollama"})
+
+
+def _empty_totals() -> dict[str, Any]:
+    return {
+        "model_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "model_seconds": 0.0,
+        "cost_usd": 0.0,
+        "retries": 0,
+        "errors": 0,
+    }
+
+
+def _add(totals: dict[str, Any], record: CallRecord) -> None:
+    totals["model_calls"] += 1
+    totals["prompt_tokens"] += record.prompt_tokens
+    totals["completion_tokens"] += record.completion_tokens
+    totals["model_seconds"] += record.latency_s
+    totals["cost_usd"] += record.cost_usd
+    totals["retries"] += record.retries
+    totals["errors"] += 1 if record.error else 0
+
+
+def summarize(records: Iterable[CallRecord]) -> dict[str, Any]:
+    """Totals shaped like CONTRACTS.md's `usage`, with a `by_role` breakdown (JSON-serialisable)."""
+    totals = _empty_totals()
+    by_role: dict[str, dict[str, Any]] = {}
+    for record in records:
+        _add(totals, record)
+        _add(by_role.setdefault(record.role, _empty_totals()), record)
+    for bucket in [totals, *by_role.values()]:
+        bucket["model_seconds"] = round(bucket["model_seconds"], 4)
+        bucket["cost_usd"] = round(bucket["cost_usd"], 8)
+    totals["by_role"] = by_role
+    return totals
+
+
+def per_step(totals: dict[str, Any], steps: int) -> dict[str, float]:
+    """Calls, tokens, seconds and cost per agent step (DESIGN §4's per-step numbers)."""
+    n = max(steps, 1)
+    return {
+        "calls_per_step": round(totals["model_calls"] / n, 4),
+        "tokens_per_step": round((totals["prompt_tokens"] + totals["completion_tokens"]) / n, 2),
+        "seconds_per_step": round(totals["model_seconds"] / n, 4),
+        "cost_per_step_usd": round(totals["cost_usd"] / n, 8),
+    }
+
+
+class UsageLedger:
+    """Every model call of a run, thread-safe (the verifier personas call in parallel threads).
+
+    Keeps the run's records and marks where the current episode began, so per-episode and per-run
+    totals come from one list. Listeners get each `CallRecord` as it happens (the agent turns them into
+    `model_call` events); a failing listener is counted, never propagated into the model call.
+    """
+
+    def __init__(self, prices: dict[str, Price] | None = None) -> None:
+        self._prices = dict(prices or {})
+        self._lock = threading.Lock()
+        self._records: list[CallRecord] = []
+        self._episode_start = 0
+        self._listeners: list[Callable[[CallRecord], None]] = []
+        self.listener_errors = 0
+
+    @property
+    def prices(self) -> dict[str, Price]:
+        return dict(self._prices)
+
+    def cost(self, backend: str, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+        if backend in _FREE_BACKENDS:
+            return 0.0
+        return estimate_cost(model, prompt_tokens, completion_tokens, self._prices)
+
+    def record(self, record: CallRecord) -> CallRecord:
+        if not record.cost_usd:
+            cost = self.cost(
+                record.backend, record.model, record.prompt_tokens, record.completion_tokens
+            )
+            record = dataclasses.replace(record, cost_usd=cost)
+        with self._lock:
+            self._records.append(record)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(record)
+            except Exception:  # a broken sink must not break the model call
+                with self._lock:
+                    self.listener_errors += 1
+        return record
+
+    def add_listener(self, listener: Callable[[CallRecord], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[CallRecord], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def records(self, episode_only: bool = False) -> list[CallRecord]:
+        with self._lock:
+            return list(self._records[self._episode_start :] if episode_only else self._records)
+
+    def episode_totals(self) -> dict[str, Any]:
+        return summarize(self.records(episode_only=True))
+
+    def totals(self) -> dict[str, Any]:
+        """Run totals (every call since the ledger was made)."""
+        return summarize(self.records())
+
+    def reset_episode(self) -> dict[str, Any]:
+        """Close the current episode: return its totals and start counting a new one."""
+        with self._lock:
+            episode = self._records[self._episode_start :]
+            self._episode_start = len(self._records)
+        return summarize(episode)
+
+
+# --------------------------------------------------------------------------------------------------
+# The wrapper base classes
+# --------------------------------------------------------------------------------------------------
+
+
+class ModelCallError(Exception):
+    """An error a backend raises inside `_send` with a ready-made, user-facing message."""
+
+    def __init__(self, message: str, *, retryable: bool = False, kind: str = "fatal") -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.kind = kind
+
+
+class SafetyBlocked(ModelCallError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False, kind="safety")
+
+
+class ReplayMissError(ModelCallError):
+    """No recorded answer for a request during replay (raised to the caller only in strict mode)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False, kind="replay_miss")
+
+
+class ModelSetupError(ValueError):
+    """A role cannot be set up as configured (missing key, missing replay file). One clear line."""
+
+
+@dataclasses.dataclass
+class ModelReply:
+    """A backend's successful answer."""
+
+    text: str
+    raw: Any
+    is_safe: bool | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str | None = None
+
+
+class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
+    """Both `infer` interfaces over one `call(ModelRequest) -> CallResult` method."""
+
+    role: str = ""
+    backend: str = ""
+    model: str = ""
+
+    def call(self, request: ModelRequest) -> CallResult:
+        raise NotImplementedError
+
+    def predict(
+        self,
+        text_prompt: str,
+        *,
+        response_schema: dict[str, Any] | None = None,
+        system: str | None = None,
+    ) -> tuple[str, bool | None, Any]:
+        return self.call(ModelRequest(text_prompt, (), response_schema, system)).triple()
+
+    def predict_mm(
+        self,
+        text_prompt: str,
+        images: list[np.ndarray],
+        *,
+        response_schema: dict[str, Any] | None = None,
+        system: str | None = None,
+    ) -> tuple[str, bool | None, Any]:
+        request = ModelRequest(text_prompt, tuple(images or ()), response_schema, system)
+        return self.call(request).triple()
+
+    def predict_json(
+        self,
+        text_prompt: str,
+        images: Sequence[np.ndarray] | None,
+        schema: dict[str, Any],
+        *,
+        system: str | None = None,
+    ) -> tuple[str, bool | None, Any]:
+        """Ask for JSON following `schema`; the text is the model's JSON (parse with extract_json)."""
+        return self.call(ModelRequest(text_prompt, tuple(images or ()), schema, system)).triple()
+
+    def describe(self) -> str:
+        return f"{self.backend} {self.model}".strip()
+
+
+def _status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "code"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+class BackendWrapper(CelilModel):
+    """A wrapper that sends requests to one backend: the retry loop, timing, ledger and redaction.
+
+    We retry ourselves (SDK retries off) so that every retry is counted in the ledger and the
+    backoff is the same, and testable, on all backends.
+    """
+
+    backend = "base"
+
+    def __init__(
+        self,
+        role: str,
+        model: str,
+        *,
+        ledger: UsageLedger | None = None,
+        max_retries: int = 3,
+        retry_initial_delay_s: float = 1.0,
+        retry_max_delay_s: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.role = role
+        self.model = model
+        self.ledger = ledger
+        self.max_retries = max(0, int(max_retries))
+        self.retry_initial_delay_s = max(0.0, retry_initial_delay_s)
+        self.retry_max_delay_s = max(0.0, retry_max_delay_s)
+        self._sleep = sleep
+
+    # Subclasses implement these two.
+    def _send(self, request: ModelRequest) -> ModelReply:
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> ModelCallError:
+        """Turn a backend exception into a user-facing error that says whether to retry."""
+        status = _status_of(exc)
+        retryable = status in RETRYABLE_STATUS or _is_timeout(exc)
+        return ModelCallError(
+            f"{self.backend} {self.model}: {type(exc).__name__}: {exc}",
+            retryable=retryable,
+            kind="transient" if retryable else "fatal",
+        )
+
+    def backoff_delay(self, retry: int) -> float:
+        """Delay before re-send number `retry` (1-based): exponential, capped, with a little jitter."""
+        base = self.retry_initial_delay_s * (2 ** (retry - 1))
+        delay = min(base, self.retry_max_delay_s)
+        return delay * (1.0 + 0.1 * random.random()) if delay else 0.0
+
+    def call(self, request: ModelRequest) -> CallResult:
+        started = time.monotonic()
+        retries = 0
+        failure: ModelCallError | None = None
+        reply: ModelReply | None = None
+        while True:
+            try:
+                reply = self._send(request)
+                failure = None
+                break
+            except ModelCallError as exc:
+                failure = exc
+            except Exception as exc:  # the contract: never raise to the role
+                failure = self._classify(exc)
+            if not failure.retryable or retries >= self.max_retries:
+                break
+            retries += 1
+            self._sleep(self.backoff_delay(retries))
+        latency = time.monotonic() - started
+        rhash = request.request_hash()
+        if reply is not None:
+            record = CallRecord(
+                role=self.role,
+                backend=self.backend,
+                model=reply.model or self.model,
+                prompt_tokens=int(reply.prompt_tokens or 0),
+                completion_tokens=int(reply.completion_tokens or 0),
+                latency_s=latency,
+                retries=retries,
+                request_hash=rhash,
+                ts=time.time(),
+            )
+            record = self.ledger.record(record) if self.ledger is not None else record
+            return CallResult(reply.text, reply.is_safe, reply.raw, record)
+        assert failure is not None
+        message = redact(str(failure))
+        if failure.retryable and retries:
+            message = f"{message} (gave up after {retries + 1} attempts)"
+        record = CallRecord(
+            role=self.role,
+            backend=self.backend,
+            model=self.model,
+            latency_s=latency,
+            retries=retries,
+            error=message,
+            request_hash=rhash,
+            ts=time.time(),
+        )
+        record = self.ledger.record(record) if self.ledger is not None else record
+        kind = "transient" if failure.retryable else failure.kind
+        is_safe = False if kind == "safety" else None
+        if isinstance(failure, ReplayMissError) and getattr(self, "strict", False):
+            raise ReplayMissError(message)
+        return CallResult(infer.ERROR_CALLING_LLM, is_safe, None, record, error_kind=kind)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    try:
+        import httpx
+
+        if isinstance(exc, httpx.TimeoutException):
+            return True
+    except ImportError:  # pragma: no cover - httpx ships with every SDK we use
+        pass
+    if isinstance(exc, TimeoutError):
+        return True
+    return "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
+
+
+def _json_instruction(schema: dict[str, Any]) -> str:
+    return (
+        "\n\nReply with only one JSON object (no prose, no code fences) that follows this JSON schema:\n"
+        + json.dumps(schema, sort_keys=True)
+    )
+
+
+def _png_bytes(image: np.ndarray) -> bytes:
+    return infer.array_to_png_bytes(np.asarray(image, dtype=np.uint8))
+
+
+# --------------------------------------------------------------------------------------------------
+# Gemini (google-genai)
+# --------------------------------------------------------------------------------------------------
+
+
+def is_gemma(model: str) -> bool:
+    """Gemma on the Gemini API takes no system instruction and no JSON mode."""
+    return model.lower().split("/")[-1].startswith("gemma")
+
+
+class GeminiWrapper(BackendWrapper):
+    """Gemini (and Gemma) through the maintained `google-genai` SDK.
+
+    The key comes from `api_key_env`, else GOOGLE_API_KEY, else GEMINI_API_KEY. `base_url` points the
+    SDK at another endpoint (a proxy, or a fake server in tests).
+    """
+
+    backend = "gemini"
+
+    def __init__(
+        self,
+        role: str,
+        model: str,
+        *,
+        api_key_env: str | None = None,
+        base_url: str | None = None,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        max_output_tokens: int = 2048,
+        thinking_budget: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(role, model, **kwargs)
+        key, key_env = gemini_key(api_key_env)
+        if not key:
+            names = api_key_env or " or ".join(GEMINI_KEY_ENVS)
+            raise ModelSetupError(
+                f"{role}: backend gemini needs an API key: set {names} in the environment "
+                "(https://aistudio.google.com/apikey), or choose another backend for this role"
+            )
+        from google import genai
+        from google.genai import types
+
+        self._types = types
+        self.key_env = key_env
+        self.base_url = base_url
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
+        self.thinking_budget = thinking_budget
+        http_options = types.HttpOptions(
+            timeout=max(1, int(timeout_s * 1000)),  # milliseconds
+            base_url=base_url,
+        )
+        self._client = genai.Client(api_key=key, http_options=http_options)
+
+    def _config(self, request: ModelRequest) -> Any:
+        types = self._types
+        fields: dict[str, Any] = {
+            "temperature": self.temperature,
+            "max_output_tokens": self.max_output_tokens,
+        }
+        if not is_gemma(self.model):
+            if request.system:
+                fields["system_instruction"] = request.system
+            if request.schema is not None:
+                fields["response_mime_type"] = "application/json"
+                fields["response_json_schema"] = request.schema
+        budget = self._thinking_budget()
+        if budget is not None:
+            fields["thinking_config"] = types.ThinkingConfig(thinking_budget=budget)
+        return types.GenerateContentConfig(**fields)
+
+    def _thinking_budget(self) -> int | None:
+        """2.5 models only; Pro cannot turn thinking off, so 0 becomes its minimum (128)."""
+        if self.thinking_budget is None or "2.5" not in self.model or is_gemma(self.model):
+            return None
+        if "pro" in self.model and 0 <= self.thinking_budget < 128:
+            return 128
+        return self.thinking_budget
+
+    def _prompt_text(self, request: ModelRequest) -> str:
+        text = request.prompt
+        if is_gemma(self.model):
+            if request.system:
+                text = f"{request.system}\n\n{text}"
+            if request.schema is not None:
+                text += _json_instruction(request.schema)
+        return text
+
+    def _send(self, request: ModelRequest) -> ModelReply:
+        types = self._types
+        contents: list[Any] = [self._prompt_text(request)]
+        contents += [
+            types.Part.from_bytes(data=_png_bytes(image), mime_type="image/png")
+            for image in request.images
+        ]
+        response = self._client.models.generate_content(
+            model=self.model, contents=contents, config=self._config(request)
+        )
+        usage = response.usage_metadata
+        prompt_tokens = (usage.prompt_token_count or 0) if usage else 0
+        completion_tokens = 0
+        if usage:
+            completion_tokens = (usage.candidates_token_count or 0) + (
+                usage.thoughts_token_count or 0
+            )
+        feedback = response.prompt_feedback
+        if feedback is not None and feedback.block_reason:
+            raise SafetyBlocked(
+                f"gemini {self.model}: prompt blocked by safety filter ({_enum(feedback.block_reason)})"
+            )
+        candidates = response.candidates or []
+        finish = (
+            _enum(candidates[0].finish_reason) if candidates and candidates[0].finish_reason else ""
+        )
+        if finish in _GEMINI_UNSAFE_FINISH:
+            raise SafetyBlocked(f"gemini {self.model}: answer blocked by safety filter ({finish})")
+        text = _gemini_text(response)
+        if not text:
+            if finish == "MAX_TOKENS":
+                raise ModelCallError(
+                    f"gemini {self.model}: no text before max_output_tokens={self.max_output_tokens} "
+                    "(thinking counts against it); raise max_output_tokens or lower thinking_budget"
+                )
+            raise ModelCallError(
+                f"gemini {self.model}: empty answer (finish reason {finish or 'none'})"
+            )
+        return ModelReply(text, response, True, prompt_tokens, completion_tokens)
+
+    def _classify(self, exc: BaseException) -> ModelCallError:
+        where = f"gemini {self.model}" + (f" at {self.base_url}" if self.base_url else "")
+        if _is_timeout(exc):
+            return ModelCallError(
+                f"{where}: timed out after {self.timeout_s:g}s; raise models.{self.role}.timeout_s",
+                retryable=True,
+                kind="transient",
+            )
+        status = _status_of(exc)
+        detail = getattr(exc, "message", None) or str(exc)
+        if status in RETRYABLE_STATUS:
+            return ModelCallError(
+                f"{where}: HTTP {status}: {detail}", retryable=True, kind="transient"
+            )
+        if status in (401, 403):
+            return ModelCallError(
+                f"{where}: HTTP {status}: the key in {self.key_env} was rejected; check it at "
+                "https://aistudio.google.com/apikey"
+            )
+        if status == 404:
+            return ModelCallError(
+                f"{where}: HTTP 404: model '{self.model}' not found; set models.{self.role}.gemini_model "
+                "to an available model (see client.models.list())"
+            )
+        if status is not None:
+            return ModelCallError(f"{where}: HTTP {status}: {detail}")
+        try:
+            import httpx
+
+            if isinstance(exc, httpx.ConnectError):
+                return ModelCallError(
+                    f"{where}: cannot connect: {exc}", retryable=True, kind="transient"
+                )
+        except ImportError:  # pragma: no cover
+            pass
+        return ModelCallError(f"{where}: {type(exc).__name__}: {exc}")
+
+
+def _enum(value: Any) -> str:
+    return str(getattr(value, "name", value) or "")
+
+
+def _gemini_text(response: Any) -> str:
+    """The answer's text parts, skipping thought parts (response.text warns on mixed parts)."""
+    candidates = response.candidates or []
+    if not candidates or not candidates[0].content or not candidates[0].content.parts:
+        return ""
+    return "".join(
+        part.text
+        for part in candidates[0].content.parts
+        if part.text and not getattr(part, "thought", False)
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Ollama
+# --------------------------------------------------------------------------------------------------
+
+
+class OllamaWrapper(BackendWrapper):
+    """A model on an Ollama server (UI-TARS for the executor, or any vision model).
+
+    The client's default timeout is unlimited, so we always set one; `num_ctx` defaults high because
+    a few screenshots exceed Ollama's small default context and would be silently truncated.
+    """
+
+    backend = "ollama"
+
+    def __init__(
+        self,
+        role: str,
+        model: str,
+        *,
+        host: str | None = None,
+        temperature: float = 0.0,
+        timeout_s: float = 120.0,
+        max_output_tokens: int = 2048,
+        num_ctx: int = 16384,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(role, model, **kwargs)
+        import ollama
+
+        self._ollama = ollama
+        self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
+        self.num_ctx = max(int(num_ctx), 16384)
+        self._client = ollama.Client(host=self.host, timeout=timeout_s)
+
+    def _send(self, request: ModelRequest) -> ModelReply:
+        messages: list[dict[str, Any]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        user: dict[str, Any] = {"role": "user", "content": request.prompt}
+        if request.images:
+            user["images"] = [_png_bytes(image) for image in request.images]
+        messages.append(user)
+        response = self._client.chat(
+            model=self.model,
+            messages=messages,
+            format=request.schema,
+            options={
+                "num_ctx": self.num_ctx,
+                "temperature": self.temperature,
+                "num_predict": self.max_output_tokens,
+            },
+        )
+        text = response.message.content or ""
+        return ModelReply(
+            text,
+            response,
+            None,
+            int(response.prompt_eval_count or 0),
+            int(response.eval_count or 0),
+        )
+
+    def _classify(self, exc: BaseException) -> ModelCallError:
+        where = f"ollama at {self.host}"
+        if _is_timeout(exc):
+            return ModelCallError(
+                f"{where}: model '{self.model}' did not answer within {self.timeout_s:g}s (the first call "
+                f"also loads the model); raise models.{self.role}.timeout_s",
+                retryable=True,
+                kind="transient",
+            )
+        if isinstance(exc, ConnectionError):
+            return ModelCallError(
+                f"{where}: connection refused; start the server with `ollama serve` "
+                f"(or point models.ollama_host at a running one)"
+            )
+        if isinstance(exc, self._ollama.ResponseError):
+            status = exc.status_code
+            if status == 404:
+                return ModelCallError(
+                    f"{where}: model '{self.model}' is not pulled; run `ollama pull {self.model}`"
+                )
+            retryable = status in RETRYABLE_STATUS
+            return ModelCallError(
+                f"{where}: HTTP {status}: {exc.error}",
+                retryable=retryable,
+                kind="transient" if retryable else "fatal",
+            )
+        return super()._classify(exc)
+
+
+# --------------------------------------------------------------------------------------------------
+# OpenAI-compatible servers (vLLM, SGLang, LM Studio, llama.cpp server, OpenAI itself)
+# --------------------------------------------------------------------------------------------------
+
+
+class OpenAICompatibleWrapper(BackendWrapper):
+    """Any `/v1/chat/completions` server through the `openai` client.
+
+    Local servers need no key, so without `api_key_env` we send a dummy; the SDK's own retries are
+    off (`max_retries=0`) because we retry and count in `BackendWrapper.call`.
+    """
+
+    backend = "openai"
+
+    def __init__(
+        self,
+        role: str,
+        model: str,
+        *,
+        base_url: str,
+        api_key_env: str | None = None,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        max_output_tokens: int = 2048,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(role, model, **kwargs)
+        import openai
+
+        self._openai = openai
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        key = read_secret(api_key_env) if api_key_env else None
+        if api_key_env and not key:
+            raise ModelSetupError(
+                f"{role}: models.{role}.api_key_env names {api_key_env}, which is not set in the environment"
+            )
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=key or OPENAI_DUMMY_KEY, timeout=timeout_s, max_retries=0
+        )
+
+    def _send(self, request: ModelRequest) -> ModelReply:
+        messages: list[dict[str, Any]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        if request.images:
+            parts: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
+            for image in request.images:
+                url = "data:image/png;base64," + base64.b64encode(_png_bytes(image)).decode()
+                parts.append({"type": "image_url", "image_url": {"url": url}})
+            messages.append({"role": "user", "content": parts})
+        else:
+            messages.append({"role": "user", "content": request.prompt})
+        kwargs: dict[str, Any] = {}
+        if request.schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": request.schema},
+            }
+        response = self._client.chat.completions.create(
+            model=self.model,
+            messages=messages,
+            temperature=self.temperature,
+            max_tokens=self.max_output_tokens,
+            **kwargs,
+        )
+        choice = response.choices[0] if response.choices else None
+        if choice is not None and choice.finish_reason == "content_filter":
+            raise SafetyBlocked(
+                f"openai {self.model} at {self.base_url}: answer blocked by content filter"
+            )
+        text = (choice.message.content if choice and choice.message else None) or ""
+        usage = response.usage
+        return ModelReply(
+            text,
+            response,
+            None,
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+            model=None,
+        )
+
+    def _classify(self, exc: BaseException) -> ModelCallError:
+        openai = self._openai
+        where = f"openai-compatible server at {self.base_url}"
+        if isinstance(exc, openai.APITimeoutError) or _is_timeout(exc):
+            return ModelCallError(
+                f"{where}: model '{self.model}' did not answer within {self.timeout_s:g}s; raise "
+                f"models.{self.role}.timeout_s",
+                retryable=True,
+                kind="transient",
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ModelCallError(
+                f"{where}: connection refused; start the server (e.g. `vllm serve {self.model}`) or fix "
+                f"models.openai_base_url"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status in (401, 403):
+                source = self.api_key_env or "no key (api_key_env unset)"
+                return ModelCallError(f"{where}: HTTP {status}: the key was rejected ({source})")
+            if status == 404:
+                return ModelCallError(
+                    f"{where}: HTTP 404: model '{self.model}' is not served there; check GET "
+                    f"{self.base_url.rstrip('/')}/models and models.{self.role}.openai_model"
+                )
+            retryable = status in RETRYABLE_STATUS
+            return ModelCallError(
+                f"{where}: HTTP {status}: {getattr(exc, 'message', exc)}",
+                retryable=retryable,
+                kind="transient" if retryable else "fatal",
+            )
+        return super()._classify(exc)
+
+
+# --------------------------------------------------------------------------------------------------
+# Recording and replay
+# --------------------------------------------------------------------------------------------------
+
+
+class JsonlRecorder:
+    """Appends one JSON line per call, flushed per line, shared safely by all roles' wrappers."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def write(self, entry: dict[str, Any]) -> None:
+        line = redact(json.dumps(entry, ensure_ascii=False, sort_keys=True))
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+
+
+_RECORDERS: dict[str, JsonlRecorder] = {}
+_RECORDERS_LOCK = threading.Lock()
+
+
+def recorder_for(path: str | Path) -> JsonlRecorder:
+    """One recorder (one lock) per file, so several roles recording to one file do not interleave."""
+    key = str(Path(path).resolve())
+    with _RECORDERS_LOCK:
+        if key not in _RECORDERS:
+            _RECORDERS[key] = JsonlRecorder(path)
+        return _RECORDERS[key]
+
+
+class RecordingWrapper(CelilModel):
+    """Wraps any wrapper and records each call (what replay needs, and nothing secret)."""
+
+    def __init__(
+        self,
+        inner: infer.LlmWrapper | infer.MultimodalLlmWrapper,
+        path: str | Path,
+        role: str | None = None,
+    ) -> None:
+        self.inner = inner
+        self.role = role or getattr(inner, "role", "") or "unknown"
+        self.backend = getattr(inner, "backend", type(inner).__name__)
+        self.model = getattr(inner, "model", "")
+        self.recorder = recorder_for(path)
+
+    def call(self, request: ModelRequest) -> CallResult:
+        if isinstance(self.inner, CelilModel):
+            result = self.inner.call(request)
+        else:
+            result = _call_plain(self.inner, request, self.role, self.backend, self.model)
+        record = result.record
+        self.recorder.write(
+            {
+                "role": self.role,
+                "backend": record.backend,
+                "model": record.model,
+                "request_hash": request.request_hash(),
+                "prompt_chars": len(request.prompt),
+                "images": request.image_hashes(),
+                "response_text": result.text,
+                "is_safe": result.is_safe,
+                "error": record.error,
+                "error_kind": result.error_kind,
+                "usage": {
+                    "prompt_tokens": record.prompt_tokens,
+                    "completion_tokens": record.completion_tokens,
+                    "latency_s": round(record.latency_s, 4),
+                    "retries": record.retries,
+                },
+                "ts": round(time.time(), 3),
+            }
+        )
+        return result
+
+
+def _call_plain(
+    wrapper: Any, request: ModelRequest, role: str, backend: str, model: str
+) -> CallResult:
+    """Call a plain `infer` wrapper (not ours) through the same result type."""
+    started = time.monotonic()
+    try:
+        if request.images:
+            text, is_safe, raw = wrapper.predict_mm(request.prompt, list(request.images))
+        else:
+            text, is_safe, raw = wrapper.predict(request.prompt)
+        error = None if text != infer.ERROR_CALLING_LLM else "wrapped model returned an error"
+    except Exception as exc:
+        text, is_safe, raw, error = (
+            infer.ERROR_CALLING_LLM,
+            None,
+            None,
+            redact(f"{type(exc).__name__}: {exc}"),
+        )
+    record = CallRecord(
+        role,
+        backend,
+        model,
+        latency_s=time.monotonic() - started,
+        error=error,
+        request_hash=request.request_hash(),
+        ts=time.time(),
+    )
+    return CallResult(text, is_safe, raw, record, error_kind="fatal" if error else None)
+
+
+class ReplayWrapper(BackendWrapper):
+    """Answers from a recording, deterministically by (role, request hash) and occurrence order.
+
+    The n-th identical request of a role gets the n-th recorded answer for it, so repeated prompts
+    (the same screen twice) replay in order. Tokens are the recorded ones (so usage totals match the
+    recorded run); cost is 0 because nothing was spent.
+    """
+
+    backend = "replay"
+
+    def __init__(
+        self,
+        role: str,
+        path: str | Path,
+        *,
+        strict: bool = False,
+        ledger: UsageLedger | None = None,
+    ) -> None:
+        super().__init__(role, "", ledger=ledger, max_retries=0)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelSetupError(
+                f"{role}: replay file {self.path} does not exist; record one first with models.record: PATH"
+            )
+        self.strict = strict
+        self._lock = threading.Lock()
+        self._entries: dict[str, list[dict[str, Any]]] = {}
+        self._used: dict[str, int] = {}
+        self._calls = 0
+        models: set[str] = set()
+        with self.path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ModelSetupError(
+                        f"{self.path}:{number}: not a JSON line ({exc.msg})"
+                    ) from None
+                if entry.get("role") != role:
+                    continue
+                self._entries.setdefault(entry["request_hash"], []).append(entry)
+                models.add(entry.get("model", ""))
+        self.model = sorted(models)[0] if len(models) == 1 else ("mixed" if models else "")
+
+    @property
+    def entry_count(self) -> int:
+        return sum(len(entries) for entries in self._entries.values())
+
+    def _send(self, request: ModelRequest) -> ModelReply:
+        rhash = request.request_hash()
+        with self._lock:
+            self._calls += 1
+            call_number = self._calls
+            occurrence = self._used.get(rhash, 0)
+            self._used[rhash] = occurrence + 1
+        entries = self._entries.get(rhash, [])
+        if occurrence >= len(entries):
+            seen = f"{len(entries)} recorded" if entries else "never recorded"
+            raise ReplayMissError(
+                f"replay: no recorded answer for role '{self.role}' call #{call_number} (request "
+                f"{rhash[:12]}, occurrence {occurrence + 1}, {seen}) in {self.path}; the prompt or "
+                "screen differs from the recorded run: re-record with models.record"
+            )
+        entry = entries[occurrence]
+        if entry.get("error_kind") == "safety":
+            raise SafetyBlocked(entry.get("error") or "replayed safety block")
+        if entry.get("error"):
+            raise ModelCallError(
+                f"replayed error: {entry['error']}", kind=entry.get("error_kind") or "fatal"
+            )
+        usage = entry.get("usage") or {}
+        return ModelReply(
+            entry.get("response_text", ""),
+            {"replayed": True, "request_hash": rhash, "occurrence": occurrence + 1},
+            entry.get("is_safe"),
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+            model=entry.get("model") or None,
+        )
+
+
+# --------------------------------------------------------------------------------------------------
+# Fallback
+# --------------------------------------------------------------------------------------------------
+
+
+class FallbackWrapper(CelilModel):
+    """Primary first; on a non-safety failure (retries exhausted, model unavailable) the secondary.
+
+    Used by `auto` on Gemini: the planner on the stronger model falls back to the cheaper one and the
+    verifiers the other way round. Both attempts are in the ledger.
+    """
+
+    def __init__(self, primary: CelilModel, secondary: CelilModel) -> None:
+        self.primary = primary
+        self.secondary = secondary
+        self.role = primary.role
+        self.backend = primary.backend
+        self.model = primary.model
+        self.fallbacks = 0
+
+    def call(self, request: ModelRequest) -> CallResult:
+        result = self.primary.call(request)
+        if result.ok or result.error_kind in ("safety", "replay_miss"):
+            return result
+        self.fallbacks += 1
+        return self.secondary.call(request)
+
+    def describe(self) -> str:
+        return f"{self.primary.describe()} (fallback {self.secondary.model})"
+
+
+# --------------------------------------------------------------------------------------------------
+# Building wrappers and resolving `auto`
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Resolution:
+    """What a role got: backend, model, a one-line human reason (no secrets) and the wrapper.
+
+    `wrapper` is None for `offline` (the offline roles live in offline.py).
+    """
+
+    role: str
+    backend: str
+    model: str
+    reason: str
+    wrapper: CelilModel | None = None
+
+    def line(self) -> str:
+        model = f" {self.model}" if self.model else ""
+        return f"{self.role}: {self.backend}{model} — {self.reason}"
+
+    def to_dict(self) -> dict[str, str]:
+        """For manifest.json's resolved model backends."""
+        return {
+            "role": self.role,
+            "backend": self.backend,
+            "model": self.model,
+            "reason": self.reason,
+        }
+
+
+def _retry_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[str, Any]:
+    return {
+        "ledger": ledger,
+        "max_retries": settings.max_retries,
+        "retry_initial_delay_s": settings.retry_initial_delay_s,
+        "retry_max_delay_s": settings.retry_max_delay_s,
+    }
+
+
+def build_wrapper(
+    backend: str,
+    settings: RoleSettings,
+    ledger: UsageLedger | None = None,
+    model: str | None = None,
+) -> CelilModel:
+    """A wrapper for `backend` from settings (no probing, no recording). Raises ModelSetupError."""
+    role = settings.role
+    model = model if model is not None else settings.model_for(backend)
+    common = _retry_kwargs(settings, ledger)
+    if backend == "gemini":
+        if not model:
+            raise ModelSetupError(
+                f"{role}: no Gemini model configured (models.{role}.gemini_model)"
+            )
+        return GeminiWrapper(
+            role,
+            model,
+            api_key_env=settings.api_key_env,
+            base_url=settings.url_for("gemini"),
+            temperature=settings.temperature,
+            timeout_s=settings.timeout_s,
+            max_output_tokens=settings.max_output_tokens,
+            thinking_budget=settings.thinking_budget,
+            **common,
+        )
+    if backend == "ollama":
+        if not model:
+            raise ModelSetupError(
+                f"{role}: no Ollama model configured (models.{role}.ollama_model)"
+            )
+        return OllamaWrapper(
+            role,
+            model,
+            host=settings.url_for("ollama"),
+            temperature=settings.temperature,
+            timeout_s=settings.timeout_s,
+            max_output_tokens=settings.max_output_tokens,
+            num_ctx=settings.num_ctx,
+            **common,
+        )
+    if backend == "openai":
+        base_url = settings.url_for("openai")
+        if not base_url:
+            raise ModelSetupError(
+                f"{role}: backend openai needs a server URL: set models.openai_base_url "
+                f"(or models.{role}.base_url), e.g. http://127.0.0.1:8000/v1"
+            )
+        if not model:
+            raise ModelSetupError(f"{role}: no model configured (models.{role}.openai_model)")
+        return OpenAICompatibleWrapper(
+            role,
+            model,
+            base_url=base_url,
+            api_key_env=settings.api_key_env,
+            temperature=settings.temperature,
+            timeout_s=settings.timeout_s,
+            max_output_tokens=settings.max_output_tokens,
+            **common,
+        )
+    if backend == "replay":
+        if not settings.replay_path:
+            raise ModelSetupError(f"{role}: backend replay needs models.replay_path")
+        return ReplayWrapper(
+            role, settings.replay_path, strict=settings.replay_strict, ledger=ledger
+        )
+    raise ModelSetupError(
+        f"{role}: unknown backend '{backend}' (choose one of {', '.join(BACKENDS)})"
+    )
+
+
+def _gemini_wrapper(settings: RoleSettings, ledger: UsageLedger | None) -> CelilModel:
+    primary = build_wrapper("gemini", settings, ledger)
+    fallback = settings.gemini_fallback_model
+    if fallback and fallback != primary.model:
+        return FallbackWrapper(primary, build_wrapper("gemini", settings, ledger, model=fallback))
+    return primary
+
+
+def _normalise_tag(name: str) -> str:
+    return name if ":" in name.split("/")[-1] else f"{name}:latest"
+
+
+def probe_ollama(host: str, model: str, timeout_s: float = 2.0) -> tuple[bool, str]:
+    """Is the Ollama server up and is `model` pulled? (ok, human reason naming the fix)."""
+    import httpx
+
+    url = host.rstrip("/")
+    if "://" not in url:
+        url = f"http://{url}"
+    try:
+        response = httpx.get(f"{url}/api/tags", timeout=timeout_s)
+        response.raise_for_status()
+        names = {
+            _normalise_tag(m.get("name") or m.get("model") or "")
+            for m in response.json().get("models", [])
+        }
+    except (httpx.HTTPError, ValueError) as exc:
+        return (
+            False,
+            f"Ollama at {host} not reachable ({type(exc).__name__}); start it with `ollama serve`",
+        )
+    if not model:
+        return False, f"Ollama at {host} is up but no ollama_model is configured"
+    if _normalise_tag(model) not in names:
+        return (
+            False,
+            f"Ollama at {host} is up but '{model}' is not pulled; run `ollama pull {model}`",
+        )
+    return True, f"Ollama at {host} is up and '{model}' is pulled"
+
+
+def probe_openai(
+    base_url: str, model: str, api_key_env: str | None, timeout_s: float = 2.0
+) -> tuple[bool, str, str]:
+    """Is the OpenAI-compatible server up (GET /models)? (ok, reason, model to use).
+
+    With no model configured we take the first one the server lists, which is what a single-model
+    local server (LM Studio, llama.cpp, vLLM) expects.
+    """
+    import httpx
+
+    headers = {}
+    key = read_secret(api_key_env) if api_key_env else None
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    try:
+        response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout_s, headers=headers)
+        response.raise_for_status()
+        served = [m.get("id", "") for m in response.json().get("data", [])]
+    except (httpx.HTTPError, ValueError) as exc:
+        return (
+            False,
+            f"OpenAI-compatible server at {base_url} not reachable ({type(exc).__name__})",
+            model,
+        )
+    if not model:
+        if not served:
+            return False, f"OpenAI-compatible server at {base_url} serves no models", model
+        return (
+            True,
+            f"OpenAI-compatible server at {base_url} is up; using its first model",
+            served[0],
+        )
+    if served and model not in served:
+        return (
+            False,
+            f"OpenAI-compatible server at {base_url} does not serve '{model}' (serves {', '.join(served[:3])})",
+            model,
+        )
+    return True, f"OpenAI-compatible server at {base_url} is up and serves '{model}'", model
+
+
+def _maybe_record(wrapper: CelilModel, settings: RoleSettings) -> CelilModel:
+    if settings.record_path:
+        return RecordingWrapper(wrapper, settings.record_path, role=settings.role)
+    return wrapper
+
+
+def resolve_role(
+    role: str, settings: RoleSettings, ledger: UsageLedger | None = None
+) -> Resolution:
+    """Choose and build a role's model. Explicit backends are respected (and not probed).
+
+    `auto` tries `settings.auto_order` (default gemini, ollama, openai): Gemini when a key is set,
+    Ollama when reachable with the model pulled, an OpenAI-compatible server when configured and
+    reachable; otherwise `offline`. Raises ModelSetupError for an explicit backend that cannot work.
+    """
+    if settings.role != role:
+        settings = dataclasses.replace(settings, role=role)
+    backend = settings.backend
+    if backend == "offline":
+        return Resolution(role, "offline", "", "configured offline (no model calls)")
+    if backend not in ("auto", *BACKENDS):
+        raise ModelSetupError(
+            f"{role}: unknown backend '{backend}' (choose one of {', '.join(BACKENDS)})"
+        )
+    if backend != "auto":
+        if backend == "replay":
+            replay = build_wrapper("replay", settings, ledger)
+            assert isinstance(replay, ReplayWrapper)
+            if not replay.entry_count:
+                # The recorded run made no calls for this role: it ran offline, so replay does too.
+                reason = f"replay: no recorded calls for {role} in {settings.replay_path} (offline when recorded)"
+                return Resolution(role, "offline", "", reason)
+        if backend == "gemini":
+            wrapper = _gemini_wrapper(settings, ledger)
+            reason = f"configured; key from {getattr(_primary(wrapper), 'key_env', '?')}"
+        else:
+            wrapper = replay if backend == "replay" else build_wrapper(backend, settings, ledger)
+            where = (
+                settings.url_for(backend)
+                if backend in ("ollama", "openai")
+                else settings.replay_path
+            )
+            reason = f"configured ({where})" if where else "configured"
+        return Resolution(
+            role,
+            backend,
+            wrapper.model,
+            _with_record(reason, settings),
+            _maybe_record(wrapper, settings),
+        )
+
+    skipped: list[str] = []
+    for candidate in settings.auto_order:
+        if candidate == "gemini":
+            _, key_env = gemini_key(settings.api_key_env)
+            if not key_env:
+                skipped.append(f"no {settings.api_key_env or '/'.join(GEMINI_KEY_ENVS)}")
+                continue
+            if not settings.model_for("gemini"):
+                skipped.append("no gemini_model")
+                continue
+            wrapper = _gemini_wrapper(settings, ledger)
+            reason = f"auto: {key_env} is set"
+            if isinstance(wrapper, FallbackWrapper):
+                reason += f"; falls back to {wrapper.secondary.model}"
+            return Resolution(
+                role,
+                "gemini",
+                wrapper.model,
+                _with_record(reason, settings),
+                _maybe_record(wrapper, settings),
+            )
+        if candidate == "ollama":
+            host = settings.url_for("ollama") or DEFAULT_OLLAMA_HOST
+            model = settings.model_for("ollama")
+            ok, why = probe_ollama(host, model, settings.probe_timeout_s)
+            if not ok:
+                skipped.append(why)
+                continue
+            wrapper = build_wrapper("ollama", settings, ledger)
+            return Resolution(
+                role,
+                "ollama",
+                model,
+                _with_record(f"auto: {why}", settings),
+                _maybe_record(wrapper, settings),
+            )
+        if candidate == "openai":
+            base_url = settings.url_for("openai")
+            if not base_url:
+                skipped.append("no openai_base_url configured")
+                continue
+            ok, why, model = probe_openai(
+                base_url,
+                settings.model_for("openai"),
+                settings.api_key_env,
+                settings.probe_timeout_s,
+            )
+            if not ok:
+                skipped.append(why)
+                continue
+            wrapper = build_wrapper("openai", settings, ledger, model=model)
+            return Resolution(
+                role,
+                "openai",
+                model,
+                _with_record(f"auto: {why}", settings),
+                _maybe_record(wrapper, settings),
+            )
+    reason = (
+        "auto: no model available (" + "; ".join(skipped) + ")"
+        if skipped
+        else "auto: nothing to try"
+    )
+    return Resolution(role, "offline", "", redact(reason))
+
+
+def _primary(wrapper: CelilModel) -> CelilModel:
+    return wrapper.primary if isinstance(wrapper, FallbackWrapper) else wrapper
+
+
+def _with_record(reason: str, settings: RoleSettings) -> str:
+    return f"{reason}; recording to {settings.record_path}" if settings.record_path else reason

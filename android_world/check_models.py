@@ -1,0 +1,340 @@
+"""`--check_models`: is every role's model reachable, answering, and (for the executor) grounded?
+
+A benchmark run that discovers a missing key or an unpulled model an hour in wastes the hour, and a
+UI-TARS build that answers fine but taps the wrong place (quantisation, the wrong coordinate
+convention, server-side resizing) fails every task silently. So before running we make one tiny
+call per role, one structured-output call where the role needs JSON, and for the executor one
+grounding probe: render a simulated screen, ask for a tap on a named element, map the reply back
+to screen pixels and check it lands inside the element. Each failure row carries its fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from android_world.agents import agent_utils
+from android_world.agents.custom import celil_models
+from android_world.env import representation_utils
+from android_world.model_config import ModelsConfig
+
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+_JSON_ROLES = ("maestro", "verifiers", "vision_fallback")
+_PING_PROMPT = "Reply with the single word OK."
+_JSON_PROMPT = 'Reply with the JSON object {"ok": true}.'
+_JSON_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+Screen = tuple[np.ndarray, list[representation_utils.UIElement]]
+
+
+@dataclasses.dataclass
+class CheckRow:
+    role: str
+    backend: str
+    model: str
+    check: str
+    status: str
+    latency_s: float | None = None
+    detail: str = ""
+    fix: str = ""
+
+
+def _fix_for(error: str) -> str:
+    """The actionable part of an error message (our messages put the fix after the last ';')."""
+    for marker in (
+        "; run ",
+        "; start ",
+        "; set ",
+        "; raise ",
+        "; check ",
+        "; re-record",
+        "; record ",
+    ):
+        position = error.rfind(marker)
+        if position >= 0:
+            return error[position + 2 :]
+    if "timed out" in error or "did not answer within" in error:
+        return "raise the role's timeout_s"
+    if "HTTP 429" in error:
+        return "rate-limited or out of quota: wait and re-run, raise retry_initial_delay_s, or check the quota"
+    if re.search(r"HTTP 5\d\d", error):
+        return "the server failed: re-run later"
+    if "safety" in error:
+        return "the model's safety filter blocked the probe; try another model"
+    return "see the error"
+
+
+def _call_row(
+    role: str,
+    wrapper: celil_models.CelilModel,
+    check: str,
+    request: celil_models.ModelRequest,
+    accept: Callable[[str], str | None],
+) -> CheckRow:
+    """Run one request; `accept(text)` returns None when the answer is acceptable, else why not."""
+    started = time.monotonic()
+    result = wrapper.call(request)
+    latency = time.monotonic() - started
+    model = result.record.model or wrapper.model
+    if not result.ok:
+        error = result.record.error or "error"
+        return CheckRow(role, wrapper.backend, model, check, FAIL, latency, error, _fix_for(error))
+    problem = accept(result.text)
+    if problem:
+        return CheckRow(
+            role, wrapper.backend, model, check, FAIL, latency, problem, "try another model"
+        )
+    return CheckRow(role, wrapper.backend, model, check, PASS, latency, _short(result.text))
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _accept_text(text: str) -> str | None:
+    return None if text.strip() else "empty answer"
+
+
+def _accept_json(text: str) -> str | None:
+    parsed = agent_utils.extract_json(text)
+    if not isinstance(parsed, dict):
+        return f"answer is not a JSON object: {_short(text)!r}"
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Grounding probe
+# --------------------------------------------------------------------------------------------------
+
+
+def sim_screen(seed: int = 0) -> Screen | str:
+    """A rendered simulated home screen and its elements, or why it is not available."""
+    try:
+        from android_world.env.sim.sim_env import SimEnv
+    except ImportError as exc:
+        return f"simulated phone not available ({exc})"
+    env = SimEnv(seed=seed, render=True)
+    try:
+        state = env.reset(go_home=True)
+        return np.asarray(state.pixels), list(state.ui_elements)
+    finally:
+        env.close()
+
+
+def pick_target(
+    elements: Sequence[representation_utils.UIElement], screen_size: tuple[int, int]
+) -> tuple[int, str] | None:
+    """A clearly named, reasonably large clickable element below the status bar: (index, name)."""
+    width, height = screen_size
+    best: tuple[float, int, str] | None = None
+    for index, element in enumerate(elements):
+        name = (element.text or element.content_description or "").strip()
+        box = element.bbox_pixels
+        if not name or box is None or not element.is_clickable or len(name) > 30:
+            continue
+        w, h = box.x_max - box.x_min, box.y_max - box.y_min
+        if w < 40 or h < 40 or box.y_min < 0.05 * height or w * h > 0.25 * width * height:
+            continue
+        names = [(e.text or e.content_description or "").strip() for e in elements]
+        if names.count(name) > 1:
+            continue
+        area = w * h
+        if best is None or area > best[0]:
+            best = (area, index, name)
+    return (best[1], best[2]) if best else None
+
+
+def grounding_probe(
+    wrapper: celil_models.CelilModel,
+    screen: Screen,
+    coordinates: str = "absolute_resized",
+) -> CheckRow:
+    """Ask the executor to tap a named element; PASS when the mapped point is inside it."""
+    role, backend = wrapper.role, wrapper.backend
+    try:
+        from android_world.agents.custom import uitars
+    except ImportError as exc:
+        return CheckRow(
+            role,
+            backend,
+            wrapper.model,
+            "grounding",
+            SKIP,
+            None,
+            f"uitars.py not available ({exc})",
+        )
+    pixels, elements = screen
+    screen_size = (int(pixels.shape[1]), int(pixels.shape[0]))
+    target = pick_target(elements, screen_size)
+    if target is None:
+        return CheckRow(
+            role,
+            backend,
+            wrapper.model,
+            "grounding",
+            SKIP,
+            None,
+            "no suitable element on the probe screen",
+        )
+    index, name = target
+    sent, sent_size = uitars.resize_for_model(pixels)
+    prompt = uitars.mobile_prompt(f"Tap the '{name}' element on the screen.")
+    started = time.monotonic()
+    result = wrapper.call(celil_models.ModelRequest(prompt, (sent,)))
+    latency = time.monotonic() - started
+    model = result.record.model or wrapper.model
+    if not result.ok:
+        error = result.record.error or "error"
+        return CheckRow(role, backend, model, "grounding", FAIL, latency, error, _fix_for(error))
+    action = uitars.parse_uitars_output(result.text)
+    if isinstance(action, uitars.UiTarsParseFailure) or getattr(action, "start", None) is None:
+        why = (
+            action.reason
+            if isinstance(action, uitars.UiTarsParseFailure)
+            else "action has no point"
+        )
+        return CheckRow(
+            role,
+            backend,
+            model,
+            "grounding",
+            FAIL,
+            latency,
+            f"unusable UI-TARS output ({why}): {_short(result.text)!r}",
+            "use a UI-TARS model (models.section_leader.ollama_model)",
+        )
+    x, y = uitars.to_screen(action.start[0], action.start[1], coordinates, sent_size, screen_size)
+    box = elements[index].bbox_pixels
+    assert box is not None
+    inside = box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max
+    detail = f"'{name}' at ({box.x_min},{box.y_min})-({box.x_max},{box.y_max}); tapped ({x},{y}) [{coordinates}, sent {sent_size[0]}x{sent_size[1]}]"
+    if inside:
+        return CheckRow(role, backend, model, "grounding", PASS, latency, detail)
+    return CheckRow(
+        role,
+        backend,
+        model,
+        "grounding",
+        FAIL,
+        latency,
+        detail,
+        "check the coordinate convention (absolute_resized for UI-TARS-1.5, relative_1000 for v1) "
+        "and avoid heavily quantised builds",
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------------------
+
+
+def run_checks(
+    models_config: ModelsConfig,
+    *,
+    screen: Screen | None = None,
+    ledger: celil_models.UsageLedger | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[CheckRow]:
+    """One row per check; `log` also gets each role's one-line resolution (what was chosen, why)."""
+    ledger = ledger or models_config.make_ledger()
+    rows: list[CheckRow] = []
+    probe_screen: Screen | str | None = screen
+    for role in models_config.roles():
+        settings = models_config.role_settings(role)
+        try:
+            resolution = celil_models.resolve_role(role, settings, ledger)
+        except celil_models.ModelSetupError as exc:
+            message = celil_models.redact(str(exc))
+            if log:
+                log(message)
+            rows.append(
+                CheckRow(
+                    role,
+                    settings.backend,
+                    settings.model,
+                    "setup",
+                    FAIL,
+                    None,
+                    message,
+                    _fix_for(message),
+                )
+            )
+            continue
+        if log:
+            log(celil_models.redact(resolution.line()))
+        wrapper = resolution.wrapper
+        if wrapper is None:
+            rows.append(
+                CheckRow(
+                    role,
+                    "offline",
+                    "",
+                    "setup",
+                    SKIP,
+                    None,
+                    resolution.reason,
+                )
+            )
+            continue
+        rows.append(
+            _call_row(role, wrapper, "ping", celil_models.ModelRequest(_PING_PROMPT), _accept_text)
+        )
+        if role in _JSON_ROLES:
+            request = celil_models.ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
+            rows.append(_call_row(role, wrapper, "json", request, _accept_json))
+        if role == "section_leader":
+            if probe_screen is None:
+                probe_screen = sim_screen()
+            if isinstance(probe_screen, str):
+                rows.append(
+                    CheckRow(
+                        role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
+                    )
+                )
+            else:
+                rows.append(grounding_probe(wrapper, probe_screen, settings.coordinates))
+    return rows
+
+
+def format_table(rows: Sequence[CheckRow]) -> list[str]:
+    headers = ("role", "backend/model", "check", "result", "latency", "detail / fix")
+    body = []
+    for row in rows:
+        latency = f"{row.latency_s:.2f}s" if row.latency_s is not None else "-"
+        detail = row.detail if not row.fix else f"{row.detail} -> fix: {row.fix}"
+        body.append(
+            (row.role, f"{row.backend} {row.model}".strip(), row.check, row.status, latency, detail)
+        )
+    widths = [
+        max(len(h), *(len(r[i]) for r in body)) if body else len(h)
+        for i, h in enumerate(headers[:-1])
+    ]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1]]
+    for record in body:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(record[:-1], widths)) + "  " + record[-1])
+    return [celil_models.redact(line) for line in lines]
+
+
+def check_models(
+    models_config: ModelsConfig,
+    log: Callable[[str], None] = print,
+    *,
+    screen: Screen | None = None,
+) -> int:
+    """Check every configured role; print a table; 0 when nothing failed, 1 otherwise."""
+    ledger = models_config.make_ledger()
+    rows = run_checks(models_config, screen=screen, ledger=ledger, log=log)
+    for line in format_table(rows):
+        log(line)
+    failed = [row for row in rows if row.status == FAIL]
+    totals = ledger.totals()
+    log(
+        f"{len(rows) - len(failed)}/{len(rows)} checks passed or skipped; {totals['model_calls']} model calls, "
+        f"{totals['prompt_tokens'] + totals['completion_tokens']} tokens, ${totals['cost_usd']:.4f} estimated"
+    )
+    return 1 if failed else 0
