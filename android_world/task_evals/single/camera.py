@@ -1,0 +1,64 @@
+"""Camera tasks, upstream `single/camera.py`: exactly one new picture must appear.
+
+Upstream lists the photos folder before and after; the simulated camera (like camera2 on a
+device) writes to `DCIM/Camera`, where photos are the `.jpg` files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from android_world.env import device, interface
+from android_world.env.json_action import JSONAction
+from android_world.task_evals import task_eval
+from android_world.task_evals.single.files import clear_folder, tap
+from android_world.task_evals.single.system import done
+
+CAMERA_DIR = device.CAMERA_DATA
+
+
+def photos(env: interface.AsyncEnv) -> set[str]:
+    return {
+        name
+        for name in env.controller.list_dir(CAMERA_DIR)
+        if name.lower().endswith((".jpg", ".jpeg"))
+    }
+
+
+class _CameraTask(task_eval.TaskEval):
+    app_names = ("camera",)
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear_folder(env.controller, CAMERA_DIR)
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_folder(env.controller, CAMERA_DIR)
+
+
+class CameraTakePhoto(_CameraTask):
+    complexity = 1
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    template = "Take one photo."
+    difficulty = "easy"
+    optimal_steps = 2
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        return {}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.before = photos(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        return 1.0 if len(photos(env) - self.before) == 1 else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield JSONAction(action_type="open_app", app_name="Camera")
+        yield tap(env, desc="Shutter")
+        yield done()

@@ -1,0 +1,407 @@
+"""Files (DocumentsUI) tasks, upstream `single/files.py`, plus the file helpers the Markor tasks share.
+
+Upstream's validators `ls` the target folder: a deleted file must be gone, a moved file must be
+in the destination and not in the source. The noise files seeded beside the target must also
+survive here, so wiping a whole folder is not a way to succeed. Oracles browse the Files UI
+from the storage root, scrolling lists until the wanted row is on screen.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+import string
+from collections.abc import Iterator
+from typing import Any
+
+from android_world.env import device, interface
+from android_world.env.json_action import JSONAction
+from android_world.task_evals import task_eval
+from android_world.task_evals.single.system import done, find_element
+
+STORAGE = device.EMULATOR_DATA
+
+# Folders of a fresh emulator's shared storage, with file names typical of each.
+STORAGE_FOLDERS: dict[str, tuple[str, ...]] = {
+    "Alarms": (
+        "sunrise_alarm.mp3",
+        "gentle_wake.mp3",
+        "school_day.mp3",
+        "weekday_alarm.mp3",
+        "nap_timer.mp3",
+        "rooster_call.mp3",
+    ),
+    "Audiobooks": (
+        "space_opera.mp3",
+        "roman_history.mp3",
+        "detective_tales.mp3",
+        "poetry_reading.mp3",
+        "ocean_voyage.mp3",
+        "habits_guide.mp3",
+    ),
+    "DCIM": (
+        "lake_weekend.jpg",
+        "team_dinner.jpg",
+        "snowy_street.jpg",
+        "garden_party.jpg",
+        "autumn_trail.jpg",
+        "concert_night.jpg",
+    ),
+    "Documents": (
+        "tax_return.pdf",
+        "lease_agreement.pdf",
+        "quarterly_report.pdf",
+        "study_notes.pdf",
+        "travel_insurance.pdf",
+        "warranty_card.pdf",
+    ),
+    "Download": (
+        "installer_setup.exe",
+        "manual_scan.pdf",
+        "photos_backup.zip",
+        "wallpaper_hd.png",
+        "podcast_clip.mp4",
+        "reader_app.apk",
+    ),
+    "Movies": (
+        "family_trip.mp4",
+        "short_film.mp4",
+        "cooking_show.mp4",
+        "wildlife_doc.mp4",
+        "school_play.mp4",
+        "drone_footage.mp4",
+    ),
+    "Music": (
+        "road_songs.mp3",
+        "piano_sonata.mp3",
+        "summer_mix.mp3",
+        "live_session.mp3",
+        "lofi_beats.mp3",
+        "guitar_solo.mp3",
+    ),
+    "Notifications": (
+        "soft_chime.mp3",
+        "ping_alert.mp3",
+        "bubble_pop.mp3",
+        "calendar_ding.mp3",
+        "mail_tone.mp3",
+        "status_beep.mp3",
+    ),
+    "Pictures": (
+        "profile_photo.jpg",
+        "city_skyline.jpg",
+        "birthday_cake.jpg",
+        "puppy_nap.jpg",
+        "mountain_view.jpg",
+        "street_art.jpg",
+    ),
+    "Podcasts": (
+        "morning_news.mp3",
+        "science_hour.mp3",
+        "startup_stories.mp3",
+        "history_bits.mp3",
+        "film_club.mp3",
+        "daily_quiz.mp3",
+    ),
+    "Recordings": (
+        "voice_memo.mp3",
+        "lecture_notes.mp3",
+        "band_practice.mp3",
+        "call_summary.mp3",
+        "idea_dump.mp3",
+        "bedtime_story.mp3",
+    ),
+    "Ringtones": (
+        "classic_phone.mp3",
+        "marimba_loop.mp3",
+        "retro_tone.mp3",
+        "soft_bells.mp3",
+        "electro_ring.mp3",
+        "harp_melody.mp3",
+    ),
+}
+
+_ADJECTIVES = (
+    "quick",
+    "happy",
+    "silly",
+    "brave",
+    "calm",
+    "clever",
+    "gentle",
+    "bold",
+    "lively",
+    "witty",
+    "proud",
+    "eager",
+    "shy",
+    "sharp",
+    "bright",
+)
+_NOUNS = (
+    "lion",
+    "river",
+    "garden",
+    "rocket",
+    "pencil",
+    "mountain",
+    "teacup",
+    "violin",
+    "falcon",
+    "harbor",
+    "lantern",
+    "meadow",
+    "planet",
+    "window",
+    "cactus",
+)
+_TAGS = ("backup", "copy", "final", "edited")
+
+
+# ---- names and files ------------------------------------------------------------------------
+
+
+def random_string(length: int) -> str:
+    return "".join(random.choices(string.ascii_letters + string.digits, k=length))
+
+
+def modified_name(base: str) -> str:
+    """`base` with a date, a random code or a tag added before or after the stem."""
+    stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
+    kind = random.choice(("date", "code", "tag"))
+    if kind == "date":
+        mark = f"2023_{random.randint(1, 10):02d}_{random.randint(1, 28):02d}"
+    elif kind == "code":
+        mark = random_string(4)
+    else:
+        mark = random.choice(_TAGS)
+    named = f"{mark}_{stem}" if random.random() < 0.5 else f"{stem}_{mark}"
+    return named + dot + ext
+
+
+def random_file_name() -> str:
+    """An adjective_noun name with a modification, no extension (upstream's style)."""
+    return modified_name(f"{random.choice(_ADJECTIVES)}_{random.choice(_NOUNS)}")
+
+
+def noise_names(
+    target: str, candidates: tuple[str, ...] | list[str], low: int, high: int
+) -> list[str]:
+    """Between `low` and `high` names that look like the target's neighbours, never the target."""
+    wanted = random.randint(low, high)
+    ext = "." + target.rsplit(".", 1)[1] if "." in target else ""
+    names: set[str] = set()
+    while len(names) < wanted:
+        base = random.choice(candidates) if random.random() < 0.85 else target
+        name = modified_name(base)
+        if "." not in name:
+            source = random.choice(candidates)
+            name += ("." + source.rsplit(".", 1)[1]) if "." in source else ext
+        if name != target:
+            names.add(name)
+    return sorted(names)
+
+
+def fuzzy_match(a: str, b: str) -> bool:
+    """Upstream's text check: difflib ratio >= 0.9, case-insensitive."""
+    return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio() >= 0.9
+
+
+def clear_storage_files(controller: device.DeviceController, root: str = STORAGE) -> None:
+    """Delete every file under `root`, keeping the folders (upstream's clear_internal_storage)."""
+    for name in controller.list_dir(root):
+        path = f"{root}/{name}"
+        if controller.is_dir(path):
+            clear_storage_files(controller, path)
+        else:
+            controller.remove(path)
+
+
+def clear_folder(controller: device.DeviceController, folder: str) -> None:
+    """Empty a folder entirely (files and subfolders), creating it if needed."""
+    for name in controller.list_dir(folder):
+        controller.remove(f"{folder}/{name}")
+    controller.make_dirs(folder)
+
+
+def make_storage_folders(controller: device.DeviceController) -> None:
+    for folder in STORAGE_FOLDERS:
+        controller.make_dirs(f"{STORAGE}/{folder}")
+
+
+def file_content(name: str) -> bytes:
+    return f"{name}\n".encode()
+
+
+# ---- oracle helpers (screen only) -----------------------------------------------------------
+
+
+def _texts(env: interface.AsyncEnv) -> list[str]:
+    return [e.text or "" for e in env.get_state().ui_elements]
+
+
+def scroll_to(
+    env: interface.AsyncEnv,
+    *,
+    text: str | None = None,
+    desc: str | None = None,
+    max_scrolls: int = 8,
+) -> Iterator[JSONAction]:
+    """Scroll down until an element with `text` (or `desc`) is on screen; the caller re-reads."""
+    for _ in range(max_scrolls):
+        if find_element(env.get_state().ui_elements, text=text, desc=desc) is not None:
+            return
+        before = _texts(env)
+        yield JSONAction(action_type="scroll", direction="down")
+        if _texts(env) == before:
+            break
+    if find_element(env.get_state().ui_elements, text=text, desc=desc) is None:
+        raise RuntimeError(f"Oracle could not find {text or desc!r} on screen.")
+
+
+def tap(
+    env: interface.AsyncEnv, *, text: str | None = None, desc: str | None = None, long: bool = False
+) -> JSONAction:
+    """Click (or long-press) the element with this text or description, read from the screen."""
+    index = find_element(env.get_state().ui_elements, text=text, desc=desc)
+    if index is None:
+        raise RuntimeError(f"Oracle could not find {text or desc!r} on screen.")
+    return JSONAction(action_type="long_press" if long else "click", index=index)
+
+
+def scroll_and_tap(env: interface.AsyncEnv, text: str, long: bool = False) -> Iterator[JSONAction]:
+    yield from scroll_to(env, text=text)
+    yield tap(env, text=text, long=long)
+
+
+# ---- tasks ----------------------------------------------------------------------------------
+
+
+class _FilesTask(task_eval.TaskEval):
+    """Seeds a folder with a target file and noise files; cleans storage on tear down."""
+
+    app_names = ("files",)
+    folder_param = "subfolder"
+
+    def _seed(self, env: interface.AsyncEnv, folder: str) -> None:
+        controller = env.controller
+        clear_storage_files(controller)
+        make_storage_folders(controller)
+        directory = f"{STORAGE}/{folder}"
+        self.noise = noise_names(self.params["file_name"], self.params["noise_candidates"], 10, 20)
+        for name in [self.params["file_name"], *self.noise]:
+            controller.write_file(f"{directory}/{name}", file_content(name))
+        controller.close_recents()
+
+    def _noise_intact(self, env: interface.AsyncEnv, folder: str) -> bool:
+        present = set(env.controller.list_dir(f"{STORAGE}/{folder}"))
+        return all(name in present for name in self.noise)
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_storage_files(env.controller)
+
+
+class FilesDeleteFile(_FilesTask):
+    """Delete one file among look-alikes in a storage folder."""
+
+    complexity = 2.2
+    schema = {
+        "type": "object",
+        "properties": {"file_name": {"type": "string"}, "subfolder": {"type": "string"}},
+        "required": ["file_name"],
+    }
+    template = (
+        "Delete the file {file_name} from the Android filesystem located in the"
+        " {subfolder} folder within the sdk_gphone_x86_64 storage area."
+    )
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 4
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        subfolder = random.choice(sorted(STORAGE_FOLDERS))
+        candidates = list(STORAGE_FOLDERS[subfolder])
+        ext = "." + candidates[0].rsplit(".", 1)[1]
+        return {
+            "file_name": random_file_name() + ext,
+            "subfolder": subfolder,
+            "noise_candidates": candidates,
+        }
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self._seed(env, self.params["subfolder"])
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        folder = f"{STORAGE}/{self.params['subfolder']}"
+        gone = not env.controller.exists(f"{folder}/{self.params['file_name']}")
+        return 1.0 if gone and self._noise_intact(env, self.params["subfolder"]) else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield JSONAction(action_type="open_app", app_name="Files")
+        yield from scroll_and_tap(env, self.params["subfolder"])
+        yield from scroll_and_tap(env, self.params["file_name"], long=True)
+        yield tap(env, desc="Delete")
+        yield tap(env, text="OK")
+        yield done()
+
+
+class FilesMoveFile(_FilesTask):
+    """Move one file from a storage folder to another (upstream picks its name from the destination's kind)."""
+
+    complexity = 2
+    schema = {
+        "type": "object",
+        "properties": {
+            "file_name": {"type": "string"},
+            "source_folder": {"type": "string"},
+            "destination_folder": {"type": "string"},
+        },
+        "required": ["file_name", "source_folder", "destination_folder"],
+    }
+    template = (
+        "Move the file {file_name} from {source_folder} within the"
+        " sdk_gphone_x86_64 storage area to the {destination_folder} within the"
+        " same sdk_gphone_x86_64 storage area in the Android filesystem."
+    )
+    difficulty = "medium"
+    tags = ("search", "screen_reading", "parameterized")
+    optimal_steps = 10
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        source = random.choice(sorted(STORAGE_FOLDERS))
+        destination = random.choice([f for f in sorted(STORAGE_FOLDERS) if f != source])
+        return {
+            "file_name": random.choice(STORAGE_FOLDERS[destination]),
+            "source_folder": source,
+            "destination_folder": destination,
+            "noise_candidates": list(STORAGE_FOLDERS[source]),
+        }
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self._seed(env, self.params["source_folder"])
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        name = self.params["file_name"]
+        in_source = env.controller.exists(f"{STORAGE}/{self.params['source_folder']}/{name}")
+        in_destination = env.controller.exists(
+            f"{STORAGE}/{self.params['destination_folder']}/{name}"
+        )
+        moved = in_destination and not in_source
+        return 1.0 if moved and self._noise_intact(env, self.params["source_folder"]) else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield JSONAction(action_type="open_app", app_name="Files")
+        yield from scroll_and_tap(env, self.params["source_folder"])
+        yield from scroll_and_tap(env, self.params["file_name"], long=True)
+        yield tap(env, desc="More options")
+        yield tap(env, text="Move to…")
+        yield from scroll_and_tap(env, self.params["destination_folder"])
+        yield tap(env, text="Move")
+        yield done()
