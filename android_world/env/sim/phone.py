@@ -1,0 +1,548 @@
+"""The simulated phone's runtime: windows, focus, keyboard, touch dispatch and navigation.
+
+Every observation is built fresh from the apps' state: status bar, the foreground screen (or
+its dialog/menu), the keyboard while a text field is focused, and the navigation bar. Touches are
+hit-tested against that same frame, top-most and deepest first, as Android dispatches them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from android_world.env import device, representation_utils
+from android_world.env.sim import apps as app_modules
+from android_world.env.sim import layout
+from android_world.env.sim import widgets as w
+from android_world.env.sim.app import App, Screen, generic_app
+from android_world.env.sim.controller import SimController
+from android_world.env.sim.widgets import Node
+
+WIDTH, HEIGHT = device.SCREEN_WIDTH, device.SCREEN_HEIGHT
+STATUS_H = 110
+NAV_H = 132
+IME_H = 800
+CONTENT_TOP = STATUS_H
+CONTENT_BOTTOM = HEIGHT - NAV_H
+
+SYSTEMUI = "com.android.systemui"
+IME_PACKAGE = "com.google.android.inputmethod.latin"
+
+
+@dataclasses.dataclass
+class Window:
+    """One layer of the frame: its root node and the package it belongs to."""
+
+    root: Node
+    package: str
+    dim_below: bool = False  # dialogs darken what is drawn before them
+    in_tree: bool = True  # content under a dialog is drawn but not reachable
+
+
+@dataclasses.dataclass
+class Frame:
+    windows: list[Window]
+    nodes: list[Node]  # the accessibility nodes, tree order, over windows in tree
+    packages: list[str]
+    forest: list[representation_utils.AccessibilityNode]
+    elements: list[representation_utils.UIElement]
+    element_nodes: list[Node]
+    focused: Node | None
+    overlay: Node | None
+
+
+def _interactive(node: Node) -> bool:
+    return node.clickable or node.long_clickable or node.editable or node.kind == "seekbar"
+
+
+def _contains(rect: tuple[int, int, int, int], x: float, y: float) -> bool:
+    return rect[0] <= x < rect[2] and rect[1] <= y < rect[3]
+
+
+class Phone:
+    """Owns the apps and what is on screen; `SimEnv` drives it, the controller queries it."""
+
+    def __init__(self, controller: SimController, seed: int = 0):
+        self.device = controller
+        self.rng = random.Random(seed)
+        controller.phone = self
+        self.apps: dict[str, App] = {}
+        registry = app_modules.discover()
+        for info in device.APPS:
+            cls = registry.get(info.package) or generic_app(info)
+            self.apps[info.package] = cls(self)
+        from android_world.env.sim.launcher import HomeScreen
+
+        self.home_screen = HomeScreen(self)
+        self.foreground: str | None = None
+        self.shift = False
+        self.symbols = False
+        self._toast: str | None = None
+        self._frame: Frame | None = None
+        self._frame_key: tuple[int, int] | None = None
+        self.version = 0
+        for app in self.apps.values():
+            app.install()
+
+    # state ---------------------------------------------------------------------------------
+    def changed(self) -> None:
+        self.version += 1
+
+    @property
+    def current_app(self) -> App | None:
+        return self.apps[self.foreground] if self.foreground else None
+
+    def current_screen(self) -> Screen:
+        app = self.current_app
+        return app.top if app else self.home_screen
+
+    def foreground_activity(self) -> str:
+        app = self.current_app
+        return app.activity() if app else device.HOME_ACTIVITY
+
+    def toast(self, text: str) -> None:
+        self._toast = text
+        self.changed()
+
+    # navigation ----------------------------------------------------------------------------
+    def launch(self, name_or_package: str) -> None:
+        info = device.find_app(name_or_package)
+        if info is None:
+            known = ", ".join(app.label for app in device.APPS)
+            raise ValueError(f"Unknown app {name_or_package!r}; known apps: {known}.")
+        app = self.apps[info.package]
+        self._toast = None
+        if not app.running:
+            app.start()
+        self.current_screen().focus = None
+        self.foreground = info.package
+        self.changed()
+
+    def go_home(self) -> None:
+        self._toast = None
+        if self.foreground and self.apps[self.foreground].running:
+            self.apps[self.foreground].top.focus = None
+        self.foreground = None
+        self.home_screen.scroll_offsets.clear()
+        self.changed()
+
+    def close_all(self) -> None:
+        for app in self.apps.values():
+            app.stop()
+        self.foreground = None
+        self.home_screen = type(self.home_screen)(self)
+        self._toast = None
+        self.shift = self.symbols = False
+        self.changed()
+
+    def back(self) -> None:
+        self._toast = None
+        screen = self.current_screen()
+        if screen.overlay is not None:
+            screen.dismiss()
+        elif screen.focus is not None:
+            screen.focus = None
+        elif self.current_app is None:
+            pass
+        elif not screen.on_back():
+            self.current_app.pop()
+        self.changed()
+
+    # frame ---------------------------------------------------------------------------------
+    def frame(self) -> Frame:
+        key = (self.version, self.device.version)
+        if self._frame is None or self._frame_key != key:
+            self._frame = self._build_frame()
+            self._frame_key = (self.version, self.device.version)
+        return self._frame
+
+    def _build_frame(self) -> Frame:
+        screen = self.current_screen()
+        package = self.foreground or device.HOME_PACKAGE
+        windows = [Window(self._status_bar(), SYSTEMUI)]
+        content, focused = self._layout_content(screen)
+        overlay_node = None
+        if screen.overlay is not None:
+            overlay_node, focused = self._layout_overlay(screen)
+            windows.append(Window(content, package, in_tree=False))
+            windows.append(Window(overlay_node, package, dim_below=screen.overlay_kind == "dialog"))
+        else:
+            windows.append(Window(content, package))
+        if focused is not None:
+            windows.append(Window(self._keyboard(), IME_PACKAGE))
+        windows.append(Window(self._nav_bar(), SYSTEMUI))
+        if self._toast:
+            windows.append(Window(self._toast_node(self._toast), SYSTEMUI))
+        return _flatten(windows, focused, overlay_node)
+
+    def _layout_content(self, screen: Screen) -> tuple[Node, Node | None]:
+        """Lay out the screen; with a focused field the keyboard takes the bottom (adjustResize)."""
+        in_content = screen.overlay is None
+        for _ in range(2):
+            bottom = CONTENT_BOTTOM - (IME_H if screen.focus and in_content else 0)
+            root = screen.build()
+            rect = (0, CONTENT_TOP, WIDTH, bottom)
+            root_box = Node(
+                kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
+            )
+            root.flex = root.flex or 1.0
+            layout.layout(root_box, rect, rect, screen.scroll_offsets)
+            if not in_content:
+                return root_box, None
+            focused = self._find_focus(root_box, screen)
+            if screen.focus is None or focused is not None:
+                return root_box, focused
+            screen.focus = None  # the focused field is gone: hide the keyboard and relayout
+        return root_box, None
+
+    def _layout_overlay(self, screen: Screen) -> tuple[Node, Node | None]:
+        """Dialogs may hold text fields: then the keyboard shows and the dialog moves above it."""
+        assert screen.overlay is not None
+        for _ in range(2):
+            node = screen.overlay()
+            bottom = CONTENT_BOTTOM - (IME_H if screen.focus else 0)
+            self._place_overlay(screen, node, bottom)
+            focused = self._find_focus(node, screen)
+            if screen.focus is None or focused is not None:
+                return node, focused
+            screen.focus = None
+        return node, None
+
+    @staticmethod
+    def _find_focus(root: Node, screen: Screen) -> Node | None:
+        if not screen.focus:
+            return None
+        for node in root.walk():
+            if node.editable and node.ident == screen.focus and node.bounds[2] > node.bounds[0]:
+                node.focused = True
+                return node
+        return None
+
+    def _place_overlay(self, screen: Screen, node: Node, bottom: int = CONTENT_BOTTOM) -> None:
+        area = (0, CONTENT_TOP, WIDTH, bottom)
+        if screen.overlay_kind == "menu":
+            width = node.w or 620
+            height = min(layout.natural_h(node), area[3] - area[1] - 48)
+            rect = (WIDTH - width - 24, CONTENT_TOP + 24, WIDTH - 24, CONTENT_TOP + 24 + height)
+        else:
+            width = node.w or 940
+            height = node.h or layout.natural_h(node)
+            height = min(height, area[3] - area[1] - 60)
+            top = area[1] + (area[3] - area[1] - height) // 2
+            rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + height)
+        layout.layout(node, rect, area, screen.scroll_offsets)
+
+    def _status_bar(self) -> Node:
+        now = self.device.device_time()
+        icons: list[Node] = []
+        if self.device.get_setting("global", "bluetooth_on") == "1":
+            icons.append(self._status_icon("Bluetooth on.", "bluetooth"))
+        if self.device.get_setting("global", "wifi_on") in ("1", "2"):
+            icons.append(self._status_icon("Wifi signal full.", "wifi"))
+        icons.append(self._status_icon("Phone signal full.", "signal"))
+        icons.append(self._status_icon("Battery 100 percent.", "battery"))
+        root = w.row(
+            w.label(now.strftime("%H:%M"), size=38, res_id="com.android.systemui:id/clock", w=220),
+            w.spacer(),
+            *icons,
+            kind="statusbar",
+            cls="android.widget.FrameLayout",
+            pad=(48, 0, 36, 0),
+            gap=8,
+            res_id="com.android.systemui:id/status_bar",
+        )
+        layout.layout(root, (0, 0, WIDTH, STATUS_H), (0, 0, WIDTH, STATUS_H), {})
+        return root
+
+    @staticmethod
+    def _status_icon(desc: str, glyph: str) -> Node:
+        return Node(
+            kind="icon",
+            cls="android.widget.ImageView",
+            desc=desc,
+            w=64,
+            h=64,
+            style={"glyph": glyph, "small": True},
+        )
+
+    def _nav_bar(self) -> Node:
+        def nav(desc: str, glyph: str, handler) -> Node:
+            node = w.icon_button(desc, glyph, handler, res_id=f"com.android.systemui:id/{glyph}")
+            node.w, node.h = 200, NAV_H
+            return node
+
+        root = w.row(
+            nav("Back", "nav_back", self.back),
+            nav("Home", "nav_home", self.go_home),
+            nav("Overview", "nav_recent", self.go_home),
+            kind="navbar",
+            cls="android.widget.FrameLayout",
+            align="center",
+            gap=120,
+            res_id="com.android.systemui:id/navigation_bar_frame",
+        )
+        rect = (0, CONTENT_BOTTOM, WIDTH, HEIGHT)
+        layout.layout(root, rect, rect, {})
+        return root
+
+    def _toast_node(self, text: str) -> Node:
+        node = Node(kind="toast", cls="android.widget.TextView", text=text, style={"size": 38})
+        width = min(WIDTH - 120, 60 + 22 * len(text))
+        top = CONTENT_BOTTOM - 260
+        rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + 110)
+        layout.layout(node, rect, rect, {})
+        return node
+
+    # keyboard ------------------------------------------------------------------------------
+    def _keyboard(self) -> Node:
+        if self.symbols:
+            rows = ["1234567890", "@#$_&-+()/", "*\"':;!?"]
+        else:
+            rows = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
+            if self.shift:
+                rows = [r.upper() for r in rows]
+
+        def key(
+            ch: str, desc: str = "", width: int | None = None, handler=None, glyph: str = ""
+        ) -> Node:
+            return Node(
+                kind="key",
+                cls="android.widget.FrameLayout" if not ch else "android.widget.TextView",
+                text=ch,
+                desc=desc,
+                w=width,
+                clickable=True,
+                on_click=handler or (lambda ch=ch: self._key_typed(ch)),
+                style={"glyph": glyph},
+            )
+
+        key_rows = [w.row(*[key(ch) for ch in rows[0]], h=150, gap=10)]
+        key_rows.append(
+            w.row(
+                *[key(ch) for ch in rows[1]],
+                h=150,
+                gap=10,
+                pad=(50, 0, 50, 0) if not self.symbols else (0, 0, 0, 0),
+            )
+        )
+        third = [key(ch) for ch in rows[2]]
+        key_rows.append(
+            w.row(
+                key("", "Shift", 150, self._toggle_shift, "shift"),
+                *third,
+                key("", "Delete", 150, self._backspace, "backspace"),
+                h=150,
+                gap=10,
+            )
+        )
+        key_rows.append(
+            w.row(
+                key("?123" if not self.symbols else "ABC", "Symbols", 180, self._toggle_symbols),
+                key(",", "", 100),
+                key("", "Space", None, lambda: self._key_typed(" "), "space"),
+                key(".", "", 100),
+                key("", "Enter", 180, self.press_enter, "enter"),
+                h=150,
+                gap=10,
+            )
+        )
+        root = w.column(
+            w.spacer(h=70),
+            *key_rows,
+            kind="ime",
+            cls="android.inputmethodservice.SoftInputWindow",
+            pad=(16, 0, 16, 0),
+            gap=14,
+            res_id="com.google.android.inputmethod.latin:id/keyboard_holder",
+        )
+        rect = (0, CONTENT_BOTTOM - IME_H, WIDTH, CONTENT_BOTTOM)
+        layout.layout(root, rect, rect, {})
+        return root
+
+    def _toggle_shift(self) -> None:
+        self.shift = not self.shift
+
+    def _toggle_symbols(self) -> None:
+        self.symbols = not self.symbols
+
+    def _key_typed(self, ch: str) -> None:
+        self.type_text(ch)
+        self.shift = False
+
+    def _backspace(self) -> None:
+        field = self._require_focus()
+        field.on_change(field.text[:-1]) if field.on_change else None
+        self.changed()
+
+    # input ---------------------------------------------------------------------------------
+    def _require_focus(self) -> Node:
+        focused = self.frame().focused
+        if focused is None:
+            raise ValueError(
+                "No text field is focused; tap a text field first (or give its index)."
+            )
+        return focused
+
+    def type_text(self, text: str) -> None:
+        """Type into the focused field; a newline presses Enter, as adb's text input does."""
+        for i, part in enumerate(text.split("\n")):
+            if i:
+                self.press_enter()
+            if part:
+                field = self._require_focus()
+                if field.on_change:
+                    field.on_change(field.text + part)
+                self.changed()
+
+    def clear_text(self) -> None:
+        field = self._require_focus()
+        if field.on_change:
+            field.on_change("")
+        self.changed()
+
+    def press_enter(self) -> None:
+        frame = self.frame()
+        field = frame.focused
+        if field is None:
+            return
+        if field.multiline:
+            if field.on_change:
+                field.on_change(field.text + "\n")
+        elif field.on_enter:
+            field.on_enter()
+        else:
+            screen = self.current_screen()
+            fields = [n for n in frame.nodes if n.editable]
+            after = fields[fields.index(field) + 1 :] if field in fields else []
+            screen.focus = after[0].ident if after else None
+        self.changed()
+
+    # touch ---------------------------------------------------------------------------------
+    def hit(self, x: float, y: float) -> Node | None:
+        """The node a touch at (x, y) lands on: top-most window, deepest interactive node."""
+        frame = self.frame()
+        for node in reversed(frame.nodes):
+            if _interactive(node) and _contains(node.bounds, x, y):
+                return node
+        return None
+
+    def tap(self, x: float, y: float, long: bool = False) -> None:
+        frame = self.frame()
+        screen = self.current_screen()
+        self._toast = None
+        node = self.hit(x, y)
+        if frame.overlay is not None and not _contains(frame.overlay.bounds, x, y):
+            on_system_window = any(
+                win.package in (SYSTEMUI, IME_PACKAGE) and _contains(win.root.bounds, x, y)
+                for win in frame.windows
+            )
+            if not on_system_window:  # a tap on the dimmed area closes the dialog or menu
+                if screen.overlay_dismissable:
+                    screen.dismiss()
+                self.changed()
+                return
+        if node is None:
+            raise ValueError(f"Nothing clickable at ({int(x)}, {int(y)}).")
+        if node.kind == "seekbar":
+            self._set_seekbar(node, x)
+        elif node.editable:
+            screen.focus = node.ident
+            if long and node.on_long_click:
+                node.on_long_click()
+        elif long and node.long_clickable and node.on_long_click:
+            node.on_long_click()
+        elif node.clickable and node.on_click:
+            node.on_click()
+        self.changed()
+
+    def drag(self, sx: float, sy: float, ex: float, ey: float) -> None:
+        """A finger moving from (sx, sy) to (ex, ey): drags a slider or scrolls a list."""
+        self._toast = None
+        frame = self.frame()
+        for node in reversed(frame.nodes):
+            if node.kind == "seekbar" and _contains(node.bounds, sx, sy):
+                self._set_seekbar(node, ex)
+                self.changed()
+                return
+        dy = ey - sy
+        if abs(dy) < abs(ex - sx):
+            return  # no horizontal lists in the sim
+        target = next(
+            (
+                n
+                for n in reversed(frame.nodes)
+                if n.kind == "scroll" and _contains(n.bounds, sx, sy)
+            ),
+            None,
+        )
+        if target is None:
+            lists = [n for n in frame.nodes if n.kind == "scroll"]
+            if not lists:
+                return
+            target = max(
+                lists, key=lambda n: (n.bounds[2] - n.bounds[0]) * (n.bounds[3] - n.bounds[1])
+            )
+        offsets = self.current_screen().scroll_offsets
+        current = offsets.get(target.ident, 0)
+        offsets[target.ident] = max(0, min(layout.max_scroll(target), current - int(dy)))
+        self.changed()
+
+    def _set_seekbar(self, node: Node, x: float) -> None:
+        left, right = node.frame[0] + 60, node.frame[2] - 60
+        fraction = min(1.0, max(0.0, (x - left) / max(1, right - left)))
+        if node.on_change:
+            node.on_change(node.min_value + fraction * (node.max_value - node.min_value))
+
+
+def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) -> Frame:
+    nodes: list[Node] = []
+    packages: list[str] = []
+    forest: list[representation_utils.AccessibilityNode] = []
+    for window in windows:
+        if not window.in_tree:
+            continue
+        start = len(nodes)
+        for node in window.root.walk():
+            if node.kind == "space":
+                continue  # layout filler, not a view anyone could see
+            nodes.append(node)
+            packages.append(window.package)
+        ids = {id(n): start + i for i, n in enumerate(nodes[start:])}
+        for node in nodes[start:]:
+            children = [ids[id(c)] for c in node.children if id(c) in ids]
+            forest.append(_a11y(node, ids[id(node)], children, window.package))
+    elements: list[representation_utils.UIElement] = []
+    element_nodes: list[Node] = []
+    for node, a11y in zip(nodes, forest, strict=True):
+        if representation_utils.node_becomes_element(a11y):
+            elements.append(representation_utils.accessibility_node_to_ui_element(a11y))
+            element_nodes.append(node)
+    return Frame(windows, nodes, packages, forest, elements, element_nodes, focused, overlay)
+
+
+def _a11y(
+    node: Node, uid: int, child_ids: list[int], package: str
+) -> representation_utils.AccessibilityNode:
+    left, top, right, bottom = node.bounds
+    return representation_utils.AccessibilityNode(
+        unique_id=uid,
+        bounds_in_screen=representation_utils.BoundingBox(left, right, top, bottom),
+        class_name=node.cls,
+        text="•" * len(node.text) if node.style.get("password") else node.text,
+        content_description=node.desc,
+        hint_text=node.hint,
+        package_name=package,
+        view_id_resource_name=node.res_id,
+        child_ids=child_ids,
+        is_checkable=node.checkable,
+        is_checked=node.checked,
+        is_clickable=node.clickable,
+        is_editable=node.editable,
+        is_enabled=node.enabled,
+        is_focusable=node.focusable,
+        is_focused=node.focused,
+        is_long_clickable=node.long_clickable,
+        is_scrollable=node.scrollable,
+        is_selected=node.selected,
+        is_visible_to_user=right > left and bottom > top,
+    )

@@ -1,0 +1,187 @@
+"""`SimEnv`: the simulated phone behind upstream AndroidWorld's `AsyncEnv` interface.
+
+Actions follow upstream's actuation: indices are resolved against a fresh element list at
+execution time and turned into a touch at the element's centre; `input_text` taps the target,
+types and presses Enter; `scroll` names the content direction (the finger moves the other way)
+from the centre of the screen or of the element; `swipe` names the finger direction across the
+whole screen, with upstream's left/right quirk (see `_SWIPES`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from android_world.env import device, interface, json_action
+from android_world.env.sim.controller import SimController
+from android_world.env.sim.phone import Phone
+from android_world.env.sim.render import Renderer, blank_frame
+
+WIDTH, HEIGHT = device.SCREEN_WIDTH, device.SCREEN_HEIGHT
+
+# Upstream's swipe gestures over the whole screen, at the mid-line: (start, end) as fractions of
+# the screen. Quirk kept on purpose: "left" moves the finger from x=0 to x=W (rightwards) and
+# "right" from W to 0, exactly as upstream's actuation does.
+_SWIPES = {
+    "down": ((0.5, 0.0), (0.5, 1.0)),
+    "up": ((0.5, 1.0), (0.5, 0.0)),
+    "left": ((0.0, 0.5), (1.0, 0.5)),
+    "right": ((1.0, 0.5), (0.0, 0.5)),
+}
+
+
+class SimEnv(interface.AsyncEnv):
+    """An in-process Pixel 6 (1080x2400) running the simulated apps. Deterministic for a seed."""
+
+    interaction_cache: str = ""  # a plain settable attribute, as upstream's AsyncAndroidEnv
+
+    def __init__(self, seed: int = 0, render: bool = True, data_dir: str | None = None):
+        self.seed = seed
+        self.render = render
+        self._controller = SimController(data_dir)
+        self.phone = Phone(self._controller, seed)
+        self.renderer = Renderer()
+        self._blank = blank_frame()
+        self.interaction_cache = ""
+        self._closed = False
+
+    # AsyncEnv ------------------------------------------------------------------------------
+    @property
+    def controller(self) -> SimController:
+        return self._controller
+
+    def reset(self, go_home: bool = False) -> interface.State:
+        if go_home:
+            self.phone.go_home()
+        self.interaction_cache = ""
+        return self.get_state()
+
+    def get_state(self, wait_to_stabilize: bool = False) -> interface.State:
+        del wait_to_stabilize  # the simulated screen is always stable
+        frame = self.phone.frame()
+        pixels = self.renderer.render(frame.windows) if self.render else self._blank
+        return interface.State(pixels=pixels, forest=frame.forest, ui_elements=list(frame.elements))
+
+    def screenshot(self) -> np.ndarray:
+        """A rendered frame even when the env was built with render=False."""
+        return self.renderer.render(self.phone.frame().windows)
+
+    def ask_question(self, question: str, timeout_seconds: float = -1.0) -> str | None:
+        raise NotImplementedError("The simulated phone has no human operator to ask.")
+
+    def execute_action(self, action: json_action.JSONAction) -> None:
+        kind = action.action_type
+        if kind == json_action.ANSWER:
+            self.interaction_cache = action.text or ""
+            return
+        if kind in (json_action.STATUS, json_action.UNKNOWN, json_action.WAIT):
+            return
+        phone = self.phone
+        if kind in (json_action.CLICK, json_action.DOUBLE_TAP, json_action.LONG_PRESS):
+            x, y = self._target(action)
+            phone.tap(x, y, long=kind == json_action.LONG_PRESS)
+            if kind == json_action.DOUBLE_TAP:
+                phone.tap(x, y)
+        elif kind == json_action.INPUT_TEXT:
+            self._input_text(action)
+        elif kind == json_action.KEYBOARD_ENTER:
+            phone.press_enter()
+        elif kind == json_action.NAVIGATE_HOME:
+            phone.go_home()
+        elif kind == json_action.NAVIGATE_BACK:
+            phone.back()
+        elif kind == json_action.SCROLL:
+            self._scroll(action)
+        elif kind == json_action.SWIPE:
+            if not action.direction:
+                raise ValueError("swipe needs a direction: up, down, left or right.")
+            (sx, sy), (ex, ey) = _SWIPES[action.direction]
+            phone.drag(sx * (WIDTH - 1), sy * (HEIGHT - 1), ex * (WIDTH - 1), ey * (HEIGHT - 1))
+        elif kind == json_action.OPEN_APP:
+            if not action.app_name:
+                raise ValueError("open_app needs an app_name.")
+            phone.launch(action.app_name)
+        else:  # pragma: no cover - JSONAction rejects other types
+            raise ValueError(f"Unsupported action type {kind!r}")
+
+    def _target(self, action: json_action.JSONAction) -> tuple[float, float]:
+        """The touch point: the centre of the element at `index` (fresh list), or (x, y)."""
+        if action.index is not None:
+            elements = self.phone.frame().elements
+            index = int(action.index)
+            if not 0 <= index < len(elements):
+                raise ValueError(
+                    f"Index {index} is out of range; the screen has {len(elements)} elements (0..{len(elements) - 1})."
+                )
+            box = elements[index].bbox_pixels
+            if box is None:
+                raise ValueError(f"Element {index} has no bounding box.")
+            return box.center
+        if action.x is not None and action.y is not None:
+            x, y = int(action.x), int(action.y)
+            if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
+                raise ValueError(f"Point ({x}, {y}) is off the {WIDTH}x{HEIGHT} screen.")
+            return float(x), float(y)
+        raise ValueError(f"{action.action_type} needs an index or both x and y.")
+
+    def _input_text(self, action: json_action.JSONAction) -> None:
+        if not action.text:
+            return  # upstream logs a warning and does nothing
+        if action.index is not None or (action.x is not None and action.y is not None):
+            x, y = self._target(action)
+            self.phone.tap(x, y)
+        if action.clear_text:
+            self.phone.clear_text()
+        self.phone.type_text(action.text)
+        self.phone.press_enter()
+
+    def _scroll(self, action: json_action.JSONAction) -> None:
+        direction = action.direction
+        if not direction:
+            raise ValueError("scroll needs a direction: up, down, left or right.")
+        if action.index:  # upstream quirk: index 0 scrolls the whole screen
+            elements = self.phone.frame().elements
+            index = int(action.index)
+            if not 0 <= index < len(elements):
+                raise ValueError(
+                    f"Index {index} is out of range; the screen has {len(elements)} elements."
+                )
+            box = elements[index].bbox_pixels
+            assert box is not None
+            left, top = max(0, box.x_min), max(0, box.y_min)
+            right, bottom = min(WIDTH, box.x_max), min(HEIGHT, box.y_max)
+        else:
+            left, top, right, bottom = 0, 0, WIDTH, HEIGHT
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        end = {"down": (cx, top), "up": (cx, bottom), "right": (left, cy), "left": (right, cy)}[
+            direction
+        ]
+        self.phone.drag(cx, cy, *end)
+
+    # geometry and misc ---------------------------------------------------------------------
+    @property
+    def foreground_activity_name(self) -> str:
+        return self.phone.foreground_activity()
+
+    @property
+    def device_screen_size(self) -> tuple[int, int]:
+        return (WIDTH, HEIGHT)
+
+    @property
+    def logical_screen_size(self) -> tuple[int, int]:
+        return (WIDTH, HEIGHT)
+
+    @property
+    def orientation(self) -> int:
+        return 0
+
+    @property
+    def physical_frame_boundary(self) -> tuple[int, int, int, int]:
+        return (0, 0, WIDTH, HEIGHT)
+
+    def hide_automation_ui(self) -> None:
+        self._controller.put_setting("system", "pointer_location", "0")
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._controller.cleanup()

@@ -1,0 +1,60 @@
+"""OpenAppTaskEval (upstream `single/system.py`): success is the package in the foreground."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from android_world.env import interface
+from android_world.env.json_action import JSONAction
+from android_world.task_evals import task_eval
+
+# Upstream's candidates minus the dialer, which the simulated phone does not have.
+APP_NAME_TO_PACKAGE_NAME = {
+    "camera": "com.android.camera2",
+    "clock": "com.google.android.deskclock",
+    "contacts": "com.google.android.contacts",
+    "settings": "com.android.settings",
+}
+
+
+def foreground_is(env: interface.AsyncEnv, app_name: str) -> bool:
+    """Whether the app's package is in front (`package/activity`, compared by package)."""
+    activity = env.controller.foreground_activity()
+    return activity.split("/", 1)[0] == APP_NAME_TO_PACKAGE_NAME[app_name]
+
+
+class OpenAppTaskEval(task_eval.TaskEval):
+    """Open an app from the home screen."""
+
+    app_names = tuple(APP_NAME_TO_PACKAGE_NAME)
+    complexity = 1
+    schema = {
+        "type": "object",
+        "properties": {"app_name": {"type": "string"}},
+        "required": ["app_name"],
+    }
+    template = (
+        "Open the {app_name} app. Clear any pop-ups that may appear by granting all permissions"
+        " that are required."
+    )
+    difficulty = "easy"
+    optimal_steps = 1
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        return {"app_name": random.choice(list(APP_NAME_TO_PACKAGE_NAME))}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        env.controller.close_recents()
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        return 1.0 if foreground_is(env, self.params["app_name"]) else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        env.get_state()
+        yield JSONAction(action_type="open_app", app_name=self.params["app_name"])
+        yield JSONAction(action_type="status", goal_status="complete")
