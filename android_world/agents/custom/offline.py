@@ -1,0 +1,1307 @@
+"""Offline roles: the whole Conductor pipeline with no model, no network and no GPU.
+
+This is a no-model BASELINE, never an LLM result: plans carry `source="offline"`, and every
+thought, rationale and vote reason starts with "[offline]". It lets a new user see planning,
+gating, rehearsal and answering work on the simulated phone before configuring any model, and
+it is the fallback the factory uses when a role has no model.
+
+What the roles know comes only from the goal text and the screen: app names and the generic
+phone vocabulary in `offline_text` (wifi lives near "internet", a contact form has a "Phone"
+field), lexical and fuzzy similarity between goal slots and element labels, and the agent's own
+step history from the context summary. They know nothing about any benchmark task.
+
+Build them with `build_offline_roles(**options)`; each class also works on its own, so any role
+can be offline while the others use models.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from android_world.agents.custom import offline_screen as screen
+from android_world.agents.custom import offline_text as text_lib
+from android_world.agents.custom.celil_geometry import element_box, element_label
+from android_world.agents.custom.celil_protocols import (
+    FailureContext,
+    Observation,
+    Plan,
+    ProposedAction,
+    Vote,
+)
+from android_world.agents.custom.celil_quality_control import describe_action
+from android_world.env import json_action
+
+TAG = "[offline]"
+SOURCE = "offline"
+PRAGMATIST = "Pragmatist"
+SKEPTIC = "Skeptic"
+EFFICIENCY_EXPERT = "Efficiency Expert"
+DEFAULT_WEIGHTS = (0.4, 0.5, 0.1)
+NAVIGATE_MIN_RELEVANCE = 0.5
+MAX_SCROLLS_PER_SCREEN = 3
+IRREVERSIBLE_STEMS = (
+    "delete",
+    "remove",
+    "send",
+    "discard",
+    "clear",
+    "uninstall",
+    "erase",
+    "wipe",
+    "reset",
+    "trash",
+)
+_TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
+_TAP_NAMES = ("click", "long_press", "double_tap")
+DELETE_LABELS = ("delete", "delete permanently", "remove", "trash", "move to trash", "delete file")
+TEXT_SLOTS = ("text", "message", "content", "body", "note")
+CHANGING_WORDS = frozenset({"new", "add", "create", "edit", "delete", "remove", "compose"})
+SAVE_WORDS = ("save", "done", "ok", "create", "confirm", "apply")
+CONFIRM_LABELS = ("ok", "done", "create", "next", "continue", "confirm", "apply")
+
+
+# --------------------------------------------------------------------------------------------
+# Sub-goals: the planner writes them in a small controlled phrasing that the executor reads
+# back; any other text (a model planner's) falls back to lexical matching.
+
+
+@dataclasses.dataclass(frozen=True)
+class Intent:
+    kind: str  # open, permission, toggle, level, fill, new, tap, back, find, generic
+    sub_goal: str
+    app: str | None = None
+    subject: str = ""
+    state: bool | None = None
+    level: str | None = None
+    field: str | None = None
+    value: str | None = None
+
+
+_FILL = re.compile(
+    r"^(?:enter|type|fill in|input|write)\s+'(.+)'\s+(?:in|into|as)\s+(?:the\s+)?(.+?)(?:\s+field)?$",
+    re.I | re.S,
+)
+_NEW = re.compile(r"^(?:start|create|add|begin|compose)\s+(?:a\s+|an\s+)?new\s+(.+)$", re.I)
+_TAP = re.compile(r"^(?:tap|press|click|select|choose|go to)\s+(?:the\s+|on\s+)?(.+?)$", re.I)
+_DELETE = re.compile(r"^(?:delete|remove)\s+'(.+)'$", re.I)
+_APPEND = re.compile(r"^append\s+'(.+)'\s+to\s+(?:the\s+)?(.+)$", re.I | re.S)
+_DURATION = re.compile(r"^set the duration to (\d+)h (\d+)m (\d+)s$", re.I)
+_REOPEN = re.compile(r"^(?:re)?open\s+(?:the\s+)?(.+?)(?:\s+app)?(?:\s+\(.*\))?$", re.I)
+
+
+def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
+    text = " ".join(sub_goal.split()).rstrip(".")
+    lowered = text.casefold()
+    match = _REOPEN.match(text)
+    if match and (apps := text_lib.find_apps(match.group(1))):
+        return Intent("open", sub_goal, app=apps[0])
+    if lowered.startswith("go back"):
+        return Intent("back", sub_goal)
+    if re.search(r"\b(permission|pop-?ups?|allow)\b", lowered):
+        return Intent("permission", sub_goal)
+    level = text_lib.parse_level(text)
+    if level is not None:
+        return Intent("level", sub_goal, subject=level[0], level=level[1])
+    toggle = text_lib.parse_toggle(text)
+    if toggle is not None:
+        return Intent("toggle", sub_goal, subject=toggle[0], state=toggle[1])
+    match = _FILL.match(text)
+    if match:
+        return Intent("fill", sub_goal, field=match.group(2).strip(), value=match.group(1))
+    match = _APPEND.match(text)
+    if match:
+        return Intent("append", sub_goal, field=match.group(2).strip(), value=match.group(1))
+    match = _DELETE.match(text)
+    if match:
+        return Intent("delete", sub_goal, subject=match.group(1))
+    match = _DURATION.match(text)
+    if match:
+        h, m, sec = (int(g) for g in match.groups())
+        return Intent("keypad", sub_goal, value=f"{h:02d}{m:02d}{sec:02d}".lstrip("0") or "0")
+    if lowered.startswith("open the most recent") or lowered.startswith("open the first"):
+        return Intent("first_item", sub_goal)
+    match = _NEW.match(text)
+    if match:
+        return Intent("new", sub_goal, subject=match.group(1).strip())
+    if lowered.startswith("find"):
+        return Intent("find", sub_goal, subject=text, value=info.goal)
+    match = _TAP.match(text)
+    if match:
+        return Intent("tap", sub_goal, subject=match.group(1).strip())
+    del info
+    return Intent("generic", sub_goal, subject=text)
+
+
+def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, float]]:
+    """The words that lead toward the intent's target on screen, weighted."""
+    if intent.kind in ("fill", "append"):
+        base = [intent.field or ""]
+    elif intent.kind == "delete":
+        return [
+            (intent.subject, 1.0),
+            ("delete", 1.0),
+            ("trash", 0.8),
+            ("remove", 0.8),
+            ("more options", 0.55),
+        ]
+    elif intent.kind == "new":
+        base = ["new", "add", "create", intent.subject]
+    elif intent.kind == "find":
+        base = text_lib.content_words(info.goal)
+    else:
+        base = text_lib.content_words(intent.subject or intent.sub_goal)
+    terms = text_lib.expand_terms(base)
+    if intent.kind == "tap" and text_lib.normalize(intent.subject) in SAVE_WORDS:
+        obj = _object_word(info)
+        terms += [(w, 0.85) for w in SAVE_WORDS if w != "save"]
+        if obj != "item":
+            terms.append((obj, 0.95))
+    if intent.kind == "new":
+        terms += [("compose", 0.8), ("start chat", 0.8), ("plus", 0.7)]
+    return terms
+
+
+def sub_goal_done(
+    intent: Intent, observation: Observation, history: list[screen.PastStep]
+) -> tuple[bool, str]:
+    """Whether the screen (or the agent's last successful step) shows the sub-goal done."""
+    elements = observation.ui_elements
+    if intent.kind == "open":
+        if (
+            intent.app
+            and not screen.is_launcher(observation)
+            and text_lib.activity_matches_app(observation.foreground_activity, intent.app)
+        ):
+            return True, f"{intent.app} is in the foreground"
+        return False, f"{intent.app} is not in the foreground"
+    if intent.kind == "permission":
+        if screen.grant_button(observation) is None:
+            return True, "no permission request is showing"
+        return False, "a permission request is showing"
+    if intent.kind == "toggle":
+        index = screen.find_switch(observation, intent.subject)
+        if index is not None and bool(elements[index].is_checked) == intent.state:
+            state = "on" if intent.state else "off"
+            return True, f"the {intent.subject} switch shows {state}"
+        return False, f"no {intent.subject} switch in the wanted state is visible"
+    if intent.kind == "level":
+        index = screen.find_slider(observation, intent.subject)
+        if index is not None:
+            at = screen.slider_at(elements[index], intent.level or "max")
+            if at:
+                return True, f"the {intent.subject} slider is at its {intent.level}"
+            if at is None and screen.acted_on(history, intent.sub_goal, ("scroll", "swipe")):
+                return True, f"the {intent.subject} slider was dragged to its {intent.level}"
+        return False, f"the {intent.subject} slider is not at its {intent.level}"
+    if intent.kind == "fill":
+        return fill_done(intent, observation)
+    if intent.kind == "append":
+        for i in screen.fields(observation):
+            current = text_lib.normalize(screen.field_text(elements[i]))
+            if current.endswith(text_lib.normalize(intent.value)):
+                return True, "the text was added at the end"
+        return False, "the text is not there yet"
+    if intent.kind == "keypad":
+        shown = screen.keypad_digits(observation)
+        if shown is not None and shown == intent.value:
+            return True, "the display shows the wanted duration"
+        return False, "the display does not show the wanted duration"
+    if intent.kind == "delete":
+        key = text_lib.normalize(intent.sub_goal)
+        deleted = any(
+            text_lib.normalize(step.sub_goal) == key
+            and step.ok
+            and "delet" in step.action.casefold()
+            for step in history
+        )
+        visible = screen.find_text(observation, intent.subject) is not None
+        listing = any(e.is_scrollable for e in elements)
+        if deleted and not visible and listing:
+            return True, f"{intent.subject!r} is gone from the list"
+        return False, f"{intent.subject!r} is not deleted yet"
+    if intent.kind == "new":
+        if screen.form_fields(observation):
+            return True, "a form with fields is open"
+        return False, "no form is open"
+    if intent.kind == "tap":
+        opposite = already_in_state(intent.subject, observation)
+        if opposite:
+            return True, f"{opposite!r} is showing, so it is already {intent.subject.casefold()}d"
+        step = screen.acted_on(history, intent.sub_goal, _TAP_NAMES, allow_unchanged=True)
+        subject = text_lib.normalize(intent.subject.strip("'\""))
+        if step is not None and subject and subject.split()[0] in text_lib.normalize(step.action):
+            return True, f"the step '{step.action}' for it went through"
+        return False, "the named element was not tapped yet"
+    if intent.kind == "find":
+        goal = intent.value or ""
+        if goal and question_answer(goal, observation, ""):
+            return True, "the screen shows text that answers the question"
+        return False, "no answer on screen yet"
+    if intent.kind in ("back", "generic", "first_item"):
+        step = screen.acted_on(history, intent.sub_goal)
+        if step is not None:
+            return True, f"the step '{step.action}' for it went through"
+        return False, "nothing was done for it yet"
+    return False, "not checkable from the screen"
+
+
+# A control that flips between two states shows the other state's label once it is in one:
+# a running stopwatch shows "Pause", a paused one "Start" or "Resume".
+STATE_OPPOSITES = {
+    "pause": ("start", "resume", "play"),
+    "stop": ("start", "play"),
+    "start": ("pause", "stop"),
+    "run": ("pause", "stop"),
+    "resume": ("pause", "stop"),
+    "play": ("pause", "stop"),
+}
+
+
+def already_in_state(subject: str, observation: Observation) -> str | None:
+    """For "Tap Pause": the opposite control's label when only it is on screen, else None."""
+    key = text_lib.normalize(subject)
+    opposites = STATE_OPPOSITES.get(key)
+    if not opposites:
+        return None
+    shown = {
+        text_lib.normalize(element_label(observation.ui_elements[i]))
+        for i in screen.content_indices(observation)
+        if observation.ui_elements[i].is_clickable
+    }
+    if key in shown:
+        return None
+    return next((o for o in opposites if o in shown), None)
+
+
+def _name_parts(value: str) -> list[str]:
+    return value.split(None, 1) if len(value.split()) >= 2 else [value]
+
+
+def fill_done(intent: Intent, observation: Observation) -> tuple[bool, str]:
+    elements = observation.ui_elements
+    value = intent.value or ""
+    holding = [
+        i
+        for i in screen.fields(observation)
+        if text_lib.normalize(screen.field_text(elements[i])) == text_lib.normalize(value)
+    ]
+    if holding:
+        return True, f"a field holds {value!r}"
+    chosen = screen.find_text(observation, value, exact=True)
+    if (
+        chosen is not None
+        and not screen.is_field(elements[chosen])
+        and screen.form_fields(observation)
+    ):
+        return True, f"the form shows {value!r} chosen"
+    first = screen.find_field(observation, "first name", minimum=0.9)
+    last = screen.find_field(observation, "last name", minimum=0.9)
+    parts = _name_parts(value)
+    if (
+        intent.field
+        and "name" in intent.field
+        and first is not None
+        and last is not None
+        and (
+            len(parts) == 2
+            and [screen.field_text(elements[first]), screen.field_text(elements[last])] == parts
+        )
+    ):
+        return True, "first and last name are filled in"
+    return False, f"no field holds {value!r} yet"
+
+
+# --------------------------------------------------------------------------------------------
+# Planner
+
+
+def _app_for_clause(clause: str, info: text_lib.GoalInfo) -> str | None:
+    apps = text_lib.find_apps(clause)
+    if apps:
+        return apps[0]
+    return info.apps[0] if info.apps else None
+
+
+def _plan_app(plan: list[str], sub_goal: str) -> str | None:
+    """The app of the last "Open X" step at or before `sub_goal` in the plan."""
+    app = None
+    for step in plan:
+        match = _REOPEN.match(step)
+        if match and (apps := text_lib.find_apps(match.group(1))):
+            app = apps[0]
+        if text_lib.normalize(step) == text_lib.normalize(sub_goal):
+            break
+    return app
+
+
+def _object_word(info: text_lib.GoalInfo) -> str:
+    for word in info.objects:
+        if word not in ("calendar", "sms", "filesystem"):
+            return text_lib.stem(word)
+    return "item"
+
+
+def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[str], str]:
+    """Coarse sub-goals from the goal's clauses; returns (sub_goals, rationale)."""
+    subs: list[str] = []
+    opened: list[str] = []
+
+    def ensure_app(app: str | None) -> None:
+        if app and (not opened or opened[-1] != app):
+            subs.append(f"Open {app}")
+            opened.append(app)
+
+    for clause in info.clauses:
+        if text_lib.forbidden_words(clause) and re.match(
+            r"\s*(do not|don't|never)\b", clause, re.I
+        ):
+            continue
+        target = text_lib.parse_open(clause)
+        if target is not None:
+            ensure_app(target)
+            continue
+        clause_app = _app_for_clause(clause, info)
+        level = text_lib.parse_level(clause)
+        toggle = text_lib.parse_toggle(clause)
+        if re.search(r"\b(pop-?ups?|permissions?)\b", clause, re.I):
+            ensure_app(clause_app)
+            subs.append("Allow any permission requests")
+        elif level is not None:
+            ensure_app(clause_app if clause_app != "Camera" else "Settings")
+            subs.append(f"Set {level[0]} to {level[1]}")
+        elif toggle is not None:
+            implied = text_lib.find_apps(toggle[0]) or [clause_app]
+            ensure_app(implied[0])
+            subs.append(f"Turn {toggle[0]} {'on' if toggle[1] else 'off'}")
+        else:
+            ensure_app(clause_app)
+    verbs = set(info.verbs)
+    obj = _object_word(info)
+    forbidden = set(info.forbidden)
+    creating = verbs & {"create", "add", "make", "new", "write", "send"}
+    fields = dict(info.fields)
+    if info.is_question:
+        subs.append("Find the information the question asks for")
+    elif verbs & {"delete", "remove"} and info.targets:
+        if info.folder:
+            subs.append(f"Tap {info.folder}")
+        subs += [f"Delete '{t}'" for t in info.targets]
+    elif info.duration is not None:
+        if obj in ("timer", "stopwatch", "alarm"):
+            subs.append(f"Tap {obj.title()}")
+        h, m, sec = info.duration
+        subs.append(f"Set the duration to {h}h {m}m {sec}s")
+        if not forbidden & {"start", "save"} and creating - {"create", "make", "new"}:
+            subs.append("Tap Start")
+    elif info.edit or info.append:
+        if info.edit:
+            subs.append(f"Tap '{info.edit}'")
+        if info.append:
+            subs.append(f"Append '{info.append}' to the text")
+        subs += [f"Enter '{v}' as the {k}" for k, v in info.fields if k == "text"]
+        if "save" not in forbidden:
+            subs.append("Tap Save")
+    elif "reply" in verbs:
+        if "phone" in fields:
+            subs.append(f"Tap '{fields['phone']}'")
+        else:
+            subs.append("Open the most recent conversation")
+        subs += [f"Enter '{v}' as the {k}" for k, v in info.fields if k != "phone"]
+        subs.append("Tap Send")
+    elif info.fields or creating:
+        if creating and not info.toggles:
+            subs.append(f"Start a new {obj}")
+        for field, value in info.fields:
+            subs.append(f"Enter '{value}' as the {field}")
+        if "send" in verbs and "send" not in forbidden:
+            subs.append("Tap Send")
+        elif "save" not in forbidden and (info.fields or creating):
+            subs.append("Tap Save")
+    elif verbs & {"take", "record", "start", "run", "pause", "stop", "reset"} and not (
+        info.toggles or info.levels
+    ):
+        if obj in ("stopwatch", "timer", "alarm"):
+            subs.append(f"Tap {obj.title()}")
+        if verbs & {"take", "record"}:
+            subs.append(f"Take a {obj}" if obj != "item" else "Take it")
+        elif verbs & {"start", "run"}:
+            subs.append("Tap Start")
+        elif "pause" in verbs or "stop" in verbs:
+            subs.append("Tap Pause" if "pause" in verbs else "Tap Stop")
+        elif "reset" in verbs:
+            subs.append("Tap Reset")
+    if not subs or (
+        all(s.startswith("Open ") for s in subs)
+        and not any(text_lib.parse_open(c) for c in info.clauses)
+    ):
+        subs += [c for c in info.clauses if c]
+    deduped = list(dict.fromkeys(subs))[:max_sub_goals]
+    rationale = (
+        f"{TAG} rule-based plan from the goal's clauses"
+        f" (apps: {', '.join(info.apps) or 'none named'})"
+    )
+    return deduped, rationale
+
+
+def question_answer(goal: str, observation: Observation, context_summary: str) -> str:
+    """A best-effort answer from screen text and the scratchpad: the lines that share the most
+    words with the question (never invented: empty when nothing on screen relates)."""
+    info = text_lib.parse_goal(goal)
+    wanted = set(text_lib.content_words(goal)) - {"answer", "titles", "only", "format", "list"}
+    for app in info.apps:
+        wanted -= set(text_lib.content_words(app))
+    candidates = screen.screen_text(observation)
+    for line in (context_summary or "").splitlines():
+        if "|" in line:
+            candidates += [p.strip() for p in re.split(r"\|+", line) if p.strip()]
+    if re.search(r"\bhow many\b", goal, re.I):
+        numbers = [c for c in candidates if re.fullmatch(r"\d+", c.strip())]
+        return numbers[0] if numbers else ""
+    scored = []
+    for line in candidates:
+        line_words = set(text_lib.content_words(line))
+        overlap = len(line_words & wanted)
+        if overlap and len(line) < 120:
+            scored.append((overlap, line))
+    if not scored:
+        return ""
+    scored.sort(key=lambda pair: -pair[0])
+    return scored[0][1]
+
+
+class OfflinePlanner:
+    """Planner protocol without a model: clause-by-clause plans, screen-based progress checks."""
+
+    def __init__(self, *, max_sub_goals: int = 12, **_ignored: Any):
+        self.max_sub_goals = max_sub_goals
+        self._rehearsals = 0
+
+    def generate_initial_plan(
+        self, goal: str, observation: Observation, retrieved_plan: list[str] | None
+    ) -> Plan:
+        self._rehearsals = 0
+        if retrieved_plan:
+            return Plan(
+                list(retrieved_plan),
+                rationale=f"{TAG} reusing a verified plan from episodic memory",
+                source=SOURCE,
+            )
+        info = text_lib.parse_goal(goal, screen.launcher_labels(observation))
+        sub_goals, rationale = build_plan(info, self.max_sub_goals)
+        return Plan(sub_goals, rationale=rationale, source=SOURCE)
+
+    def generate_corrective_plan(self, failure_context: FailureContext) -> Plan:
+        """Keep the unfinished sub-goals and put a recovery step before them: go back after a
+        loop, reopen the app when it left the foreground; the executor then tries the next
+        candidate because it remembers what failed on each screen."""
+        ctx = failure_context
+        self._rehearsals += 1
+        done = {text_lib.normalize(s) for s in ctx.done_sub_goals}
+        remaining = [s for s in ctx.plan if text_lib.normalize(s) not in done]
+        info = text_lib.parse_goal(ctx.goal)
+        intent = parse_sub_goal(ctx.failed_sub_goal or (remaining[0] if remaining else ""), info)
+        app = (
+            intent.app
+            or _plan_app(ctx.plan, ctx.failed_sub_goal)
+            or (info.apps[0] if info.apps else None)
+        )
+        prefix: list[str] = []
+        n = self._rehearsals
+        in_app = app is not None and text_lib.activity_matches_app(
+            ctx.observation.foreground_activity, app
+        )
+        if ctx.kind == "no_answer":
+            prefix = [f"Find the information the question asks for (attempt {n})"]
+        elif app and not in_app and intent.kind != "open":
+            prefix = [f"Reopen {app} (attempt {n})"]
+        elif ctx.kind == "loop" and intent.kind not in ("back", "open"):
+            prefix = [f"Go back (attempt {n})"]
+        why = "; ".join(ctx.reasons)[:200]
+        return Plan(
+            prefix + remaining,
+            rationale=f"{TAG} after {ctx.kind} on '{ctx.failed_sub_goal}': {why}",
+            source=SOURCE,
+        )
+
+    def is_sub_goal_done(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> bool:
+        info = text_lib.parse_goal(goal)
+        intent = parse_sub_goal(sub_goal, info)
+        done, _ = sub_goal_done(intent, observation, screen.parse_history(context_summary))
+        return done
+
+    def answer_question(
+        self, goal: str, observation: Observation, context_summary: str
+    ) -> str | None:
+        if not text_lib.parse_goal(goal).is_question:
+            return None
+        return question_answer(goal, observation, context_summary)
+
+
+# --------------------------------------------------------------------------------------------
+# Executor
+
+
+def _action(kind: str, **fields: Any) -> json_action.JSONAction:
+    return json_action.JSONAction(action_type=kind, **fields)
+
+
+def _key(action: json_action.JSONAction) -> str:
+    return action.json_str()
+
+
+def _claimed_by_other_slot(
+    obs: Observation, index: int, field: str, fields: list[tuple[str, str]]
+) -> bool:
+    """Whether the field's label names another of the goal's slots (a "Name" box is not where
+    the note's text goes)."""
+    names = screen.element_names(obs, index)
+    return any(
+        text_lib.label_relevance(text_lib.field_terms(other), n) >= 0.8
+        for other, _ in fields
+        if other != field
+        for n in names
+    )
+
+
+class OfflineActionGenerator:
+    """ActionGenerator protocol without a model: grounds the sub-goal on the screen by words.
+
+    It remembers, per sub-goal and screen, which actions it already tried and which changed
+    nothing (or were rejected by the verifiers), so after a rehearsal it tries the next
+    candidate instead of repeating itself.
+    """
+
+    def __init__(self, *, goal: str | None = None, **_ignored: Any):
+        self._goal = goal or ""
+        self._info: text_lib.GoalInfo | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        self._tried: dict[tuple[str, str], set[str]] = {}
+        self._duds: dict[str, set[str]] = {}
+        self._scrolls: dict[tuple[str, str], int] = {}
+        self._last: tuple[str, str, str] | None = None  # (screen, action key, sub-goal)
+
+    def set_goal(self, goal: str) -> None:
+        if goal != self._goal:
+            self._goal = goal
+            self._info = None
+            self.reset()
+
+    def discard_last_turn(self) -> None:
+        """The verifiers rejected the last proposal: never propose it on that screen again."""
+        if self._last is not None:
+            signature, key, _ = self._last
+            self._duds.setdefault(signature, set()).add(key)
+            self._last = None
+
+    def _goal_info(self, context_summary: str, observation: Observation) -> text_lib.GoalInfo:
+        goal = screen.goal_from_context(context_summary) or self._goal
+        if goal != self._goal:
+            self.set_goal(goal)
+        if self._info is None:
+            self._info = text_lib.parse_goal(goal, screen.launcher_labels(observation))
+        return self._info
+
+    def generate_action(
+        self, sub_goal: str, observation: Observation, context_summary: str
+    ) -> ProposedAction:
+        info = self._goal_info(context_summary, observation)
+        signature = screen.screen_signature(observation)
+        if self._last is not None and self._last[0] == signature:
+            # The last action ran and the screen did not change: it is a dud here.
+            self._duds.setdefault(signature, set()).add(self._last[1])
+        self._last = None
+        intent = parse_sub_goal(sub_goal, info)
+        history = screen.parse_history(context_summary)
+        done, why = sub_goal_done(intent, observation, history)
+        if done:
+            return ProposedAction(
+                None,
+                thought=f"{TAG} the sub-goal is already done: {why}",
+                sub_goal_finished=True,
+                finished_content=None,
+            )
+        action, thought, target = self._choose(intent, info, observation, history, signature)
+        leaving = action is None or action.action_type in (
+            json_action.NAVIGATE_BACK,
+            json_action.OPEN_APP,
+        )
+        if intent.kind == "find" and leaving:
+            # Nothing left to look at here: answer from what has been seen rather than wander.
+            return ProposedAction(
+                None,
+                thought=f"{TAG} nothing more to explore for the question; answering from the screen",
+                sub_goal_finished=True,
+                finished_content=question_answer(info.goal, observation, context_summary) or None,
+            )
+        if action is None:
+            return ProposedAction(None, thought=f"{TAG} {thought}", error=f"{TAG} {thought}")
+        self._last = (signature, _key(action), sub_goal)
+        self._tried.setdefault((sub_goal, signature), set()).add(_key(action))
+        return ProposedAction(
+            action, thought=f"{TAG} {thought}", target_description=target, is_safe=None
+        )
+
+    # --- choosing ----------------------------------------------------------------------------
+
+    def _usable(self, action: json_action.JSONAction, signature: str) -> bool:
+        return _key(action) not in self._duds.get(signature, set())
+
+    def _choose(
+        self,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        obs: Observation,
+        history: list[screen.PastStep],
+        signature: str,
+    ) -> tuple[json_action.JSONAction | None, str, str]:
+        elements = obs.ui_elements
+        if intent.kind == "open":
+            action = _action(json_action.OPEN_APP, app_name=intent.app)
+            if self._usable(action, signature):
+                return action, f"open {intent.app}", intent.app or ""
+            return self._navigate(intent, info, obs, signature)
+        grant = screen.grant_button(obs)
+        if grant is not None:
+            action = _action(json_action.CLICK, index=grant)
+            if self._usable(action, signature):
+                return (
+                    action,
+                    "accept the permission request in the way",
+                    element_label(elements[grant]),
+                )
+        if intent.kind == "permission":
+            return None, "no permission request to accept", ""
+        if intent.kind == "back":
+            return _action(json_action.NAVIGATE_BACK), "go back to recover", "back"
+        away = self._leave_other_app(intent, info, obs, signature)
+        if away is not None:
+            return away
+        if intent.kind == "toggle":
+            index = screen.find_switch(obs, intent.subject)
+            if index is not None:
+                action = _action(json_action.CLICK, index=index)
+                if self._usable(action, signature):
+                    state = "on" if intent.state else "off"
+                    return (
+                        action,
+                        f"flip the {intent.subject} switch {state}",
+                        element_label(elements[index]),
+                    )
+        if intent.kind == "level":
+            index = screen.find_slider(obs, intent.subject)
+            if index is not None:
+                # Scroll names the content direction: "left" moves the finger right (maximum).
+                direction = "left" if intent.level == "max" else "right"
+                action = _action(json_action.SCROLL, index=index, direction=direction)
+                if self._usable(action, signature):
+                    return (
+                        action,
+                        f"drag the {intent.subject} slider to its {intent.level}",
+                        element_label(elements[index]),
+                    )
+        if intent.kind == "fill":
+            chosen = self._fill(intent, obs, signature, info.fields)
+            if chosen is not None:
+                return chosen
+        if intent.kind == "append":
+            chosen = self._append(intent, obs, signature)
+            if chosen is not None:
+                return chosen
+        if intent.kind == "keypad":
+            chosen = self._keypad(intent, obs, signature)
+            if chosen is not None:
+                return chosen
+        if intent.kind == "delete":
+            chosen = self._delete(intent, obs, signature)
+            if chosen is not None:
+                return chosen
+        if intent.kind == "first_item":
+            chosen = self._first_item(obs, signature)
+            if chosen is not None:
+                return chosen
+        if intent.kind == "find":
+            return self._find(intent, info, obs, history, signature)
+        return self._navigate(intent, info, obs, signature)
+
+    def _click(
+        self, obs: Observation, index: int, signature: str, why: str, long: bool = False
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        kind = json_action.LONG_PRESS if long else json_action.CLICK
+        action = _action(kind, index=index)
+        if not self._usable(action, signature):
+            return None
+        label = element_label(obs.ui_elements[index])
+        return action, f"{why} ({label!r})", label
+
+    def _append(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        candidates = screen.form_fields(obs)
+        if not candidates:
+            return None
+        index = screen.find_field(obs, intent.field or "text") or candidates[0]
+        action = _action(json_action.INPUT_TEXT, index=index, text=intent.value)
+        if not self._usable(action, signature):
+            return None
+        return (
+            action,
+            f"add {intent.value!r} at the end of the text",
+            element_label(obs.ui_elements[index]),
+        )
+
+    def _keypad(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        shown = screen.keypad_digits(obs)
+        target = intent.value or ""
+        if shown is None:
+            return None
+        typed = "" if shown == "0" else shown
+        if not target.startswith(typed) or len(typed) >= len(target):
+            return None
+        digit = target[len(typed)]
+        index = screen.digit_button(obs, digit)
+        if index is None:
+            return None
+        return self._click(obs, index, signature, f"key in the next digit {digit}")
+
+    def _delete(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        elements = obs.ui_elements
+        for i in screen.content_indices(obs):
+            element = elements[i]
+            name = text_lib.normalize(element_label(element))
+            if element.is_clickable and name in DELETE_LABELS:
+                chosen = self._click(obs, i, signature, "delete")
+                if chosen is not None:
+                    return chosen
+        confirm = screen.confirm_button(obs, "delet")
+        if confirm is not None:
+            chosen = self._click(obs, confirm, signature, "confirm the deletion")
+            if chosen is not None:
+                return chosen
+        target = screen.find_text(obs, intent.subject, skip_titles=True)
+        if target is not None:
+            # Lists usually select an item for deletion on a long press; if that does nothing
+            # here, opening the item (where a Delete control may be) is the next candidate.
+            tried = self._tried.get((intent.sub_goal, signature), set())
+            press = _action(json_action.LONG_PRESS, index=target)
+            chosen = None
+            if _key(press) not in tried:
+                chosen = self._click(
+                    obs, target, signature, f"select {intent.subject!r}", long=True
+                )
+            if chosen is None:
+                chosen = self._click(obs, target, signature, f"open {intent.subject!r}")
+            if chosen is not None:
+                return chosen
+        day = self._day_cell(obs, signature, intent)
+        if target is None and day is not None:
+            return day
+        container = screen.more_below(obs)
+        scroll_key = (intent.sub_goal, signature)
+        if (
+            target is None
+            and container is not None
+            and self._scrolls.get(scroll_key, 0) < MAX_SCROLLS_PER_SCREEN
+        ):
+            self._scrolls[scroll_key] = self._scrolls.get(scroll_key, 0) + 1
+            return (
+                _action(json_action.SCROLL, direction="down"),
+                f"scroll to find {intent.subject!r}",
+                "list",
+            )
+        tried = self._tried.get((intent.sub_goal, signature), set())
+        for i in screen.content_indices(obs):
+            if text_lib.normalize(element_label(elements[i])) == "more options":
+                if _key(_action(json_action.CLICK, index=i)) in tried:
+                    continue
+                chosen = self._click(obs, i, signature, "look for delete in the menu")
+                if chosen is not None:
+                    return chosen
+        return None
+
+    def _day_cell(
+        self, obs: Observation, signature: str, intent: Intent
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """On a calendar grid, the goal's day number opens that day (once per screen)."""
+        day = self._info.day if self._info is not None else None
+        if not day:
+            return None
+        tried = self._tried.get((intent.sub_goal, signature), set())
+        for i in screen.content_indices(obs):
+            if (obs.ui_elements[i].text or "").strip() == day:
+                if _key(_action(json_action.CLICK, index=i)) in tried:
+                    return None
+                return self._click(obs, i, signature, f"open day {day} of the calendar")
+        return None
+
+    def _first_item(
+        self, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        container = next(
+            (i for i in screen.content_indices(obs) if obs.ui_elements[i].is_scrollable), None
+        )
+        if container is None:
+            return None
+        box = element_box(obs.ui_elements[container], obs.screen_size)
+        items = []
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            item_box = element_box(element, obs.screen_size)
+            if i == container or not element.text or item_box is None or box is None:
+                continue
+            if box.y_min <= item_box.y_min < box.y_max:
+                items.append((item_box.y_min, i))
+        if not items:
+            return None
+        return self._click(obs, min(items)[1], signature, "open the first item in the list")
+
+    def _leave_other_app(
+        self, intent: Intent, info: text_lib.GoalInfo, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Outside every app the goal needs (e.g. back on the home screen): reopen the app."""
+        apps = info.apps or []
+        if intent.kind == "toggle" or intent.kind == "level":
+            apps = text_lib.find_apps(intent.subject) or apps
+        if not apps or any(text_lib.activity_matches_app(obs.foreground_activity, a) for a in apps):
+            return None
+        action = _action(json_action.OPEN_APP, app_name=apps[0])
+        if not self._usable(action, signature):
+            return None
+        return action, f"{apps[0]} is not in front; open it", apps[0]
+
+    def _fill(
+        self,
+        intent: Intent,
+        obs: Observation,
+        signature: str,
+        other_fields: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        elements = obs.ui_elements
+        value = intent.value or ""
+        field = intent.field or ""
+        # Plans store sub-goals on one line; type the goal's own text (line breaks kept).
+        for _, raw in other_fields:
+            if raw != value and text_lib.normalize(raw) == text_lib.normalize(value):
+                value = raw
+        targets: list[tuple[str, str]] = [(field, value)]
+        parts = _name_parts(value)
+        if "name" in field and len(parts) == 2:
+            first = screen.find_field(obs, "first name", minimum=0.9)
+            last = screen.find_field(obs, "last name", minimum=0.9)
+            if first is not None and last is not None:
+                targets = [("first name", parts[0]), ("last name", parts[1])]
+        form = screen.form_fields(obs)
+        for name, text in targets:
+            index = screen.find_field(obs, name)
+            if (
+                index is None
+                and len(form) == 1
+                and name in TEXT_SLOTS
+                and not _claimed_by_other_slot(obs, form[0], name, other_fields)
+            ):
+                index = form[0]
+            if index is None:
+                continue
+            current = screen.field_text(elements[index])
+            if text_lib.normalize(current) == text_lib.normalize(text):
+                continue
+            action = _action(
+                json_action.INPUT_TEXT, index=index, text=text, clear_text=bool(current) or None
+            )
+            if self._usable(action, signature):
+                return (
+                    action,
+                    f"type {text!r} into the {name} field",
+                    element_label(elements[index]),
+                )
+        # A value chosen from a list: pick it when the list is open, else open the chooser.
+        option = screen.find_text(obs, value, exact=True)
+        if option is not None and not screen.is_field(elements[option]) and not form:
+            chosen = self._click(obs, option, signature, f"choose {value!r}")
+            if chosen is not None:
+                return chosen
+        if not form:
+            container = screen.more_below(obs)
+            if container is not None:
+                action = _action(json_action.SCROLL, index=container, direction="down")
+                if self._usable(action, signature):
+                    return action, f"scroll the list for {value!r}", "list"
+        terms = text_lib.field_terms(field)
+        best: tuple[float, int] | None = None
+        for i in screen.content_indices(obs):
+            element = elements[i]
+            if screen.is_field(element) or screen.in_title_bar(element, obs.screen_size):
+                continue
+            score = max(
+                (text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0.0
+            )
+            if score >= 0.8 and (best is None or score > best[0]):
+                best = (score, i)
+        if best is not None and form:
+            chosen = self._click(obs, best[1], signature, f"open the {field} chooser")
+            if chosen is not None:
+                return chosen
+        # No labelled field: a single empty field that no other slot claims takes the text.
+        others = [f for f, _ in other_fields if f != field]
+        empty = [i for i in form if not screen.field_text(elements[i])]
+        del others
+        free = [i for i in empty if not _claimed_by_other_slot(obs, i, field, other_fields)]
+        if len(free) == 1 and len(empty) == 1:
+            action = _action(json_action.INPUT_TEXT, index=free[0], text=targets[0][1])
+            if self._usable(action, signature):
+                return (
+                    action,
+                    f"type {targets[0][1]!r} into the only empty field",
+                    element_label(elements[free[0]]),
+                )
+        # Every field filled and the slot still has nowhere to go: confirm this step of the form.
+        if form and not empty:
+            for i in screen.content_indices(obs):
+                element = elements[i]
+                if (
+                    element.is_clickable
+                    and text_lib.normalize(element_label(element)) in CONFIRM_LABELS
+                ):
+                    chosen = self._click(obs, i, signature, "confirm this step of the form")
+                    if chosen is not None:
+                        return chosen
+        return None
+
+    def _find(
+        self,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        obs: Observation,
+        history: list[screen.PastStep],
+        signature: str,
+    ) -> tuple[json_action.JSONAction | None, str, str]:
+        del history
+        day = self._day_cell(obs, signature, intent)
+        if day is not None:
+            return day
+        return self._navigate(intent, info, obs, signature)
+
+    def _navigate(
+        self, intent: Intent, info: text_lib.GoalInfo, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction | None, str, str]:
+        """Tap the element whose words best match the sub-goal; else scroll; else go back."""
+        elements = obs.ui_elements
+        terms = intent_terms(intent, info)
+        tried = self._tried.get((intent.sub_goal, signature), set())
+        best: tuple[float, int] | None = None
+        for i in screen.content_indices(obs):
+            element = elements[i]
+            if screen.is_field(element) or screen.is_slider(element):
+                continue
+            if screen.is_switch(element) and intent.kind != "generic":
+                continue
+            if screen.in_title_bar(element, obs.screen_size):
+                continue
+            if intent.kind == "find" and _stem_words(element_label(element)) & CHANGING_WORDS:
+                continue  # answering a question must not create, edit or delete anything
+            action = _action(json_action.CLICK, index=i)
+            if _key(action) in tried or not self._usable(action, signature):
+                continue
+            score = screen.relevance(obs, i, terms)
+            if not element.is_clickable:
+                score *= 0.9
+            if best is None or score > best[0]:
+                best = (score, i)
+        if best is not None and best[0] >= NAVIGATE_MIN_RELEVANCE:
+            index = best[1]
+            label = element_label(elements[index])
+            return (
+                _action(json_action.CLICK, index=index),
+                f"tap {label!r}, the closest match",
+                label,
+            )
+        scroll_key = (intent.sub_goal, signature)
+        container = screen.more_below(obs)
+        if container is not None and self._scrolls.get(scroll_key, 0) < MAX_SCROLLS_PER_SCREEN:
+            action = _action(json_action.SCROLL, direction="down")
+            if self._usable(action, signature):
+                self._scrolls[scroll_key] = self._scrolls.get(scroll_key, 0) + 1
+                return action, "nothing matches here; scroll for more", "list"
+        if screen.is_launcher(obs):
+            app = intent.app or (info.apps[0] if info.apps else None)
+            if app:
+                return _action(json_action.OPEN_APP, app_name=app), f"open {app}", app
+            return None, "nothing on the home screen matches the sub-goal", ""
+        back = _action(json_action.NAVIGATE_BACK)
+        if self._usable(back, signature):
+            return back, "nothing here matches; go back", "back"
+        return None, "no candidate left on this screen", ""
+
+
+# --------------------------------------------------------------------------------------------
+# Verifier
+
+
+def _stem_words(text: str) -> set[str]:
+    return {text_lib.stem(w) for w in text_lib.words(text)}
+
+
+# Goals often ask for an irreversible step without naming it: a reply is sent, a text message
+# is sent, a share by SMS is sent.
+_IMPLIED = {"reply": "send", "share": "send", "text message": "send", "erase": "delete"}
+
+
+def implied_verbs(goal: str) -> set[str]:
+    return {verb for phrase, verb in _IMPLIED.items() if text_lib.phrase_in(phrase, goal)}
+
+
+def intent_target_ok(
+    intent: Intent, obs: Observation, index: int, info: text_lib.GoalInfo | None = None
+) -> bool:
+    """Targets that serve the intent though their words do not match it (a keypad digit, a
+    form's OK button, the first item of a list, the chooser of a field, the goal's day)."""
+    element = obs.ui_elements[index]
+    label = text_lib.normalize(element_label(element))
+    if info is not None and info.day and label == info.day and intent.kind in ("delete", "find"):
+        return True
+    if intent.kind == "keypad":
+        return bool(label) and label.isdigit() and label in (intent.value or "")
+    if intent.kind == "fill":
+        if label in CONFIRM_LABELS and screen.form_fields(obs):
+            return True
+        if label == text_lib.normalize(intent.value):
+            return True
+        terms = text_lib.field_terms(intent.field or "")
+        return (
+            max((text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0)
+            >= 0.8
+        )
+    if intent.kind == "first_item":
+        return any(obs.ui_elements[i].is_scrollable for i in screen.content_indices(obs))
+    if intent.kind == "delete":
+        return (
+            label in DELETE_LABELS
+            or label == "more options"
+            or index == screen.confirm_button(obs, "delet")
+        )
+    return False
+
+
+class OfflineVerifier:
+    """Verifier protocol without a model: the three personas as rules on the 0-10 scale.
+
+    Pragmatist: does the target relate to the sub-goal? Skeptic: is it a field for typing, not a
+    repeat of a step that just failed, and not irreversible without the goal asking for it?
+    Efficiency Expert: is it the direct step (no scrolling past a visible target)?
+    """
+
+    def __init__(
+        self,
+        *,
+        weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+        threshold: float = 7.0,
+        irreversible_threshold: float = 8.5,
+        **_ignored: Any,
+    ):
+        self.weights = dict(zip((PRAGMATIST, SKEPTIC, EFFICIENCY_EXPERT), weights))
+        self.threshold = threshold
+        self.irreversible_threshold = irreversible_threshold
+
+    def verify_action(
+        self,
+        sub_goal: str,
+        proposed_action: ProposedAction,
+        observation: Observation,
+        context_summary: str,
+    ) -> tuple[float, list[Vote]]:
+        goal = screen.goal_from_context(context_summary)
+        info = text_lib.parse_goal(goal or sub_goal)
+        intent = parse_sub_goal(sub_goal, info)
+        history = screen.parse_history(context_summary)
+        votes = [
+            Vote(PRAGMATIST, *self._pragmatist(intent, info, proposed_action, observation)),
+            Vote(SKEPTIC, *self._skeptic(intent, info, proposed_action, observation, history)),
+            Vote(EFFICIENCY_EXPERT, *self._efficiency(intent, info, proposed_action, observation)),
+        ]
+        total = sum(self.weights.values()) or 1.0
+        score = sum(self.weights[v.persona] * v.score for v in votes) / total
+        return round(score, 3), votes
+
+    @staticmethod
+    def _target(action: json_action.JSONAction, obs: Observation) -> int | None:
+        index = action.index
+        if isinstance(index, int) and 0 <= index < len(obs.ui_elements):
+            return index
+        return None
+
+    def _pragmatist(
+        self, intent: Intent, info: text_lib.GoalInfo, proposed: ProposedAction, obs: Observation
+    ) -> tuple[float, str]:
+        action = proposed.action
+        if action is None:
+            return 0.0, f"{TAG} no action"
+        kind = action.action_type
+        if kind == json_action.OPEN_APP:
+            wanted = [intent.app] if intent.app else info.apps
+            if any(text_lib.canonical_app(action.app_name or "") == a for a in wanted if a):
+                return 9.5, f"{TAG} opens {action.app_name}, the app the goal needs"
+            return 3.0, f"{TAG} {action.app_name} is not an app the goal names"
+        index = self._target(action, obs)
+        if kind in _TAP_TYPES:
+            if index is None:
+                return 3.0, f"{TAG} the tap hits no known element"
+            if index == screen.grant_button(obs):
+                return 8.5, f"{TAG} accepts a permission request that blocks the app"
+            rel = min(1.0, screen.relevance(obs, index, intent_terms(intent, info)))
+            if intent_target_ok(intent, obs, index, info):
+                rel = max(rel, 0.85)
+            if intent.kind == "toggle" and screen.is_switch(obs.ui_elements[index]):
+                rel = max(rel, 0.5 + 0.5 * rel)
+            return round(1.0 + 8.5 * rel, 2), f"{TAG} target relevance to the sub-goal {rel:.2f}"
+        if kind == json_action.INPUT_TEXT:
+            if not text_lib.value_in_goal(action.text, info.goal):
+                return 3.0, f"{TAG} the typed text is not from the goal"
+            if intent.kind == "fill" and index is not None:
+                return 9.0, f"{TAG} types the goal's value into a field"
+            return 7.0, f"{TAG} types text from the goal"
+        if kind == json_action.SCROLL:
+            if index is not None and screen.is_slider(obs.ui_elements[index]):
+                return (9.0 if intent.kind == "level" else 4.0), f"{TAG} drags a slider"
+            return 6.5, f"{TAG} scrolling to look for the target"
+        if kind == json_action.NAVIGATE_BACK:
+            return 6.5, f"{TAG} going back to find another way"
+        if kind in (json_action.NAVIGATE_HOME, json_action.WAIT, json_action.SWIPE):
+            return 5.0, f"{TAG} a neutral step"
+        if kind in (json_action.ANSWER, json_action.STATUS, json_action.KEYBOARD_ENTER):
+            return 7.0, f"{TAG} a finishing step"
+        return 4.0, f"{TAG} an unusual action"
+
+    def _skeptic(
+        self,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        proposed: ProposedAction,
+        obs: Observation,
+        history: list[screen.PastStep],
+    ) -> tuple[float, str]:
+        action = proposed.action
+        if action is None:
+            return 0.0, f"{TAG} no action"
+        kind = action.action_type
+        index = self._target(action, obs)
+        elements = obs.ui_elements
+        if kind == json_action.INPUT_TEXT:
+            target_is_field = index is not None and screen.is_field(elements[index])
+            focused = any(e.is_focused and screen.is_field(e) for e in elements)
+            if not target_is_field and not focused:
+                return 2.0, f"{TAG} typing needs a text field and the target is not one"
+            if not text_lib.value_in_goal(action.text, info.goal):
+                return 3.0, f"{TAG} the text differs from what the goal says"
+        description = self._describe(action, obs)
+        for step in history[-3:]:
+            if step.action == description and not step.ok:
+                return 3.0, f"{TAG} the same action just failed ({step.outcome})"
+        if kind in _TAP_TYPES and index is not None:
+            element = elements[index]
+            if element.is_enabled is False:
+                return 2.0, f"{TAG} the target is disabled"
+            if (
+                intent.kind == "toggle"
+                and screen.is_switch(element)
+                and bool(element.is_checked) == intent.state
+            ):
+                return 1.0, f"{TAG} the switch is already in the wanted state"
+            label = " ".join(screen.element_names(obs, index))
+            risky = _stem_words(label) & set(IRREVERSIBLE_STEMS)
+            if risky:
+                if risky & (_stem_words(info.goal) | implied_verbs(info.goal)):
+                    return 10.0, f"{TAG} irreversible ({', '.join(risky)}) but the goal asks for it"
+                return (
+                    1.5,
+                    f"{TAG} irreversible ({', '.join(risky)}) and the goal does not ask for it",
+                )
+        if kind == json_action.OPEN_APP and not action.app_name:
+            return 1.0, f"{TAG} open_app without an app name"
+        return 9.0, f"{TAG} no problem found"
+
+    def _efficiency(
+        self, intent: Intent, info: text_lib.GoalInfo, proposed: ProposedAction, obs: Observation
+    ) -> tuple[float, str]:
+        action = proposed.action
+        if action is None:
+            return 0.0, f"{TAG} no action"
+        kind = action.action_type
+        if kind == json_action.OPEN_APP:
+            if text_lib.activity_matches_app(obs.foreground_activity, action.app_name or ""):
+                return 3.0, f"{TAG} the app is already open"
+            return 10.0, f"{TAG} opening the app directly is the shortest way"
+        if kind == json_action.SCROLL and not (
+            self._target(action, obs) is not None
+            and screen.is_slider(obs.ui_elements[self._target(action, obs) or 0])
+        ):
+            terms = intent_terms(intent, info)
+            visible = [
+                i
+                for i in screen.content_indices(obs)
+                if obs.ui_elements[i].is_clickable and screen.relevance(obs, i, terms) >= 0.9
+            ]
+            if visible:
+                return 4.0, f"{TAG} a matching target is already visible; scrolling is a detour"
+            return 8.0, f"{TAG} scrolling is needed to find the target"
+        if kind in (json_action.NAVIGATE_BACK, json_action.NAVIGATE_HOME):
+            return 6.0, f"{TAG} going back costs steps"
+        return 9.0, f"{TAG} a direct step"
+
+    @staticmethod
+    def _describe(action: json_action.JSONAction, obs: Observation) -> str:
+        return describe_action(action, obs.ui_elements)
+
+
+# --------------------------------------------------------------------------------------------
+# Vision-fallback stand-in and the constructor
+
+
+class OfflineElementSelector:
+    """ElementSelector protocol without a model: the element whose words best match."""
+
+    def select_element(self, sub_goal: str, observation: Observation) -> int | None:
+        info = text_lib.parse_goal(sub_goal)
+        terms = intent_terms(parse_sub_goal(sub_goal, info), info)
+        best: tuple[float, int] | None = None
+        for i in screen.content_indices(observation):
+            score = screen.relevance(observation, i, terms)
+            if best is None or score > best[0]:
+                best = (score, i)
+        return best[1] if best is not None and best[0] >= NAVIGATE_MIN_RELEVANCE else None
+
+
+@dataclasses.dataclass
+class OfflineRoles:
+    planner: OfflinePlanner
+    action_generator: OfflineActionGenerator
+    verifier: OfflineVerifier
+    element_selector: OfflineElementSelector
+    source: str = SOURCE
+
+
+def build_offline_roles(
+    *,
+    threshold: float = 7.0,
+    irreversible_threshold: float = 8.5,
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+    max_sub_goals: int = 12,
+    **_ignored: Any,
+) -> OfflineRoles:
+    """The four offline roles, configured like their model-backed counterparts."""
+    return OfflineRoles(
+        planner=OfflinePlanner(max_sub_goals=max_sub_goals),
+        action_generator=OfflineActionGenerator(),
+        verifier=OfflineVerifier(
+            weights=weights, threshold=threshold, irreversible_threshold=irreversible_threshold
+        ),
+        element_selector=OfflineElementSelector(),
+    )

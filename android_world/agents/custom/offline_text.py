@@ -1,0 +1,748 @@
+"""Text handling for the offline (no-model) roles: normalising, fuzzy matching, goal slots.
+
+Without a model, every decision is a similarity between words of the goal and words on the screen,
+so this module is where that similarity is defined. It holds only generic phone vocabulary (what
+an app is usually called, which words usually lead to a setting, what a form field is usually
+labelled); nothing here knows any benchmark task. All functions are pure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "and",
+        "or",
+        "then",
+        "by",
+        "from",
+        "into",
+        "onto",
+        "as",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "me",
+        "i",
+        "you",
+        "your",
+        "please",
+        "app",
+        "application",
+        "using",
+        "use",
+        "via",
+        "all",
+        "any",
+        "new",
+        "following",
+        "value",
+    ]
+)
+
+# Words that usually lead to a thing on a phone even when the thing itself is not named on
+# screen (Android puts Wi-Fi under "Network & internet", Bluetooth under "Connected devices").
+RELATED_TERMS: dict[str, tuple[str, ...]] = {
+    "wifi": ("internet", "network", "wlan", "wireless"),
+    "bluetooth": ("connected devices", "connection preferences", "pairing"),
+    "brightness": ("display", "screen"),
+    "airplane": ("network", "internet", "flight"),
+    "photo": ("camera", "shutter", "capture", "picture", "take"),
+    "picture": ("photo", "camera", "shutter", "capture"),
+    "video": ("record", "camera", "recording"),
+    "contact": ("contacts", "people", "person"),
+    "note": ("file", "document", "new"),
+    "event": ("calendar", "appointment", "new"),
+    "expense": ("expenses", "cost", "spending"),
+    "message": ("sms", "chat", "conversation", "text"),
+    "sms": ("message", "messages", "text", "chat"),
+    "stopwatch": ("lap",),
+    "timer": ("countdown",),
+    "alarm": ("alarms",),
+    "file": ("files", "document", "folder"),
+}
+
+# How form fields are usually labelled, by the slot name the goal gives them.
+FIELD_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "phone": ("phone", "number", "mobile", "telephone", "tel", "to", "recipient"),
+    "number": ("phone", "number", "mobile", "to", "recipient"),
+    "name": ("name", "title", "file name", "filename"),
+    "first name": ("first name", "given name", "name"),
+    "last name": ("last name", "surname", "family name"),
+    "message": ("message", "text", "body", "type a message", "content"),
+    "text": ("text", "content", "body", "note", "message"),
+    "title": ("title", "name", "subject"),
+    "description": ("description", "note", "details", "notes"),
+    "note": ("note", "notes", "description", "remark"),
+    "amount": ("amount", "price", "cost", "sum", "value"),
+    "category": ("category", "type"),
+    "email": ("email", "e-mail", "mail"),
+    "date": ("date", "day"),
+    "time": ("time", "hour"),
+    "hours": ("hours", "hour", "h"),
+    "minutes": ("minutes", "minute", "min", "m"),
+    "seconds": ("seconds", "second", "sec", "s"),
+    "recipient": ("to", "recipient", "phone", "number"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class AppHint:
+    """An app as goals name it: its launcher label, aliases, words that imply it, package hints."""
+
+    label: str
+    aliases: tuple[str, ...]
+    keywords: tuple[str, ...]
+    package_hints: tuple[str, ...]
+
+
+APP_HINTS: tuple[AppHint, ...] = (
+    AppHint(
+        "Settings",
+        ("settings", "system settings"),
+        ("wifi", "bluetooth", "brightness", "airplane mode", "dark theme", "display", "network"),
+        ("settings",),
+    ),
+    AppHint("Contacts", ("contacts",), ("contact", "contacts"), ("contacts",)),
+    AppHint("Clock", ("clock",), ("stopwatch", "timer", "alarm"), ("deskclock", "clock")),
+    AppHint("Markor", ("markor",), ("note", "notes", "markdown"), ("markor",)),
+    AppHint(
+        "Files",
+        ("files", "file manager"),
+        ("file", "files", "folder", "filesystem"),
+        ("documentsui", "files"),
+    ),
+    AppHint("Pro Expense", ("pro expense",), ("expense", "expenses"), ("expense",)),
+    AppHint(
+        "Simple Calendar Pro",
+        ("simple calendar pro", "simple calendar", "calendar"),
+        ("event", "events", "calendar", "appointment"),
+        ("calendar",),
+    ),
+    AppHint(
+        "Simple SMS Messenger",
+        ("simple sms messenger", "simple sms", "sms messenger"),
+        ("text message", "sms", "messages"),
+        ("smsmessenger", "sms", "messaging"),
+    ),
+    AppHint("Camera", ("camera",), ("photo", "picture", "video", "selfie"), ("camera",)),
+)
+
+# --------------------------------------------------------------------------------------------
+# Normalising and matching words
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{1,200})'(?![a-z])|“([^”]+)”|‘([^’]+)’")
+
+
+def normalize(text: str | None) -> str:
+    """Case, hyphens inside words ("Wi-Fi") and punctuation do not change what a label says."""
+    text = (text or "").casefold().replace("&", " and ")
+    text = re.sub(r"(?<=[a-z])[-‐](?=[a-z])", "", text)
+    text = re.sub(r"[^\w%+:./]+", " ", text)
+    return " ".join(text.split())
+
+
+def words(text: str | None) -> list[str]:
+    return [w.strip(":./") for w in normalize(text).split() if w.strip(":./")]
+
+
+def content_words(text: str | None) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+def stem(word: str) -> str:
+    """A crude plural/tense stem; enough for "contacts"/"contact", "notes"/"note"."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def word_similarity(a: str, b: str) -> float:
+    """1 for the same word (or stem), the edit ratio for near-spellings, 0 otherwise."""
+    if a == b or stem(a) == stem(b):
+        return 1.0
+    if len(a) < 4 or len(b) < 4:
+        return 0.0
+    ratio = difflib.SequenceMatcher(None, a, b).ratio()
+    return ratio if ratio >= 0.85 else 0.0
+
+
+def phrase_in(phrase: str, text: str) -> bool:
+    """Whole-word containment after normalising, so "wifi" is in "Wi-Fi" but "on" not in "phone"."""
+    p, t = normalize(phrase), normalize(text)
+    return bool(p) and re.search(rf"(?<!\w){re.escape(p)}(?!\w)", t) is not None
+
+
+def label_relevance(terms: Sequence[tuple[str, float]], label: str | None) -> float:
+    """How strongly a screen label names one of the weighted query terms (0..~1.2).
+
+    The best single match counts fully; each further matched term adds a little, so "Use
+    Bluetooth" beats "Bluetooth, NFC" only by a hair and exact short labels win ties.
+    """
+    label_words = words(label)
+    if not label_words or not terms:
+        return 0.0
+    matches: list[float] = []
+    for term, weight in terms:
+        term_words = words(term)
+        if not term_words:
+            continue
+        if len(term_words) > 1:
+            score = 1.0 if phrase_in(term, label or "") else 0.0
+            if not score:
+                hits = [max(word_similarity(t, w) for w in label_words) for t in term_words]
+                score = 0.8 * sum(hits) / len(hits) if all(hits) else 0.0
+        else:
+            score = max(word_similarity(term_words[0], w) for w in label_words)
+        if score:
+            matches.append(weight * score)
+    if not matches:
+        return 0.0
+    matches.sort(reverse=True)
+    brevity = 0.05 if len(label_words) <= 3 else 0.0
+    return matches[0] + 0.1 * sum(matches[1:3]) + brevity
+
+
+def expand_terms(words_in: Iterable[str], related_weight: float = 0.6) -> list[tuple[str, float]]:
+    """The query terms for a sub-goal: its own words at 1.0 and their related words lower."""
+    terms: dict[str, float] = {}
+    for word in words_in:
+        key = normalize(word)
+        if not key or key in STOPWORDS:
+            continue
+        terms[key] = max(terms.get(key, 0.0), 1.0)
+        for related in RELATED_TERMS.get(stem(key), RELATED_TERMS.get(key, ())):
+            terms.setdefault(related, related_weight)
+    return list(terms.items())
+
+
+# --------------------------------------------------------------------------------------------
+# Goal slots
+
+
+@dataclasses.dataclass
+class GoalInfo:
+    """What a goal asks for, as far as words can tell."""
+
+    goal: str
+    clauses: list[str]
+    apps: list[str]
+    toggles: list[tuple[str, bool]]
+    levels: list[tuple[str, str]]
+    fields: list[tuple[str, str]]
+    quoted: list[str]
+    numbers: list[str]
+    verbs: list[str]
+    is_question: bool
+    objects: list[str]
+    forbidden: list[str] = dataclasses.field(default_factory=list)
+    duration: tuple[int, int, int] | None = None
+    targets: list[str] = dataclasses.field(default_factory=list)
+    folder: str | None = None
+    append: str | None = None
+    edit: str | None = None
+    day: str | None = None
+
+    def slot_values(self) -> list[str]:
+        values = [v for _, v in self.fields] + self.quoted + self.numbers
+        seen: list[str] = []
+        for value in values:
+            if value and value not in seen:
+                seen.append(value)
+        return seen
+
+
+_QUESTION_START = re.compile(
+    r"^\s*(what|how many|how much|how long|which|who|when|where|is there|are there|do i|does|"
+    r"did i|have i|list|tell me)\b",
+    re.IGNORECASE,
+)
+ACTION_VERBS = (
+    "create",
+    "add",
+    "make",
+    "new",
+    "send",
+    "save",
+    "delete",
+    "remove",
+    "take",
+    "record",
+    "start",
+    "run",
+    "pause",
+    "stop",
+    "reset",
+    "rename",
+    "move",
+    "edit",
+    "write",
+    "reply",
+)
+_TOGGLE_PATTERNS = (
+    re.compile(r"\b(?:turn|switch|toggle|set|put)\s+(on|off)\s+(?:the\s+)?(.+)$", re.I),
+    re.compile(r"\b(?:turn|switch|toggle|set|put)\s+(?:the\s+)?(.+?)\s+(on|off)\b", re.I),
+    re.compile(r"\b(enable|disable|activate|deactivate)\s+(?:the\s+)?(.+)$", re.I),
+)
+_LEVEL_PATTERN = re.compile(
+    r"\b(?:turn|set|change|adjust|put|make)\s+(?:the\s+)?(.+?)\s+(?:to|at)\s+(?:the\s+|its\s+)?"
+    r"(max(?:imum)?|min(?:imum)?|highest|lowest|full)\b",
+    re.I,
+)
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|;\s*|\.\s+(?=[A-Z])|\s+then\s+|"
+    r",\s*and\s+(?=(?:turn|enable|disable|switch|open|set|launch)\b)|"
+    r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch)\b))",
+    re.I,
+)
+_OPEN_PATTERN = re.compile(
+    r"^\s*(?:open|launch|start|go to)\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", re.I
+)
+_NUMBER = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{5,}\d(?!\w)|(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+_PERSON = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2})\b")
+_FIELD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("phone", re.compile(r"\b(?:phone\s+)?number\s+(?:is|:)?\s*(\+?\d[\d\s().-]{4,}\d)", re.I)),
+    ("phone", re.compile(r"\bto\s+(\+?\d[\d\s().-]{5,}\d)\b", re.I)),
+    (
+        "name",
+        re.compile(
+            r"\b(?:named|called|with the name|titled)\s+\"?'?([^\"',]+?)\"?'?(?=\s+with\b|[,.]\s|$)",
+            re.I,
+        ),
+    ),
+    ("title", re.compile(r"\bwith (?:the )?title\s+['\"]([^'\"]+)['\"]", re.I)),
+    ("description", re.compile(r"\bdescription\s+['\"]([^'\"]+)['\"]", re.I)),
+    ("message", re.compile(r"\bmessage\s*:\s*(.+)$", re.I)),
+    ("text", re.compile(r"\b(?:following text|the text|with text|content)\s*:\s*(.+)$", re.I)),
+)
+_KEY_VALUE = re.compile(
+    r"\b([a-z][a-z ]{1,20}?)\s*:\s*([^,;:]+?)(?=,\s*[a-z][a-z ]{1,20}:|[;\n]|$)", re.I
+)
+
+
+def _protect_quotes(text: str) -> tuple[str, list[str]]:
+    quoted: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        quoted.append(next(g for g in match.groups() if g is not None))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    return _QUOTED.sub(keep, text), quoted
+
+
+def _restore(text: str, quoted: list[str]) -> str:
+    return re.sub(r"\x00(\d+)\x00", lambda m: f"'{quoted[int(m.group(1))]}'", text)
+
+
+def split_clauses(goal: str) -> list[str]:
+    protected, quoted = _protect_quotes(goal.strip())
+    # Everything after "message:" / "text:" is one value, never more clauses.
+    tail = ""
+    cut = re.search(r"\b(?:message|following text|text)\s*:", protected, re.I)
+    if cut:
+        protected, tail = protected[: cut.end()], protected[cut.end() :]
+    parts = [p.strip(" .,") for p in _CLAUSE_SPLIT.split(protected)]
+    parts = [p for p in parts if p]
+    if tail and parts:
+        parts[-1] = parts[-1] + tail
+    return [_restore(p, quoted).strip(" .") for p in parts] or [goal.strip()]
+
+
+def find_apps(text: str, launcher_labels: Sequence[str] = ()) -> list[str]:
+    """Apps the text names (launcher labels and aliases first), then apps its words imply."""
+    found: list[tuple[int, str]] = []
+    norm = normalize(text)
+    for label in launcher_labels:
+        if len(normalize(label)) >= 3 and phrase_in(label, norm):
+            found.append((norm.find(normalize(label)), label))
+    for hint in APP_HINTS:
+        for alias in (hint.label, *hint.aliases):
+            if phrase_in(alias, norm):
+                found.append((norm.find(normalize(alias)), hint.label))
+                break
+    explicit: list[str] = []
+    for _, label in sorted(found):
+        canonical = canonical_app(label)
+        if canonical not in explicit:
+            explicit.append(canonical)
+    if explicit:
+        return explicit
+    implied: list[tuple[int, str]] = []
+    for hint in APP_HINTS:
+        positions = [
+            norm.find(normalize(k))
+            for k in hint.keywords
+            if phrase_in(k, norm) or _stem_in(k, norm)
+        ]
+        if positions:
+            implied.append(
+                (
+                    min(p for p in positions if p >= 0) if any(p >= 0 for p in positions) else 0,
+                    hint.label,
+                )
+            )
+    return [label for _, label in sorted(implied)]
+
+
+def _stem_in(keyword: str, norm: str) -> bool:
+    key = words(keyword)
+    return len(key) == 1 and any(stem(w) == stem(key[0]) for w in norm.split())
+
+
+def canonical_app(name: str) -> str:
+    norm = normalize(name)
+    for hint in APP_HINTS:
+        if norm in (normalize(a) for a in (hint.label, *hint.aliases)):
+            return hint.label
+    return name.strip()
+
+
+def app_hint(name: str) -> AppHint | None:
+    canonical = canonical_app(name)
+    return next((h for h in APP_HINTS if h.label == canonical), None)
+
+
+def activity_matches_app(activity: str | None, app: str) -> bool:
+    """Whether the foreground activity (package/class) belongs to the app, by package words."""
+    if not activity:
+        return False
+    package = activity.split("/", 1)[0].casefold()
+    hint = app_hint(app)
+    hints = hint.package_hints if hint else tuple(content_words(app))
+    return any(h and h in package for h in hints)
+
+
+def _clean_subject(text: str) -> str:
+    text = re.sub(r"\b(setting|settings|option|feature|the|my)\b", " ", text, flags=re.I)
+    return " ".join(text.split()).strip(" .,'\"")
+
+
+def parse_toggle(clause: str) -> tuple[str, bool] | None:
+    for pattern in _TOGGLE_PATTERNS:
+        match = pattern.search(clause)
+        if not match:
+            continue
+        a, b = match.group(1), match.group(2)
+        if a.lower() in ("on", "off"):
+            state, subject = a.lower() == "on", b
+        elif b.lower() in ("on", "off"):
+            state, subject = b.lower() == "on", a
+        else:
+            state, subject = a.lower() in ("enable", "activate"), b
+        subject = _clean_subject(subject)
+        if subject and len(subject.split()) <= 4 and not _LEVEL_PATTERN.search(clause):
+            return subject, state
+    return None
+
+
+def parse_level(clause: str) -> tuple[str, str] | None:
+    match = _LEVEL_PATTERN.search(clause)
+    if not match:
+        return None
+    subject = _clean_subject(match.group(1))
+    level = match.group(2).lower()
+    return subject, "max" if level.startswith(("max", "high", "full")) else "min"
+
+
+def parse_open(clause: str) -> str | None:
+    match = _OPEN_PATTERN.match(clause)
+    if not match:
+        return None
+    target = match.group(1)
+    apps = find_apps(target)
+    return apps[0] if apps else None
+
+
+_KV_KEY = re.compile(r"([A-Za-z][A-Za-z_]*(?:[ ][A-Za-z][A-Za-z_]*){0,3})\s*:(?=\s|$)")
+_SUFFIX_WORDS = frozenset({"name", "dollars", "dollar", "value", "usd", "in"})
+
+
+def field_key(raw_key: str, object_word: str = "") -> str:
+    """ "category_name" -> category, "amount_dollars" -> amount, "Phone Label" -> label; a key that
+    names the goal's object ("Expense: X") is that object's name."""
+    key_words = words(raw_key.replace("_", " "))[-3:]
+    if not key_words:
+        return ""
+    pair = " ".join(key_words[-2:])
+    if pair in FIELD_SYNONYMS:
+        return pair
+    kept = [w for w in key_words if w not in _SUFFIX_WORDS] or key_words[-1:]
+    head = kept[-1]
+    if object_word and stem(head) == stem(object_word):
+        return "name"
+    return head
+
+
+def _clean_value(value: str) -> str:
+    value = re.split(r"\.\s+(?=[A-Z])", value.strip())[0]
+    value = value.strip(" ,;\n\t").strip("'\"")
+    value = re.sub(r"^[$€£]\s*(?=\d)", "", value)
+    return value.rstrip(".") if not re.search(r"\d\.$", value) else value[:-1]
+
+
+def _strip_trailing_app(value: str) -> str:
+    """ "... to be. in Simple SMS Messenger" -> "... to be." (the app is not part of the text)."""
+    for hint in APP_HINTS:
+        for alias in (hint.label, *hint.aliases):
+            pattern = rf"\s+(?:in|using|via|with)\s+(?:the\s+)?{re.escape(alias)}(?:\s+app)?\.?\s*$"
+            stripped = re.sub(pattern, "", value, flags=re.I)
+            if stripped != value:
+                return stripped.strip()
+    return value
+
+
+def table_fields(text: str, object_word: str = "") -> list[tuple[str, str]]:
+    """A header row and a value row separated by "|" ("name|amount\nRent|500")."""
+    rows = [line.strip() for line in text.splitlines() if line.count("|") >= 1]
+    if len(rows) < 2:
+        return []
+    header = [c.strip() for c in rows[0].split("|")]
+    values = [c.strip() for c in rows[1].split("|")]
+    out = []
+    for key, value in zip(header, values):
+        name = field_key(key, object_word)
+        value = _clean_value(value)
+        if name and value:
+            out.append((name, value))
+    return out
+
+
+def replacement_text(goal: str) -> str | None:
+    match = re.search(r"\breplace\s+the\s+(?:text|content)s?\s+with[:\s]+(.+)$", goal, re.I | re.S)
+    return match.group(1).strip() if match else None
+
+
+def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
+    """(field, value) pairs the goal states: "number is 555...", "named X", "title: Y"."""
+    fields: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    kv_text = goal
+    for name, pattern in _FIELD_PATTERNS:
+        match = pattern.search(goal)
+        if match and name not in taken:
+            value = match.group(1).strip()
+            if name in ("phone", "name"):
+                value = value.strip("'\"").rstrip(".")
+            if name in ("message", "text"):
+                kv_text = kv_text[: match.start()]
+                value = _strip_trailing_app(re.split(r"(?<=\.)\.\s+(?=[A-Z])", value)[0])
+            if value:
+                fields.append((name, value))
+                taken.add(name)
+    for key, value in table_fields(kv_text, object_word):
+        if key not in taken:
+            fields.append((key, value))
+            taken.add(key)
+    kv_text = "\n".join(line for line in kv_text.splitlines() if "|" not in line)
+    keys = list(_KV_KEY.finditer(kv_text))
+    for n, match in enumerate(keys):
+        end = keys[n + 1].start() if n + 1 < len(keys) else len(kv_text)
+        value = _clean_value(kv_text[match.end() : end])
+        key = field_key(match.group(1), object_word)
+        if key and value and key not in taken and key not in STOPWORDS:
+            fields.append((key, value))
+            taken.add(key)
+    replacement = replacement_text(goal)
+    if replacement and "text" not in taken:
+        fields.append(("text", replacement))
+        taken.add("text")
+    if "first name" in taken or "last name" in taken:
+        fields = [(k, v) for k, v in fields if k != "name" or "first name" not in taken]
+    if not taken & {"name", "title", "first name"}:
+        person = person_name(goal)
+        if person:
+            fields.insert(0, ("name", person))
+    return fields
+
+
+_NEGATIVE = re.compile(
+    r"\b(?:do not|don't|never|without)\s+(?:(?:hit|press|tap|click|touch)\s+)?(?:the\s+)?(\w+)",
+    re.I,
+)
+_DURATION = {
+    "h": re.compile(r"(\d+)\s*hours?\b", re.I),
+    "m": re.compile(r"(\d+)\s*minutes?\b", re.I),
+    "s": re.compile(r"(\d+)\s*seconds?\b", re.I),
+}
+
+
+def forbidden_words(goal: str) -> list[str]:
+    """Labels the goal says not to touch ("Do not start the timer" -> start)."""
+    return [normalize(m.group(1)) for m in _NEGATIVE.finditer(goal)]
+
+
+def parse_duration(goal: str) -> tuple[int, int, int] | None:
+    found = {k: p.search(goal) for k, p in _DURATION.items()}
+    if sum(1 for m in found.values() if m) < 2:
+        return None
+    return tuple(int(found[k].group(1)) if found[k] else 0 for k in "hms")  # type: ignore[return-value]
+
+
+def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
+    """The things a delete goal names: a "following ...: a, b" list, a file, a title or name."""
+    match = re.search(r"\bfollowing\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S)
+    if match:
+        items = re.split(r",\s*|\s+and\s+", match.group(1).strip().rstrip("."))
+        return [i.strip(" .'\"") for i in items if i.strip(" .'\"")]
+    match = re.search(r"\bfile\s+(\S+\.\w+)", goal, re.I)
+    if match:
+        return [match.group(1)]
+    for key in ("title", "name"):
+        for field, value in fields:
+            if field == key:
+                return [value]
+    return []
+
+
+def folder_hint(goal: str) -> str | None:
+    match = re.search(r"\bthe (\w+) folder\b", goal, re.I)
+    return match.group(1).strip() if match else None
+
+
+def append_text(goal: str) -> str | None:
+    """Text to add at the end of an existing document ("Add to the bottom of the note X")."""
+    match = re.search(
+        r"\b(?:add|append)\s+to\s+the\s+(?:bottom|end)\s+of\s+the\s+\w+[:,]?\s+(.+)$",
+        goal,
+        re.I | re.S,
+    )
+    return match.group(1).strip().rstrip(".") if match else None
+
+
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+
+
+def day_of_month(goal: str) -> str | None:
+    """The day number of a date in the goal ("2023-10-19" or "October 19"), as a calendar shows it."""
+    match = re.search(r"\b\d{4}-\d{1,2}-(\d{1,2})\b", goal)
+    if match:
+        return str(int(match.group(1)))
+    match = re.search(rf"\b(?:{'|'.join(_MONTHS)})\s+(\d{{1,2}})\b", goal, re.I)
+    return str(int(match.group(1))) if match else None
+
+
+def edit_target(goal: str) -> str | None:
+    match = re.search(r"\b(?:edit|open)\s+(?:the\s+(?:note|file)\s+)?(\S+\.\w{1,4})\b", goal, re.I)
+    return match.group(1) if match else None
+
+
+def person_name(goal: str) -> str | None:
+    """A capitalised multi-word name after "for"/"contact"/"to" that is not an app name."""
+    for match in re.finditer(
+        r"\b(?:for|contact|named|to|called)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2})\b", goal
+    ):
+        candidate = match.group(1)
+        if app_hint(candidate) is None:
+            return candidate
+    return None
+
+
+def find_numbers(goal: str) -> list[str]:
+    return [m.group(0).strip() for m in _NUMBER.finditer(goal)]
+
+
+def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
+    text = " ".join((goal or "").split())
+    _, quoted = _protect_quotes(text)
+    clauses = split_clauses(text)
+    toggles = [t for t in (parse_toggle(c) for c in clauses) if t is not None]
+    levels = [lv for lv in (parse_level(c) for c in clauses) if lv is not None]
+    lowered = words(text)
+    forbidden = forbidden_words(text)
+    verbs = [
+        v
+        for v in ACTION_VERBS
+        if (v in lowered or any(stem(w) == v for w in lowered)) and v not in forbidden
+    ]
+    objects = [
+        w
+        for w in lowered
+        if w in RELATED_TERMS or any(w == k or stem(w) == k for h in APP_HINTS for k in h.keywords)
+    ]
+    object_word = next(
+        (stem(o) for o in objects if o not in ("calendar", "sms", "filesystem", "folder")), ""
+    )
+    fields = parse_fields(goal or "", object_word)
+    return GoalInfo(
+        goal=text,
+        clauses=clauses,
+        apps=find_apps(text, launcher_labels),
+        toggles=toggles,
+        levels=levels,
+        fields=fields,
+        quoted=quoted,
+        numbers=find_numbers(text),
+        verbs=verbs,
+        is_question=bool(_QUESTION_START.match(text)) or text.rstrip().endswith("?"),
+        objects=list(dict.fromkeys(objects)),
+        forbidden=forbidden,
+        duration=parse_duration(text),
+        targets=delete_targets(text, fields) if {"delete", "remove"} & set(verbs) else [],
+        folder=folder_hint(text),
+        append=append_text(text),
+        edit=edit_target(text),
+        day=day_of_month(text),
+    )
+
+
+def field_terms(field: str) -> list[tuple[str, float]]:
+    """Labels a form field for this slot is likely to carry, best first."""
+    key = normalize(field)
+    synonyms = FIELD_SYNONYMS.get(key, ())
+    terms = [(key, 1.0)] + [(s, 0.85) for s in synonyms if s != key]
+    return terms
+
+
+def value_in_goal(value: str | None, goal: str) -> bool:
+    """Whether typed text comes from the goal (case and spacing ignored; digits compared alone)."""
+    if not value:
+        return False
+    v, g = normalize(value), normalize(goal)
+    if v and v in g:
+        return True
+    digits = re.sub(r"\D", "", value)
+    if len(digits) >= 5 and digits in re.sub(r"\D", "", goal):
+        return True
+    return difflib.SequenceMatcher(None, v, g).find_longest_match().size >= max(
+        4, int(0.9 * len(v))
+    )
