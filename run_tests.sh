@@ -64,18 +64,29 @@ _ensure_python_deps() {
   return 2
 }
 
+# 0 when apt-get can run as root (directly or through passwordless sudo); sets _SUDO.
+_can_apt() {
+  command -v apt-get >/dev/null 2>&1 || return 1
+  if [[ $(id -u) -eq 0 ]]; then _SUDO=""; return 0; fi
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then _SUDO="sudo"; return 0; fi
+  return 1
+}
+
+_APT_UPDATED=0
+_apt_install() {
+  _can_apt || return 1
+  if [[ $_APT_UPDATED -eq 0 ]]; then
+    $_SUDO apt-get update -qq >/dev/null 2>&1 || return 1
+    _APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $_SUDO apt-get install -y -qq "$@" >/dev/null 2>&1
+}
+
 _ensure_tesseract() {
   command -v tesseract >/dev/null 2>&1 && return 0
-  local sudo=""
-  if [[ $(id -u) -ne 0 ]]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
-  fi
-  if command -v apt-get >/dev/null 2>&1 && [[ "$sudo" != "none" ]]; then
+  if _can_apt; then
     _say "installing tesseract-ocr with apt-get ..."
-    if $sudo apt-get update -qq >/dev/null && \
-       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tesseract-ocr >/dev/null; then
-      return 0
-    fi
+    _apt_install tesseract-ocr && return 0
   fi
   if command -v apt-get >/dev/null 2>&1; then
     _say "tesseract (OCR) is missing; install it with: sudo apt-get install -y tesseract-ocr"
@@ -85,14 +96,36 @@ _ensure_tesseract() {
   return 0  # OCR is optional for most of the work; tests that need it say so.
 }
 
+_have_chromium() {
+  local name
+  for name in chromium chromium-browser google-chrome google-chrome-stable; do
+    command -v "$name" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+# Only the report's browser test needs it; without it that test is skipped with the reason.
+_ensure_chromium() {
+  _have_chromium && return 0
+  if _can_apt; then
+    _say "installing chromium (for the report's browser test) with apt-get ..."
+    _apt_install chromium && return 0
+  fi
+  _say "chromium is missing: the report's browser test will be skipped (install: sudo apt-get install -y chromium)"
+  return 0
+}
+
+# CELIL_NO_INSTALL=1 skips every install step (offline machines, tests of the scripts themselves).
 ensure_deps() {
   _pick_python
+  [[ -n "${CELIL_NO_INSTALL:-}" ]] && return 0
   _ensure_python_deps || return $?
   _ensure_tesseract
 }
 
 main() {
   ensure_deps || exit $?
+  [[ -n "${CELIL_NO_INSTALL:-}" ]] || _ensure_chromium
   cd "$CELIL_ROOT" || exit 2
   "$PYTHON" -m pytest "$@"
   local rc=$?

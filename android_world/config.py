@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import difflib
 import re
+import shlex
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,12 +32,62 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class EmulatorSection(_Strict):
+    """`env.adb.emulator`: an AVD the run starts headless when the serial is not online.
+
+    Mirrors `env.adb.adb_runner.EmulatorConfig`; validated here so a typo is reported with the
+    config file and key path before any device is touched.
+    """
+
+    avd: str = ""
+    emulator_path: str = ""
+    grpc_port: int = Field(default=8554, ge=1, le=65535)
+    extra_args: list[str] = []
+    boot_timeout_sec: float = Field(default=300.0, gt=0)
+    headless: bool = True
+
+    @pydantic.field_validator("extra_args", mode="before")
+    @classmethod
+    def _split_args(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return shlex.split(value)
+        return [] if value is None else value
+
+
+class AdbSection(_Strict):
+    """`env.adb`; mirrors `env.adb.adb_runner.AdbConfig` (AdbEnv validates it again)."""
+
+    adb_path: str = ""
+    serial: str = ""
+    console_port: int = Field(default=5554, ge=1, le=65535)
+    timeout_sec: float = Field(default=30.0, gt=0)
+    auto_root: bool = True
+    uiautomator_retries: int = Field(default=5, ge=1)
+    emulator: EmulatorSection = EmulatorSection()
+
+    @pydantic.field_validator("emulator", mode="before")
+    @classmethod
+    def _no_emulator(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    def to_mapping(self) -> dict[str, Any]:
+        """What `AdbEnv.from_config` takes; an emulator with no AVD is left out (never launched)."""
+        values = self.model_dump(mode="python")
+        if not self.emulator.avd:
+            values.pop("emulator")
+        return values
+
+
 class EnvConfig(_Strict):
     type: Literal["sim", "adb"] = "sim"
     seed: int = 0
     render: bool = True
-    # Options of the adb environment; its schema arrives with android_world/env/adb.
-    adb: dict[str, Any] = {}
+    adb: AdbSection = AdbSection()
+
+    @pydantic.field_validator("adb", mode="before")
+    @classmethod
+    def _no_adb(cls, value: Any) -> Any:
+        return {} if value is None else value
 
 
 class BenchmarkConfig(_Strict):

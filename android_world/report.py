@@ -231,27 +231,15 @@ def png_size(path: Path) -> tuple[int, int] | None:
 # Events
 
 
-def event_step_offset(events: Sequence[Mapping[str, Any]], n_steps: int) -> int:
-    """What to subtract from an event's `step` to get the runner's 0-based step number.
-
-    The runner stamps events with its 0-based step, but an agent's own `step` field wins, and
-    Celil counts from 1. Events that never use step 0 yet reach the number of runner steps are
-    1-based.
-    """
-    steps = [e["step"] for e in events if isinstance(e.get("step"), int)]
-    if not steps or min(steps) == 0:
-        return 0
-    return 1 if max(steps) >= n_steps or min(steps) >= 1 else 0
-
-
 def events_by_step(
-    events: Sequence[Mapping[str, Any]], offset: int
+    events: Sequence[Mapping[str, Any]],
 ) -> dict[int | None, list[Mapping[str, Any]]]:
+    """Events keyed by the runner's 0-based step (the writer stamps `step`; an agent's own
+    counter is in `agent_step`); None holds events outside any step."""
     grouped: dict[int | None, list[Mapping[str, Any]]] = {}
     for event in events:
         step = event.get("step")
-        key = step - offset if isinstance(step, int) else None
-        grouped.setdefault(key, []).append(event)
+        grouped.setdefault(step if isinstance(step, int) else None, []).append(event)
     return grouped
 
 
@@ -495,7 +483,7 @@ def end_reason(
 
 
 def plan_history(
-    events: Sequence[Mapping[str, Any]], steps: Sequence[Mapping[str, Any]], offset: int
+    events: Sequence[Mapping[str, Any]], steps: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each plan the agent held, when it was made and why (events first; step data otherwise)."""
     history: list[dict[str, Any]] = []
@@ -510,7 +498,7 @@ def plan_history(
         history.append(
             {
                 "kind": kind,
-                "step": step - offset if isinstance(step, int) else None,
+                "step": step if isinstance(step, int) else None,
                 "sub_goals": [str(s) for s in sub_goals],
                 "done": [str(s) for s in event.get("done_sub_goals") or []],
                 "why": event.get("kind") or event.get("rationale") or event.get("source") or "",
@@ -651,8 +639,7 @@ def load_episode(run_dir: Path, row: Mapping[str, Any]) -> Episode:
     agent_summary = summary.get("agent") if isinstance(summary.get("agent"), dict) else {}
     events = read_jsonl(directory / "feedback.jsonl")
     steps_raw = [s for s in episode.get("steps") or [] if isinstance(s, Mapping)]
-    offset = event_step_offset(events, len(steps_raw))
-    grouped = events_by_step(events, offset)
+    grouped = events_by_step(events)
     steps = [
         build_step(record, grouped.get(record.get("step_number"), []), directory)
         for record in steps_raw
@@ -674,7 +661,7 @@ def load_episode(run_dir: Path, row: Mapping[str, Any]) -> Episode:
         usage=usage_of(e for e in events if e.get("type") == "model_call"),
         seconds=role_seconds(events),
         steps=steps,
-        plan_history=plan_history(events, steps_raw, offset),
+        plan_history=plan_history(events, steps_raw),
         events=len(events),
         answer=str(answer) if answer else None,
         warnings=warnings,
@@ -793,7 +780,7 @@ def run_header(run_dir: Path, manifest: Mapping[str, Any], rows: Sequence[Mappin
     """Agent, models per role, env, seeds, commit and duration, from manifest.json."""
     agent = manifest.get("agent") if isinstance(manifest.get("agent"), Mapping) else {}
     info = manifest.get("agent_info") if isinstance(manifest.get("agent_info"), Mapping) else {}
-    roles_raw = info.get("roles") or info.get("models") or {}
+    roles_raw = manifest.get("models") or info.get("roles") or info.get("models") or {}
     roles = []
     if isinstance(roles_raw, Mapping):
         for role, value in roles_raw.items():

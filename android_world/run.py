@@ -3,7 +3,8 @@
 Flags override config keys (`--set key.path=value` overrides any key). Every bad input ends with
 one line on stderr and exit code 2. `--checkpoint_dir <run dir>` resumes a run: finished
 episodes are kept, failed or unfinished ones are run again, and the run's own config.yaml is the
-base config (flags still override it).
+base config (flags still override it). `--check_device` and `--check_models` only check the
+device or the models named by the config and exit with their result (0 = ready).
 """
 
 from __future__ import annotations
@@ -38,6 +39,20 @@ flags.DEFINE_integer("task_random_seed", None, "Seed of the task parameter draws
 flags.DEFINE_string("output_path", None, "Parent directory of new run directories.")
 flags.DEFINE_string("checkpoint_dir", None, "A run directory to resume (or to create).")
 flags.DEFINE_multi_string("set", [], "Override a config key: dotted.key.path=value (YAML).")
+flags.DEFINE_integer(
+    "console_port", None, "adb: emulator console port; the serial is emulator-<port> (5554)."
+)
+flags.DEFINE_enum(
+    "models",
+    None,
+    ["auto", "offline"],
+    "Backend of every model role: offline = the no-model baseline roles; auto = resolve each "
+    "role (Gemini key, Ollama, OpenAI-compatible server, else offline).",
+)
+flags.DEFINE_boolean("check_device", False, "Check the adb device (env.adb) and exit (0 = ready).")
+flags.DEFINE_boolean(
+    "check_models", False, "Call every configured model role once and exit (0 = all passed)."
+)
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
@@ -48,6 +63,7 @@ _FLAG_TO_KEY = {
     "task_random_seed": ["benchmark", "task_random_seed"],
     "output_path": ["benchmark", "output_path"],
     "checkpoint_dir": ["benchmark", "checkpoint_dir"],
+    "console_port": ["env", "adb", "console_port"],
 }
 
 
@@ -99,18 +115,35 @@ def task_registry(family: str) -> dict[str, type[task_eval.TaskEval]]:
         raise UsageError(f"benchmark.suite_family: {exc}") from None
 
 
-def check_env_available(cfg: config_lib.CelilConfig) -> None:
-    """Fail before any work when the requested device type is not in this checkout."""
-    if cfg.env.type == "adb":
-        raise UsageError(
-            "env.type 'adb' (a real emulator or phone) is not available in this checkout yet; "
-            "use --env sim (the simulated phone)."
-        )
+def force_models(cfg: config_lib.CelilConfig, backend: str | None) -> config_lib.CelilConfig:
+    """`--models offline|auto`: the same backend for every configured role."""
+    if backend is None:
+        return cfg
+    roles = {
+        role: cfg.models.role_config(role).model_copy(update={"backend": backend})
+        for role in cfg.models.roles()
+    }
+    return cfg.model_copy(update={"models": cfg.models.model_copy(update=roles)})
 
 
 def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
-    """Build the device (a seam tests replace); the sim is imported only when used."""
-    check_env_available(cfg)
+    """Build the device (a seam tests replace); each env's modules load only when used.
+
+    A device that cannot be reached at start-up is bad input (one line, exit 2); once the run
+    is going, a device error only fails the episode it happens in.
+    """
+    if cfg.env.type == "adb":
+        try:
+            from android_world.env.adb.adb_env import AdbEnv
+            from android_world.env.adb.adb_runner import AdbError
+        except ImportError as exc:
+            raise UsageError(f"the adb environment cannot be loaded ({exc}).") from None
+        try:
+            return AdbEnv.from_config(cfg.env.adb.to_mapping())
+        except AdbError as exc:
+            raise UsageError(f"--env adb: {_first_line(exc)}") from None
+        except ValueError as exc:
+            raise UsageError(f"env.adb: {_first_line(exc)}") from None
     try:
         from android_world.env.sim.sim_env import SimEnv
     except ImportError as exc:
@@ -118,7 +151,13 @@ def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
     return SimEnv(seed=cfg.env.seed, render=cfg.env.render)
 
 
-def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConfig, Path, bool]:
+    """(validated config, the file it came from, whether it is a resumed run's config)."""
     if len(argv_rest) > 1:
         raise UsageError(f"unexpected argument {argv_rest[1]!r} (flags look like --name=value)")
     checkpoint_dir = FLAGS.checkpoint_dir
@@ -126,12 +165,36 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
     resuming = False
     if checkpoint_dir and (Path(checkpoint_dir) / "config.yaml").is_file():
         config_path, resuming = Path(checkpoint_dir) / "config.yaml", True
-        _log(f"Resuming {checkpoint_dir} with its config.yaml (flags still override it).")
     elif not config_path.is_file():
         raise UsageError(
             f"config file not found: {config_path} (pass --config with an existing file)"
         )
     cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), _flag_overrides())
+    return force_models(cfg, FLAGS.models), config_path, resuming
+
+
+def run_checks(cfg: config_lib.CelilConfig) -> int:
+    """`--check_device` / `--check_models`: print their tables; the worst exit code wins."""
+    code = 0
+    if FLAGS.check_device:
+        from android_world.env.adb.adb_runner import AdbError
+        from android_world.env.adb.check_device import check_device
+
+        try:
+            code = max(code, check_device(cfg.env.adb.to_mapping(), log=print))
+        except (AdbError, ValueError) as exc:
+            raise UsageError(f"--check_device: {_first_line(exc)}") from None
+    if FLAGS.check_models:
+        from android_world.check_models import check_models
+
+        code = max(code, check_models(cfg.models, log=print))
+    return code
+
+
+def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
+    cfg, config_path, resuming = load_run_config(argv_rest)
+    if resuming:
+        _log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
 
     registered = agent_registry.list_agents()
     config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
@@ -145,7 +208,6 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
         path = f"agent.configurations.{config_name}" + (f".{exc.path}" if exc.path else "")
         source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
         raise UsageError(f"{source}: {path}: {exc.message}") from None
-    check_env_available(cfg)
 
     classes = task_registry(cfg.benchmark.suite_family)
     try:
@@ -161,7 +223,7 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
     suite.suite_family = cfg.benchmark.suite_family
     if not suite:
         raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
-    run_dir = Path(checkpoint_dir) if checkpoint_dir else None
+    run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
     return Prepared(
         cfg, str(config_path), config_name, registry_name, kwargs, classes, suite, run_dir, resuming
     )
@@ -197,6 +259,16 @@ def _write_outputs(
 
 def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv]):
     """Run the prepared suite; returns (run_dir, summary)."""
+    cfg = prep.cfg
+    # The device first: one that cannot be reached is a one-line error, and leaves no run dir.
+    env = env_factory(cfg)
+    try:
+        return _execute(prep, env)
+    finally:
+        env.close()
+
+
+def _execute(prep: Prepared, env: interface.AsyncEnv):
     from tqdm import tqdm
 
     cfg = prep.cfg
@@ -226,7 +298,7 @@ def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], inte
         finished_at=None,
         suite_family=cfg.benchmark.suite_family,
         note=run_output.SIM_DISCLAIMER if cfg.benchmark.suite_family == "sim" else None,
-        env={"type": cfg.env.type, "seed": cfg.env.seed, "render": cfg.env.render},
+        env=_env_manifest(cfg),
         seeds={
             "env": cfg.env.seed,
             "task_random_seed": cfg.benchmark.task_random_seed,
@@ -243,63 +315,62 @@ def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], inte
     # Regenerate from checkpoints first: a kill between checkpoint and results leaves no gap.
     _write_outputs(run_dir, checkpoint_store.load(), prep)
 
-    env = env_factory(cfg)
     interrupted = False
+    recorder = run_output.RecordingEnv(env)
+    context = agent_registry.RunContext(
+        models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
+    )
     try:
-        recorder = run_output.RecordingEnv(env)
-        context = agent_registry.RunContext(
-            models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
+        agent = agent_registry.get_agent(
+            prep.agent_registry_name, recorder, context=context, **prep.agent_kwargs
         )
+    except agent_registry.UnknownAgentError as exc:
+        raise UsageError(str(exc)) from None
+    except agent_registry.AgentConfigError as exc:
+        path = f"agent.configurations.{prep.agent_config_name}"
+        path += f".{exc.path}" if exc.path else ""
+        source = config_lib.source_of(path, prep.config_label, list(FLAGS.set))
+        raise UsageError(f"{source}: {path}: {exc.message}") from None
+    agent.transition_pause = cfg.benchmark.transition_pause
+    info = agent_manifest(agent)
+    if info is not None:
+        manifest["agent_info"] = info
+        roles = info.get("roles") or info.get("models")
+        if isinstance(roles, dict):
+            manifest["models"] = roles
+        checkpointer_lib.write_json_atomic(manifest_path, manifest)
+
+    # A sim that does not render gives blank frames: not worth a file per step.
+    screenshots = cfg.benchmark.save_screenshots and (cfg.env.type != "sim" or cfg.env.render)
+    writer = run_output.RunWriter(run_dir, recorder, screenshots)
+    done_names = {
+        ep["name"]
+        for ep in checkpoint_store.load(["name", "error", "exception_info"])
+        if not suite_utils.is_failed(ep)
+    }
+    total = sum(len(v) for v in prep.suite.values())
+    already = len(done_names & set(_instance_seeds(prep.suite)))
+    episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
+    with tqdm(total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr) as bar:
+
+        def saved(ep: dict[str, Any]) -> None:
+            episodes_by_name[ep["name"]] = ep
+            _write_outputs(run_dir, list(episodes_by_name.values()), prep)
+            bar.write(_episode_line(ep))
+            bar.update(1)
+
         try:
-            agent = agent_registry.get_agent(
-                prep.agent_registry_name, recorder, context=context, **prep.agent_kwargs
+            suite_utils.run(
+                prep.suite,
+                agent,
+                checkpoint_store,
+                observer=writer,
+                checkpoint_episode_data=False,
+                on_episode_saved=saved,
+                print_fn=lambda _msg: None,
             )
-        except agent_registry.UnknownAgentError as exc:
-            raise UsageError(str(exc)) from None
-        except agent_registry.AgentConfigError as exc:
-            path = f"agent.configurations.{prep.agent_config_name}"
-            path += f".{exc.path}" if exc.path else ""
-            source = config_lib.source_of(path, prep.config_label, list(FLAGS.set))
-            raise UsageError(f"{source}: {path}: {exc.message}") from None
-        agent.transition_pause = cfg.benchmark.transition_pause
-        describe = getattr(agent, "run_manifest", None)
-        if callable(describe):
-            manifest["agent_info"] = checkpointer_lib.to_jsonable(config_lib.redact(describe()))
-            checkpointer_lib.write_json_atomic(manifest_path, manifest)
-
-        # A sim that does not render gives blank frames: not worth a file per step.
-        screenshots = cfg.benchmark.save_screenshots and (cfg.env.type != "sim" or cfg.env.render)
-        writer = run_output.RunWriter(run_dir, recorder, screenshots)
-        done_names = {
-            ep["name"]
-            for ep in checkpoint_store.load(["name", "error", "exception_info"])
-            if not suite_utils.is_failed(ep)
-        }
-        total = sum(len(v) for v in prep.suite.values())
-        already = len(done_names & set(_instance_seeds(prep.suite)))
-        episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
-        with tqdm(total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr) as bar:
-
-            def saved(ep: dict[str, Any]) -> None:
-                episodes_by_name[ep["name"]] = ep
-                _write_outputs(run_dir, list(episodes_by_name.values()), prep)
-                bar.write(_episode_line(ep))
-                bar.update(1)
-
-            try:
-                suite_utils.run(
-                    prep.suite,
-                    agent,
-                    checkpoint_store,
-                    observer=writer,
-                    checkpoint_episode_data=False,
-                    on_episode_saved=saved,
-                    print_fn=lambda _msg: None,
-                )
-            except KeyboardInterrupt:
-                interrupted = True
-    finally:
-        env.close()
+        except KeyboardInterrupt:
+            interrupted = True
 
     summary = _write_outputs(run_dir, checkpoint_store.load(), prep)
     if not interrupted:
@@ -316,6 +387,34 @@ def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], inte
     return run_dir, summary
 
 
+def _env_manifest(cfg: config_lib.CelilConfig) -> dict[str, Any]:
+    env: dict[str, Any] = {"type": cfg.env.type, "seed": cfg.env.seed, "render": cfg.env.render}
+    if cfg.env.type == "adb":
+        adb = cfg.env.adb
+        env["adb"] = {
+            "serial": adb.serial or f"emulator-{adb.console_port}",
+            "avd": adb.emulator.avd or None,
+        }
+    return env
+
+
+def agent_manifest(agent: Any) -> dict[str, Any] | None:
+    """The agent's `run_manifest()` (resolved models, prompt hashes), JSON-safe and redacted.
+
+    A failing hook costs the manifest entry, not the run.
+    """
+    describe = getattr(agent, "run_manifest", None)
+    if not callable(describe):
+        return None
+    try:
+        info = describe()
+    except Exception as exc:
+        return {"error": f"run_manifest() failed: {_first_line(exc)}"}
+    if not isinstance(info, dict):
+        return {"value": checkpointer_lib.to_jsonable(info)}
+    return checkpointer_lib.to_jsonable(config_lib.redact(info))
+
+
 def _episode_line(ep: dict[str, Any]) -> str:
     if ep.get("error"):
         return f"{ep['name']}: FAILED ({ep['error']})"
@@ -329,6 +428,9 @@ def _log(message: str) -> None:
 
 def main(argv: Sequence[str]) -> None:
     try:
+        if FLAGS.check_device or FLAGS.check_models:
+            cfg, _, _ = load_run_config(argv)
+            sys.exit(run_checks(cfg))
         prep = prepare(argv)
         execute(prep, make_env)
     except (UsageError, config_lib.ConfigError) as exc:

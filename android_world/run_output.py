@@ -7,7 +7,9 @@
 Every file is replaced atomically (temp file + os.replace), and results.jsonl is rewritten from
 the per-episode checkpoints, so a run killed at any moment and resumed ends with each episode
 exactly once. Screenshots come from `RecordingEnv`, which remembers the first state the agent
-observed in a step: the screen it acted on, at no extra render cost.
+observed in a step before acting: the screen it acted on, at no extra render cost. An agent that
+reuses an earlier observation (Celil reuses its post-check frame) fetches nothing before acting,
+so the last state seen before the step stands in for it.
 """
 
 from __future__ import annotations
@@ -68,16 +70,20 @@ def utc_now() -> str:
 
 
 class RecordingEnv(interface.AsyncEnv):
-    """Delegates to `env`, remembering the first state fetched since `clear()`.
+    """Delegates to `env`, remembering the state the agent acted on in the current step.
 
-    The runner hands this wrapper to the agent, clears it before each step and saves what it
-    captured after the step, so the screenshot is exactly the observation the agent acted on.
+    The runner hands this wrapper to the agent, calls `clear()` before each step and saves
+    `captured` after it: the first state fetched in the step before any action, or else the
+    last state seen before the step began (the observation an agent reused).
     """
 
     def __init__(self, env: interface.AsyncEnv):
         self.__dict__["_env"] = env
         self.__dict__["captured"] = None
         self.__dict__["recording"] = False
+        self.__dict__["acted"] = False
+        self.__dict__["last_seen"] = None
+        self.__dict__["before_step"] = None
 
     @property
     def wrapped(self) -> interface.AsyncEnv:
@@ -86,10 +92,22 @@ class RecordingEnv(interface.AsyncEnv):
     def clear(self, recording: bool = True) -> None:
         self.__dict__["captured"] = None
         self.__dict__["recording"] = recording
+        self.__dict__["acted"] = False
+        self.__dict__["before_step"] = self.last_seen if recording else None
+
+    def forget(self) -> None:
+        """Drop the last state seen, so a new episode never shows the previous one's screen."""
+        self.__dict__["last_seen"] = None
+        self.__dict__["before_step"] = None
+
+    def acted_on(self) -> interface.State | None:
+        """The state this step's action was chosen on (see the class docstring)."""
+        return self.captured if self.captured is not None else self.before_step
 
     def _keep(self, state: interface.State) -> interface.State:
-        if self.recording and self.captured is None:
+        if self.recording and self.captured is None and not self.acted:
             self.__dict__["captured"] = state
+        self.__dict__["last_seen"] = state
         return state
 
     def __getattr__(self, name: str) -> Any:  # anything env-specific (e.g. SimEnv extras)
@@ -103,7 +121,8 @@ class RecordingEnv(interface.AsyncEnv):
         return self._env.controller
 
     def reset(self, go_home: bool = False) -> interface.State:
-        return self._env.reset(go_home=go_home)
+        state = self._env.reset(go_home=go_home)
+        return self._keep(state) if isinstance(state, interface.State) else state
 
     def get_state(self, wait_to_stabilize: bool = False) -> interface.State:
         return self._keep(self._env.get_state(wait_to_stabilize=wait_to_stabilize))
@@ -115,6 +134,7 @@ class RecordingEnv(interface.AsyncEnv):
         return self._env.ask_question(question, timeout_seconds=timeout_seconds)
 
     def execute_action(self, action: json_action.JSONAction) -> None:
+        self.__dict__["acted"] = True
         self._env.execute_action(action)
 
     @property
@@ -166,12 +186,20 @@ def save_png(pixels: np.ndarray, path: Path) -> None:
 # Rows
 
 
+def _per_step(value: Any, steps: Any) -> float | None:
+    if not isinstance(value, int | float) or not isinstance(steps, int) or steps <= 0:
+        return None
+    return round(value / steps, 4)
+
+
 def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
     """The results.jsonl line for one episode (names as in DESIGN §7)."""
     usage = episode.get("usage") or {}
     prompt = usage.get("prompt_tokens")
     completion = usage.get("completion_tokens")
     tokens = None if prompt is None and completion is None else (prompt or 0) + (completion or 0)
+    calls, seconds = usage.get("model_calls"), usage.get("model_seconds")
+    steps = episode.get("episode_length")
     return {
         "name": episode.get("name"),
         "task": episode.get("task_template"),
@@ -182,11 +210,16 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "done": episode.get("done"),
         "steps": episode.get("episode_length"),
         "runtime": episode.get("run_time"),
-        "calls": usage.get("model_calls"),
+        "calls": calls,
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "tokens": tokens,
+        "model_seconds": seconds,
         "cost_usd": usage.get("cost_usd"),
+        "calls_per_step": _per_step(calls, steps),
+        "tokens_per_step": _per_step(tokens, steps),
+        "model_seconds_per_step": _per_step(seconds, steps),
+        "memory_hit": episode.get("memory_hit"),
         "error": episode.get("error"),
         "teardown_error": episode.get("teardown_error"),
         "seed": episode.get("seed"),
@@ -327,6 +360,7 @@ class RunWriter:
         self._steps = []
         if self.recorder is not None:
             self.recorder.clear(recording=False)
+            self.recorder.forget()
 
     def on_step_start(self, step_n: int) -> None:
         self._step = step_n
@@ -336,7 +370,7 @@ class RunWriter:
     def on_step_end(self, step_n: int, result: base_agent.AgentInteractionResult) -> None:
         screenshot = None
         if self.recorder is not None:
-            state = self.recorder.captured
+            state = self.recorder.acted_on()
             self.recorder.clear(recording=False)
             if self.save_screenshots and state is not None and self._episode_dir is not None:
                 screenshot = f"step_{step_n:03d}.png"
@@ -344,11 +378,20 @@ class RunWriter:
         record = {"step_number": step_n, "done": result.done, "screenshot": screenshot}
         self._steps.append(record | {"data": to_jsonable(result.data)})
 
+    def end_steps(self) -> None:
+        """Events after the last step (tear-down, memory updates) belong to no step."""
+        self._step = -1
+
     def event_sink(self, event: dict[str, Any]) -> None:
+        """One feedback.jsonl line; `step` is always the runner's 0-based step number (None
+        outside steps), and an agent's own step counter is kept as `agent_step`."""
         if self._feedback is None:
             return
-        line = {"ts": self._clock(), "step": self._step if self._step >= 0 else None}
-        line |= to_jsonable(dict(event))
+        fields = to_jsonable(dict(event))
+        line = {"ts": self._clock()} | fields
+        if "step" in fields:
+            line["agent_step"] = line.pop("step")
+        line["step"] = self._step if self._step >= 0 else None
         self._feedback.write(json.dumps(line, allow_nan=False) + "\n")
         self._feedback.flush()
 

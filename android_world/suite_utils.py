@@ -129,6 +129,8 @@ class EpisodeObserver(Protocol):
 
     def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None: ...
 
+    # Optional: `end_steps()`, called when the episode's steps are over (before tear-down).
+
 
 def _call_hook(agent: Any, name: str, *args: Any) -> Any:
     hook = getattr(agent, name, None)
@@ -143,6 +145,20 @@ def _one_line(exc: BaseException) -> str:
 def _usage_from(summary: dict[str, Any]) -> dict[str, Any] | None:
     usage = summary.get("usage") if isinstance(summary, dict) else None
     return usage if isinstance(usage, dict) else None
+
+
+def memory_hit_from(summary: Mapping[str, Any]) -> bool | None:
+    """Whether the agent's plan came from episodic memory; None when the agent does not say.
+
+    Accepts `memory: {hit: bool, ...}` (Celil) or a top-level `memory_hit`.
+    """
+    if not isinstance(summary, Mapping):
+        return None
+    memory = summary.get("memory")
+    if isinstance(memory, Mapping) and isinstance(memory.get("hit"), bool):
+        return memory["hit"]
+    hit = summary.get("memory_hit")
+    return hit if isinstance(hit, bool) else None
 
 
 def run_task(
@@ -173,6 +189,7 @@ def run_task(
         "teardown_error": None,
         "episode_data": {},
         "aux_data": None,
+        "memory_hit": None,
     }
     if observer is not None:
         observer.start_episode(task, instance_name)
@@ -205,11 +222,12 @@ def run_task(
         episode["exception_info"] = traceback.format_exc()
         episode["error"] = _one_line(exc)
     finally:
+        # Events from here on (tear-down, scoring hooks) belong to no step.
+        _call_hook(observer, "end_steps")
         try:
             task.tear_down(env)
         except Exception as exc:
             episode["teardown_error"] = _one_line(exc)
-        _call_hook(agent, "set_event_sink", None)
     if episode["goal"] is None:
         try:
             episode["goal"] = task.goal
@@ -217,14 +235,28 @@ def run_task(
             episode["goal"] = task.template
     episode["run_time"] = round(time.time() - start, 3)
     episode["finish_dtime"] = datetime.datetime.now(datetime.UTC).isoformat()
-    summary = _call_hook(agent, "episode_summary")
-    summary = checkpointer_lib.to_jsonable(summary) if isinstance(summary, dict) else {}
+    summary = _safe_summary(agent)
     episode["usage"] = _usage_from(summary)
-    if episode["error"] is None:
-        _call_hook(agent, "episode_finished", episode["goal"], episode["is_successful"])
+    episode["memory_hit"] = memory_hit_from(summary)
+    try:
+        if episode["error"] is None:
+            # The sink stays attached so what the agent learns (memory_stored) is in feedback.jsonl.
+            _call_hook(agent, "episode_finished", episode["goal"], episode["is_successful"])
+    except Exception as exc:  # the score is final; a failing memory write must not lose it
+        episode["teardown_error"] = episode["teardown_error"] or _one_line(exc)
+    finally:
+        _call_hook(agent, "set_event_sink", None)
     if observer is not None:
         observer.finish_episode(episode, summary)
     return episode
+
+
+def _safe_summary(agent: Any) -> dict[str, Any]:
+    try:
+        summary = _call_hook(agent, "episode_summary")
+    except Exception as exc:
+        return {"summary_error": _one_line(exc)}
+    return checkpointer_lib.to_jsonable(summary) if isinstance(summary, dict) else {}
 
 
 def is_failed(episode: Mapping[str, Any]) -> bool:
@@ -317,28 +349,57 @@ _BASE_COLUMNS = [
     "total_runtime_s",
     "num_fail_trials",
 ]
-_USAGE_COLUMNS = ["model_calls_per_step", "tokens_per_step"]
+_USAGE_COLUMNS = [
+    "model_calls_per_step",
+    "tokens_per_step",
+    "model_seconds_per_step",
+    "cost_usd",
+]
+_MEMORY_COLUMNS = ["memory_hits"]
+# Columns whose average row is a total over templates, not a mean of template values.
+_TOTAL_COLUMNS = (
+    "num_complete_trials",
+    "num_fail_trials",
+    "total_runtime_s",
+    "cost_usd",
+    "memory_hits",
+)
 
 
 def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _usage_totals(episodes: list[Mapping[str, Any]]) -> tuple[float, float, int, bool]:
-    calls = tokens = 0.0
-    steps = 0
-    present = False
+@dataclasses.dataclass
+class UsageTotals:
+    """Model usage summed over episodes, with the agent steps it was spent on."""
+
+    calls: float = 0.0
+    tokens: float = 0.0
+    seconds: float = 0.0
+    cost: float = 0.0
+    steps: int = 0
+    present: bool = False
+
+    def per_step(self, value: float) -> float | None:
+        return value / self.steps if self.present and self.steps else None
+
+
+def usage_totals(episodes: Iterable[Mapping[str, Any]]) -> UsageTotals:
+    totals = UsageTotals()
     for ep in episodes:
         usage = ep.get("usage")
         if not isinstance(usage, dict):
             continue
-        present = True
-        calls += float(usage.get("model_calls") or 0)
-        tokens += float(usage.get("prompt_tokens") or 0) + float(
+        totals.present = True
+        totals.calls += float(usage.get("model_calls") or 0)
+        totals.tokens += float(usage.get("prompt_tokens") or 0) + float(
             usage.get("completion_tokens") or 0
         )
-        steps += int(ep.get("episode_length") or 0)
-    return calls, tokens, steps, present
+        totals.seconds += float(usage.get("model_seconds") or 0)
+        totals.cost += float(usage.get("cost_usd") or 0)
+        totals.steps += int(ep.get("episode_length") or 0)
+    return totals
 
 
 def process_episodes(
@@ -356,7 +417,12 @@ def process_episodes(
     for ep in episodes:
         by_template.setdefault(str(ep.get("task_template")), []).append(ep)
     any_usage = any(isinstance(ep.get("usage"), dict) for ep in episodes)
-    columns = _BASE_COLUMNS + (_USAGE_COLUMNS if any_usage else [])
+    any_memory = any(isinstance(ep.get("memory_hit"), bool) for ep in episodes)
+    columns = (
+        _BASE_COLUMNS
+        + (_USAGE_COLUMNS if any_usage else [])
+        + (_MEMORY_COLUMNS if any_memory else [])
+    )
     rows: list[dict[str, Any]] = []
     for template in sorted(by_template):
         eps = by_template[template]
@@ -370,18 +436,23 @@ def process_episodes(
             "num_fail_trials": len(eps) - len(complete),
         }
         if any_usage:
-            calls, tokens, steps, present = _usage_totals(complete)
-            row["model_calls_per_step"] = calls / steps if present and steps else None
-            row["tokens_per_step"] = tokens / steps if present and steps else None
+            usage = usage_totals(complete)
+            row["model_calls_per_step"] = usage.per_step(usage.calls)
+            row["tokens_per_step"] = usage.per_step(usage.tokens)
+            row["model_seconds_per_step"] = usage.per_step(usage.seconds)
+            row["cost_usd"] = round(usage.cost, 6) if usage.present else None
+        if any_memory:
+            row["memory_hits"] = sum(1 for ep in complete if ep.get("memory_hit") is True)
         rows.append(row)
 
     average: dict[str, Any] = {"task_template": AVERAGE_ROW}
     for col in columns[1:]:
         values = [r[col] for r in rows if r[col] is not None]
-        if col in ("num_complete_trials", "num_fail_trials"):
-            average[col] = sum(values)
-        elif col == "total_runtime_s":
-            average[col] = round(sum(values), 1)
+        if col in _TOTAL_COLUMNS:
+            total = sum(values)
+            average[col] = round(total, 6) if isinstance(total, float) else total
+            if col == "total_runtime_s":
+                average[col] = round(total, 1)
         else:
             average[col] = _mean(values)
 
@@ -412,11 +483,17 @@ def _tag_difficulty_pivot(
     return pivot
 
 
-def _fmt(value: Any, width: int) -> str:
+def _width(column: str) -> int:
+    if column in ("num_complete_trials", "num_fail_trials", "memory_hits"):
+        return 9
+    return 13 if column == "model_seconds_per_step" else 12
+
+
+def _fmt(value: Any, width: int, column: str = "") -> str:
     if value is None:
         text = "-"
     elif isinstance(value, float):
-        text = f"{value:.3f}"
+        text = f"{value:.4f}" if column == "cost_usd" else f"{value:.3f}"
     else:
         text = str(value)
     return text.rjust(width)
@@ -433,18 +510,23 @@ def format_summary(summary: Summary, title: str = "") -> str:
         "num_fail_trials": "failed",
         "model_calls_per_step": "calls/step",
         "tokens_per_step": "tokens/step",
+        "model_seconds_per_step": "model_s/step",
+        "cost_usd": "cost_usd",
+        "memory_hits": "mem_hits",
     }
     all_rows = [*summary.rows, summary.average]
     name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
     lines = [title] if title else []
-    header = "task".ljust(name_w) + "".join(headers[c].rjust(12) for c in summary.columns[1:])
+    header = "task".ljust(name_w) + "".join(
+        headers.get(c, c).rjust(_width(c)) for c in summary.columns[1:]
+    )
     lines += [header, "-" * len(header)]
     for r in all_rows:
         if r is summary.average:
             lines.append("-" * len(header))
         lines.append(
             str(r["task_template"]).ljust(name_w)
-            + "".join(_fmt(r[c], 12) for c in summary.columns[1:])
+            + "".join(_fmt(r[c], _width(c), c) for c in summary.columns[1:])
         )
     if summary.pivot:
         diffs: list[str] = []

@@ -18,11 +18,64 @@ def test_default_config_validates_and_names_builtin_agents():
     assert cfg.env.type == "sim" and cfg.benchmark.task_random_seed == 30
     assert cfg.benchmark.suite_family == "sim"
     assert {"random_agent", "human_agent", "oracle_agent"} <= set(cfg.agent.configurations)
+    name, registry_name, _ = config.resolve_agent(cfg, [])
+    assert (name, registry_name) == ("celil_agent", "celil_agent")
+    cfg.agent.active_agent = "random_agent"
     assert config.resolve_agent(cfg, []) == (
         "random_agent",
         "random_agent",
         {"seed": None, "p_complete": 0.0},
     )
+
+
+def test_default_celil_block_lists_every_factory_key_at_its_default():
+    """config/default.yaml documents the celil_agent keys; it must not drift from the factory."""
+    from android_world.agents.celil_factory import CelilAgentConfig
+
+    cfg, _ = config.load_config(DEFAULT)
+    kwargs = cfg.agent.configurations["celil_agent"].kwargs()
+    assert set(kwargs) == set(CelilAgentConfig.model_fields)
+    assert CelilAgentConfig.model_validate(kwargs) == CelilAgentConfig()
+
+
+def test_default_adb_block_matches_the_adb_env_config():
+    import dataclasses
+
+    from android_world.env.adb.adb_runner import AdbConfig, EmulatorConfig
+
+    cfg, raw = config.load_config(DEFAULT)
+    adb = raw["env"]["adb"]
+    assert set(adb) == {f.name for f in dataclasses.fields(AdbConfig)}
+    assert set(adb["emulator"]) == {f.name for f in dataclasses.fields(EmulatorConfig)}
+    assert AdbConfig.from_mapping(cfg.env.adb.to_mapping()) == AdbConfig()  # no AVD: no emulator
+    with_avd = cfg.env.adb.model_copy(
+        update={"emulator": cfg.env.adb.emulator.model_copy(update={"avd": "AndroidWorldAvd"})}
+    )
+    launched = AdbConfig.from_mapping(with_avd.to_mapping()).emulator
+    assert launched == EmulatorConfig(avd="AndroidWorldAvd")
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        ("env.adb.serail=x", "env.adb.serail: unknown key; did you mean 'serial'?"),
+        ("env.adb.emulator.avdd=x", "env.adb.emulator.avdd: unknown key; did you mean 'avd'?"),
+        ("env.adb.timeout_sec=0", "env.adb.timeout_sec: Input should be greater than 0"),
+        ("env.adb.console_port=abc", "env.adb.console_port: Input should be a valid integer"),
+    ],
+)
+def test_bad_adb_keys_name_the_key_path(item, expected):
+    with pytest.raises(config.ConfigError) as info:
+        config.load_config(DEFAULT, [item])
+    assert expected in str(info.value) and str(info.value).startswith(f"--set {item}: ")
+
+
+def test_bad_adb_key_in_a_file_names_the_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("env:\n  adb:\n    emulator:\n      headles: true\n")
+    with pytest.raises(config.ConfigError) as info:
+        config.load_config(path)
+    assert str(info.value).startswith(f"{path}: env.adb.emulator.headles: unknown key")
 
 
 def test_set_values_are_yaml_typed():

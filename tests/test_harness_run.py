@@ -62,7 +62,12 @@ def _driver_cmd(tmp_path: Path, *args: str) -> list[str]:
         (["--tasks", "NoSuchTask"], "Unknown task 'NoSuchTask'"),
         (["--set", "agent.bogus=1"], "--set agent.bogus=1: agent.bogus: unknown key"),
         (["--config", "no/such/config.yaml"], "config file not found: no/such/config.yaml"),
-        (["--env", "adb"], "env.type 'adb'"),
+        (
+            ["--env", "adb", "--set", "env.adb.adb_path=/no/such/adb"],
+            "--env adb: adb not found at /no/such/adb",
+        ),
+        (["--set", "env.adb.serail=x"], "env.adb.serail: unknown key; did you mean 'serial'?"),
+        (["--models", "gpt"], "flag --models=gpt: value should be one of <auto|offline>"),
         (["--no_such_flag"], "Unknown command line flag 'no_such_flag'"),
     ],
 )

@@ -208,10 +208,17 @@ def test_ocr_boxes_when_steps_carry_them(tmp_path):
     assert step["ocr"] == [{"text": "Wi-Fi", "box": [10.0, 20.0, 110.0, 60.0]}]
 
 
-def test_event_step_offset():
-    assert report.event_step_offset([{"step": 1}, {"step": 3}], 3) == 1
-    assert report.event_step_offset([{"step": 0}, {"step": 2}], 3) == 0
-    assert report.event_step_offset([], 3) == 0
+def test_events_group_by_the_runner_step_not_the_agent_step():
+    events = [
+        {"type": "plan_created", "step": 0, "agent_step": 1},
+        {"type": "vote", "step": 2, "agent_step": 3},
+        {"type": "memory_stored", "step": None},
+    ]
+    grouped = report.events_by_step(events)
+    assert [e["type"] for e in grouped[0]] == ["plan_created"]
+    assert [e["type"] for e in grouped[2]] == ["vote"]
+    assert [e["type"] for e in grouped[None]] == ["memory_stored"]
+    assert 1 not in grouped and 3 not in grouped
 
 
 def test_tolerates_missing_and_broken_files(tmp_path):

@@ -46,9 +46,13 @@ def _celil_episode(name: str, goal: str, success: bool, ts0: float) -> tuple[lis
     ts = ts0
 
     def emit(step: int, event_type: str, **fields: Any) -> None:
+        """As the run writer stamps them: the agent's 1-based counter is `agent_step`, the
+        runner's 0-based step is `step`."""
         nonlocal ts
         ts += 0.05
-        events.append({"ts": ts, "step": step, "type": event_type, **fields})
+        events.append(
+            {"ts": ts, "type": event_type, **fields, "agent_step": step, "step": step - 1}
+        )
 
     def call(step: int, role: str, latency: float) -> None:
         emit(
