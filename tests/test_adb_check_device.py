@@ -215,3 +215,25 @@ def test_adb_env_starts_and_stops_the_emulator(monkeypatch):
     assert "-s emulator-5554 emu kill" in fake.adb_log and fake.state is None
     env.close()  # a second close is harmless
     assert process.returncode == 0
+
+
+def test_adb_env_stops_the_emulator_it_started_when_the_connection_check_fails(monkeypatch):
+    fake = recording_device(state=None)
+    process = FakeProcess()
+
+    def popen(argv, **kwargs):
+        fake.state = "device"
+        return process
+
+    def refuse(self):
+        raise AdbError("device emulator-5554 unauthorized: accept the USB debugging prompt")
+
+    monkeypatch.setattr(emulator.subprocess, "Popen", popen)
+    monkeypatch.setattr(AdbEnv, "check_connection", refuse)
+    with pytest.raises(AdbError, match="unauthorized"):
+        AdbEnv(
+            {"emulator": {"avd": "AndroidWorldAvd", "emulator_path": "/e"}},
+            runner=in_process_runner(fake),
+            sleep=lambda _: None,
+        )
+    assert "-s emulator-5554 emu kill" in fake.adb_log and fake.state is None

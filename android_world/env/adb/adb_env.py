@@ -77,7 +77,12 @@ class AdbEnv(interface.AsyncEnv):
 
             self._emulator = emulator.ensure_running(config, self._runner, sleep=sleep)
         if check_connection:
-            self.check_connection()
+            try:
+                self.check_connection()
+            except Exception:
+                # An emulator we started must not outlive a constructor that failed.
+                self.close()
+                raise
         self._controller = AdbDeviceController(self._runner, auto_root=config.auto_root)
 
     @classmethod
