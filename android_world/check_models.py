@@ -155,32 +155,24 @@ def grounding_probe(
     coordinates: str = "absolute_resized",
 ) -> CheckRow:
     """Ask the executor to tap a named element; PASS when the mapped point is inside it."""
-    role, backend = wrapper.role, wrapper.backend
+
+    def row(
+        status: str, latency: float | None, detail: str, fix: str = "", model: str = ""
+    ) -> CheckRow:
+        model = model or wrapper.model
+        return CheckRow(
+            wrapper.role, wrapper.backend, model, "grounding", status, latency, detail, fix
+        )
+
     try:
         from android_world.agents.custom import uitars
     except ImportError as exc:
-        return CheckRow(
-            role,
-            backend,
-            wrapper.model,
-            "grounding",
-            SKIP,
-            None,
-            f"uitars.py not available ({exc})",
-        )
+        return row(SKIP, None, f"uitars.py not available ({exc})")
     pixels, elements = screen
     screen_size = (int(pixels.shape[1]), int(pixels.shape[0]))
     target = pick_target(elements, screen_size)
     if target is None:
-        return CheckRow(
-            role,
-            backend,
-            wrapper.model,
-            "grounding",
-            SKIP,
-            None,
-            "no suitable element on the probe screen",
-        )
+        return row(SKIP, None, "no suitable element on the probe screen")
     index, name = target
     sent, sent_size = uitars.resize_for_model(pixels)
     prompt = uitars.mobile_prompt(f"Tap the '{name}' element on the screen.")
@@ -190,7 +182,7 @@ def grounding_probe(
     model = result.record.model or wrapper.model
     if not result.ok:
         error = result.record.error or "error"
-        return CheckRow(role, backend, model, "grounding", FAIL, latency, error, _fix_for(error))
+        return row(FAIL, latency, error, _fix_for(error), model)
     action = uitars.parse_uitars_output(result.text)
     if isinstance(action, uitars.UiTarsParseFailure) or getattr(action, "start", None) is None:
         why = (
@@ -198,34 +190,25 @@ def grounding_probe(
             if isinstance(action, uitars.UiTarsParseFailure)
             else "action has no point"
         )
-        return CheckRow(
-            role,
-            backend,
-            model,
-            "grounding",
-            FAIL,
-            latency,
-            f"unusable UI-TARS output ({why}): {_short(result.text)!r}",
-            "use a UI-TARS model (models.section_leader.ollama_model)",
+        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}"
+        return row(
+            FAIL, latency, detail, "use a UI-TARS model (models.section_leader.ollama_model)", model
         )
     x, y = uitars.to_screen(action.start[0], action.start[1], coordinates, sent_size, screen_size)
     box = elements[index].bbox_pixels
     assert box is not None
     inside = box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max
-    detail = f"'{name}' at ({box.x_min},{box.y_min})-({box.x_max},{box.y_max}); tapped ({x},{y}) [{coordinates}, sent {sent_size[0]}x{sent_size[1]}]"
-    if inside:
-        return CheckRow(role, backend, model, "grounding", PASS, latency, detail)
-    return CheckRow(
-        role,
-        backend,
-        model,
-        "grounding",
-        FAIL,
-        latency,
-        detail,
-        "check the coordinate convention (absolute_resized for UI-TARS-1.5, relative_1000 for v1) "
-        "and avoid heavily quantised builds",
+    detail = (
+        f"'{name}' at ({box.x_min},{box.y_min})-({box.x_max},{box.y_max}); tapped ({x},{y}) "
+        f"[{coordinates}, sent {sent_size[0]}x{sent_size[1]}]"
     )
+    if inside:
+        return row(PASS, latency, detail, model=model)
+    fix = (
+        "check the coordinate convention (models.section_leader.coordinates: absolute_resized for "
+        "UI-TARS-1.5, relative_1000 for v1 and Gemini) and avoid heavily quantised builds"
+    )
+    return row(FAIL, latency, detail, fix, model)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -297,7 +280,7 @@ def run_checks(
                     )
                 )
             else:
-                rows.append(grounding_probe(wrapper, probe_screen, settings.coordinates))
+                rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates))
     return rows
 
 

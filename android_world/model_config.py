@@ -99,9 +99,11 @@ class RoleModelConfig(_Strict):
     """Ollama context window; at least 16384 because a few screenshots exceed Ollama's default and
     would be silently truncated."""
 
-    coordinates: Literal["absolute_resized", "relative_1000"] = "absolute_resized"
+    coordinates: Literal["auto", "absolute_resized", "relative_1000"] = "auto"
     """How the executor's model writes points (section_leader): `absolute_resized` = pixels of the
-    image sent (UI-TARS-1.5), `relative_1000` = a 0..1000 grid (UI-TARS v1, Doubao)."""
+    image sent (UI-TARS-1.5), `relative_1000` = a 0..1000 grid (UI-TARS v1, Doubao, Gemini).
+    `auto`: relative_1000 when the role runs on Gemini (also when replaying a Gemini recording),
+    else absolute_resized. The resolved value is in manifest.json and is what the executor uses."""
 
     auto_order: list[Literal["gemini", "ollama", "openai"]] | None = None
     """Order `auto` tries backends in. None: the role default (section_leader prefers

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +13,10 @@ from android_world.check_models import check_models, pick_target, run_checks
 from android_world.env.representation_utils import BoundingBox, UIElement
 from android_world.model_config import ModelsConfig, RoleModelConfig
 
-try:
-    from test_models_fakes import FakeServer, decode_png, free_port_url, ollama_ok
-except ImportError:  # tests/ became a package
-    from tests.test_models_fakes import FakeServer, decode_png, free_port_url, ollama_ok
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_models_fakes as fakes
+from test_models_fakes import decode_png, free_port_url, gemini_ok, ollama_ok
 
 SECRET = "sk-SECRET-123"
 W, H = 1080, 2400
@@ -54,16 +56,12 @@ def config_for(host, **extra):
     )
 
 
-@pytest.fixture
-def server():
-    fake = FakeServer()
-    yield fake
-    fake.close()
+server = fakes.fake_server
 
 
 @pytest.fixture(autouse=True)
 def key(monkeypatch):
-    monkeypatch.setenv("GOOGLE_API_KEY", SECRET)
+    fakes.model_env(monkeypatch, SECRET)
 
 
 def test_all_roles_pass_with_a_well_grounded_executor(server):
@@ -158,3 +156,28 @@ def test_grounding_probe_on_the_simulated_phone(server):
     (row,) = [r for r in rows if r.check == "grounding"]
     assert row.status == "PASS", row.detail
     assert f"'{name}'" in row.detail
+
+
+def gemini_pointing_on_a_1000_grid(request):
+    """A Gemini executor: answers the probe in UI-TARS form but on Gemini's 0..1000 grid."""
+    text = request["body"]["contents"][0]["parts"][0]["text"]
+    name = re.search(r"Tap the '([^']+)' element", text).group(1)
+    box = next(e.bbox_pixels for e in ELEMENTS if e.text == name)
+    x = (box.x_min + box.x_max) / 2 / W * 1000
+    y = (box.y_min + box.y_max) / 2 / H * 1000
+    return gemini_ok(f"Thought: tap {name}\nAction: click(start_box='({x:.0f},{y:.0f})')")
+
+
+@pytest.mark.parametrize(
+    ("coordinates", "status"), [("auto", "PASS"), ("absolute_resized", "FAIL")]
+)
+def test_a_gemini_executor_is_probed_on_the_relative_grid(server, coordinates, status):
+    server.route("POST", ":generateContent", gemini_pointing_on_a_1000_grid)
+    config = config_for(server.url, gemini_base_url=server.url)
+    config.section_leader = RoleModelConfig(
+        backend="gemini", max_retries=0, coordinates=coordinates
+    )
+    (row,) = [r for r in run_checks(config, screen=SCREEN) if r.check == "grounding"]
+    assert row.status == status
+    expected = "relative_1000" if coordinates == "auto" else "absolute_resized"
+    assert f"[{expected}, sent" in row.detail

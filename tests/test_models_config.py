@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pydantic
 import pytest
 
@@ -106,3 +108,43 @@ def test_vision_fallback_role_is_optional():
     assert config.role_settings("vision_fallback").backend == "offline"
     with pytest.raises(ValueError, match="unknown model role"):
         config.role_settings("conductor")
+
+
+def _executor(monkeypatch, **fields):
+    monkeypatch.setenv("GOOGLE_API_KEY", "sk-test-coordinates")
+    config = ModelsConfig.model_validate(
+        {"section_leader": fields, "openai_base_url": "http://127.0.0.1:9/v1"}
+    )
+    return cm.resolve_role("section_leader", config.role_settings("section_leader"))
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"backend": "gemini"}, "relative_1000"),  # Gemini points on a 0..1000 grid
+        ({"backend": "openai", "model": "ui-tars"}, "absolute_resized"),  # UI-TARS-1.5
+        ({"backend": "ollama"}, "absolute_resized"),
+        ({"backend": "gemini", "coordinates": "absolute_resized"}, "absolute_resized"),
+        ({"backend": "ollama", "coordinates": "relative_1000"}, "relative_1000"),
+    ],
+)
+def test_executor_coordinates_follow_the_backend_unless_configured(monkeypatch, fields, expected):
+    resolution = _executor(monkeypatch, **fields)
+    assert resolution.coordinates == expected
+    assert resolution.to_dict()["coordinates"] == expected
+
+
+def test_auto_on_gemini_points_relative_and_a_gemini_recording_replays_the_same(
+    monkeypatch, tmp_path
+):
+    auto = _executor(monkeypatch, backend="auto", auto_order=["gemini"])
+    assert (auto.backend, auto.coordinates) == ("gemini", "relative_1000")
+    recording = tmp_path / "calls.jsonl"
+    line = {"role": "section_leader", "backend": "gemini", "model": "gemini-2.5-flash"}
+    recording.write_text(json.dumps({**line, "request_hash": "h", "response_text": "x"}) + "\n")
+    config = ModelsConfig.model_validate(
+        {"section_leader": {"backend": "replay"}, "replay_path": str(recording)}
+    )
+    replay = cm.resolve_role("section_leader", config.role_settings("section_leader"))
+    assert (replay.backend, replay.coordinates) == ("replay", "relative_1000")
+    assert "recorded on gemini" in replay.reason

@@ -14,10 +14,11 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 from PIL import Image
 
 Reply = tuple[int, Any] | tuple[int, Any, float]  # (status, json body[, delay seconds])
@@ -101,6 +102,22 @@ class FakeServer:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeServer]:
+    """A FakeServer for one test, closed after it. Test modules bind it: `server = fakes.fake_server`."""
+    server = FakeServer()
+    yield server
+    server.close()
+
+
+def model_env(monkeypatch: pytest.MonkeyPatch, google_key: str | None = None) -> None:
+    """Keep the developer's model keys and hosts out of a test; optionally set a fake Gemini key."""
+    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OLLAMA_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    if google_key:
+        monkeypatch.setenv("GOOGLE_API_KEY", google_key)
 
 
 def free_port_url() -> str:

@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
 
-try:
-    from test_models_fakes import FakeServer, decode_png, gemini_error, gemini_ok, screenshot
-except ImportError:  # tests/ became a package
-    from tests.test_models_fakes import FakeServer, decode_png, gemini_error, gemini_ok, screenshot
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_models_fakes as fakes
+from test_models_fakes import decode_png, gemini_error, gemini_ok, screenshot
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
-@pytest.fixture
-def server():
-    fake = FakeServer()
-    yield fake
-    fake.close()
+server = fakes.fake_server
 
 
 @pytest.fixture(autouse=True)
 def key(monkeypatch):
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.setenv("GOOGLE_API_KEY", SECRET)
+    fakes.model_env(monkeypatch, SECRET)
 
 
 def make(server, model="gemini-2.5-flash", ledger=None, sleeps=None, **kwargs):

@@ -2,45 +2,35 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
 
-try:
-    from test_models_fakes import (
-        FakeServer,
-        decode_png,
-        free_port_url,
-        ollama_ok,
-        ollama_tags,
-        screenshot,
-    )
-except ImportError:  # tests/ became a package
-    from tests.test_models_fakes import (
-        FakeServer,
-        decode_png,
-        free_port_url,
-        ollama_ok,
-        ollama_tags,
-        screenshot,
-    )
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_models_fakes as fakes
+from test_models_fakes import (
+    decode_png,
+    free_port_url,
+    ollama_ok,
+    ollama_tags,
+    screenshot,
+)
 
 SCHEMA = {"type": "object", "properties": {"score": {"type": "integer"}}}
 MODEL = "0000/ui-tars-1.5-7b"
 
 
-@pytest.fixture
-def server():
-    fake = FakeServer()
-    yield fake
-    fake.close()
+server = fakes.fake_server
 
 
 @pytest.fixture(autouse=True)
 def no_keys(monkeypatch):
-    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OLLAMA_HOST"):
-        monkeypatch.delenv(name, raising=False)
+    fakes.model_env(monkeypatch)
 
 
 def make(host, ledger=None, **kwargs):

@@ -3,46 +3,35 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
 
-try:
-    from test_models_fakes import (
-        FakeServer,
-        decode_png,
-        free_port_url,
-        openai_error,
-        openai_ok,
-        screenshot,
-    )
-except ImportError:  # tests/ became a package
-    from tests.test_models_fakes import (
-        FakeServer,
-        decode_png,
-        free_port_url,
-        openai_error,
-        openai_ok,
-        screenshot,
-    )
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_models_fakes as fakes
+from test_models_fakes import (
+    decode_png,
+    free_port_url,
+    openai_error,
+    openai_ok,
+    screenshot,
+)
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"steps": {"type": "array"}}}
 
 
-@pytest.fixture
-def server():
-    fake = FakeServer()
-    yield fake
-    fake.close()
+server = fakes.fake_server
 
 
 @pytest.fixture(autouse=True)
 def no_keys(monkeypatch):
-    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+    fakes.model_env(monkeypatch)
 
 
 def make(base_url, ledger=None, **kwargs):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,10 +12,10 @@ from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
 from android_world.model_config import ModelsConfig
 
-try:
-    from test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
-except ImportError:  # tests/ became a package
-    from tests.test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
+sys.path.insert(0, str(Path(__file__).parent))
+
+import test_models_fakes as fakes
+from test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}}
@@ -21,8 +23,7 @@ SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}}
 
 @pytest.fixture(autouse=True)
 def key(monkeypatch):
-    monkeypatch.setenv("GOOGLE_API_KEY", SECRET)
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    fakes.model_env(monkeypatch, SECRET)
 
 
 def _calls(wrapper):
@@ -151,3 +152,11 @@ def test_roles_without_recorded_calls_replay_offline(tmp_path):
     assert resolution.backend == "offline" and resolution.wrapper is None
     assert "no recorded calls for verifiers" in resolution.reason
     assert resolution.to_dict()["backend"] == "offline"
+
+
+@pytest.mark.parametrize("line", ['{"role": "maestro"}', "[1, 2]", "not json"])
+def test_a_line_that_is_not_a_recorded_call_is_a_setup_error(tmp_path, line):
+    path = tmp_path / "rec.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(cm.ModelSetupError, match=r"rec\.jsonl:1: not a"):
+        cm.ReplayWrapper("maestro", path)

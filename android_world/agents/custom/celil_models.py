@@ -18,13 +18,19 @@ JSON schema (a dict). The reply is still the raw text; parse it with `agent_util
 (backends that cannot enforce a schema, such as Gemma on the Gemini API, get the schema as an
 instruction in the prompt instead).
 
-This module imports only `agents.infer` from the harness side and loads each SDK lazily, so the
-plugin folder still works in an upstream AndroidWorld checkout with only the SDKs it uses.
+Multi-turn chat: `predict_messages(list[uitars.ChatMessage])` sends a real conversation (earlier
+answers as assistant turns, screenshots on user turns) in each backend's own message format; it
+is recorded and replayed like any other call. Wrappers without it get the chat flattened.
+
+This module imports only `agents.infer` from the harness side (plus `uitars` from the plugin) and
+loads each SDK lazily, so the plugin folder still works in an upstream AndroidWorld checkout with
+only the SDKs it uses.
 """
 
 from __future__ import annotations
 
 import base64
+import collections
 import dataclasses
 import hashlib
 import json
@@ -39,6 +45,12 @@ from typing import Any
 import numpy as np
 
 from android_world.agents import infer
+from android_world.agents.custom.uitars import (
+    ABSOLUTE_RESIZED,
+    RELATIVE_1000,
+    ChatMessage,
+    flatten_messages,
+)
 
 # --------------------------------------------------------------------------------------------------
 # Constants
@@ -154,7 +166,7 @@ class RoleSettings:
     record_path: str | None = None
     replay_path: str | None = None
     replay_strict: bool = False
-    coordinates: str = "absolute_resized"
+    coordinates: str = "auto"
 
     def model_for(self, backend: str) -> str:
         """The model name to use on `backend` (explicit `model` wins for an explicit backend)."""
@@ -187,19 +199,67 @@ class RoleSettings:
 
 @dataclasses.dataclass(frozen=True)
 class ModelRequest:
-    """What a role asks: prompt, optional images (RGB uint8 arrays), JSON schema and system text."""
+    """What a role asks: one prompt with images, or a chat (`messages`), plus schema and system text.
+
+    A prompt request is a one-turn chat, so every backend builds its payload from `turns()` and
+    the two kinds cannot drift apart. Images are RGB uint8 arrays, sent as they are.
+    """
 
     prompt: str
     images: tuple[np.ndarray, ...] = ()
     schema: dict[str, Any] | None = None
     system: str | None = None
+    messages: tuple[ChatMessage, ...] = ()
+
+    @classmethod
+    def chat(
+        cls,
+        messages: Sequence[ChatMessage],
+        schema: dict[str, Any] | None = None,
+        system: str | None = None,
+    ) -> ModelRequest:
+        """A multi-turn request. System messages join `system`; roles become user or assistant.
+
+        Images belong to user turns only (no chat API accepts them from the assistant), so an
+        assistant image is a caller bug and raises ValueError.
+        """
+        systems = [system] if system else []
+        turns: list[ChatMessage] = []
+        for message in messages:
+            role = (message.role or "user").lower()
+            if role == "system":
+                systems.append(message.text)
+                continue
+            role = "assistant" if role in ("assistant", "model") else "user"
+            if role == "assistant" and message.images:
+                raise ValueError("chat messages from the assistant cannot carry images")
+            turns.append(ChatMessage(role, message.text or "", list(message.images)))
+        if not turns:
+            raise ValueError("a chat request needs at least one user or assistant message")
+        return cls("", (), schema, "\n\n".join(systems) or None, tuple(turns))
+
+    def turns(self) -> tuple[ChatMessage, ...]:
+        return self.messages or (ChatMessage("user", self.prompt, list(self.images)),)
+
+    def all_images(self) -> list[np.ndarray]:
+        return [image for turn in self.turns() for image in turn.images]
 
     def image_hashes(self) -> list[str]:
-        return [image_hash(image) for image in self.images]
+        return [image_hash(image) for image in self.all_images()]
+
+    def text_chars(self) -> int:
+        return sum(len(turn.text) for turn in self.turns())
 
     def request_hash(self) -> str:
         """Stable identity of the request, used to match recordings on replay."""
-        return request_hash(self.prompt, self.image_hashes(), self.schema, self.system)
+        if not self.messages:
+            return request_hash(self.prompt, self.image_hashes(), self.schema, self.system)
+        chat = [
+            {"role": t.role, "text": t.text, "images": [image_hash(i) for i in t.images]}
+            for t in self.messages
+        ]
+        payload = {"chat": chat, "schema": self.schema, "system": self.system}
+        return _sha256_json(payload)
 
 
 def image_hash(image: np.ndarray) -> str:
@@ -216,12 +276,13 @@ def request_hash(
     schema: dict[str, Any] | None = None,
     system: str | None = None,
 ) -> str:
-    payload = json.dumps(
-        {"prompt": prompt, "images": list(image_hashes), "schema": schema, "system": system},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()
+    payload = {"prompt": prompt, "images": list(image_hashes), "schema": schema, "system": system}
+    return _sha256_json(payload)
+
+
+def _sha256_json(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -495,6 +556,18 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         """Ask for JSON following `schema`; the text is the model's JSON (parse with extract_json)."""
         return self.call(ModelRequest(text_prompt, tuple(images or ()), schema, system)).triple()
 
+    def predict_messages(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        response_schema: dict[str, Any] | None = None,
+        system: str | None = None,
+    ) -> tuple[str, bool | None, Any]:
+        """A real multi-turn chat (UI-TARS was trained on one: earlier answers as assistant turns,
+        screenshots as user turns), instead of flattening the history into one prompt."""
+        request = ModelRequest.chat(messages, response_schema, system)
+        return self.call(request).triple()
+
     def describe(self) -> str:
         return f"{self.backend} {self.model}".strip()
 
@@ -526,10 +599,16 @@ class BackendWrapper(CelilModel):
         retry_initial_delay_s: float = 1.0,
         retry_max_delay_s: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        max_output_tokens: int = 2048,
     ) -> None:
         self.role = role
         self.model = model
         self.ledger = ledger
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
         self.max_retries = max(0, int(max_retries))
         self.retry_initial_delay_s = max(0.0, retry_initial_delay_s)
         self.retry_max_delay_s = max(0.0, retry_max_delay_s)
@@ -549,66 +628,86 @@ class BackendWrapper(CelilModel):
             kind="transient" if retryable else "fatal",
         )
 
+    def _timed_out(self, where: str, note: str = "") -> ModelCallError:
+        return ModelCallError(
+            f"{where}: timed out: model '{self.model}' did not answer within "
+            f"{self.timeout_s:g}s{note}; raise models.{self.role}.timeout_s",
+            retryable=True,
+            kind="transient",
+        )
+
+    def _http_error(
+        self, where: str, status: int, detail: Any, *, auth: str, not_found: str
+    ) -> ModelCallError:
+        """An HTTP error status, with the fix for the two that are configuration mistakes."""
+        if status in (401, 403):
+            return ModelCallError(f"{where}: HTTP {status}: {auth}")
+        if status == 404:
+            return ModelCallError(f"{where}: HTTP 404: {not_found}")
+        retryable = status in RETRYABLE_STATUS
+        return ModelCallError(
+            f"{where}: HTTP {status}: {detail}",
+            retryable=retryable,
+            kind="transient" if retryable else "fatal",
+        )
+
     def backoff_delay(self, retry: int) -> float:
         """Delay before re-send number `retry` (1-based): exponential, capped, with a little jitter."""
         base = self.retry_initial_delay_s * (2 ** (retry - 1))
         delay = min(base, self.retry_max_delay_s)
         return delay * (1.0 + 0.1 * random.random()) if delay else 0.0
 
-    def call(self, request: ModelRequest) -> CallResult:
-        started = time.monotonic()
+    def _attempt(self, request: ModelRequest) -> tuple[ModelReply | ModelCallError, int]:
+        """Send, re-sending retryable failures with backoff: (reply or last failure, retries)."""
         retries = 0
-        failure: ModelCallError | None = None
-        reply: ModelReply | None = None
         while True:
             try:
-                reply = self._send(request)
-                failure = None
-                break
+                return self._send(request), retries
             except ModelCallError as exc:
                 failure = exc
             except Exception as exc:  # the contract: never raise to the role
                 failure = self._classify(exc)
             if not failure.retryable or retries >= self.max_retries:
-                break
+                return failure, retries
             retries += 1
             self._sleep(self.backoff_delay(retries))
-        latency = time.monotonic() - started
-        rhash = request.request_hash()
-        if reply is not None:
-            record = CallRecord(
-                role=self.role,
-                backend=self.backend,
-                model=reply.model or self.model,
-                prompt_tokens=int(reply.prompt_tokens or 0),
-                completion_tokens=int(reply.completion_tokens or 0),
-                latency_s=latency,
-                retries=retries,
-                request_hash=rhash,
-                ts=time.time(),
-            )
-            record = self.ledger.record(record) if self.ledger is not None else record
-            return CallResult(reply.text, reply.is_safe, reply.raw, record)
-        assert failure is not None
-        message = redact(str(failure))
-        if failure.retryable and retries:
-            message = f"{message} (gave up after {retries + 1} attempts)"
+
+    def call(self, request: ModelRequest) -> CallResult:
+        started = time.monotonic()
+        outcome, retries = self._attempt(request)
+        ok = isinstance(outcome, ModelReply)
+        error = None
+        if not ok:
+            error = redact(str(outcome))
+            if outcome.retryable and retries:
+                error = f"{error} (gave up after {retries + 1} attempts)"
         record = CallRecord(
             role=self.role,
             backend=self.backend,
-            model=self.model,
-            latency_s=latency,
+            model=(outcome.model if ok else None) or self.model,
+            prompt_tokens=int(outcome.prompt_tokens or 0) if ok else 0,
+            completion_tokens=int(outcome.completion_tokens or 0) if ok else 0,
+            latency_s=time.monotonic() - started,
             retries=retries,
-            error=message,
-            request_hash=rhash,
+            error=error,
+            request_hash=request.request_hash(),
             ts=time.time(),
         )
-        record = self.ledger.record(record) if self.ledger is not None else record
-        kind = "transient" if failure.retryable else failure.kind
+        if self.ledger is not None:
+            record = self.ledger.record(record)
+        if ok:
+            return CallResult(outcome.text, outcome.is_safe, outcome.raw, record)
+        kind = "transient" if outcome.retryable else outcome.kind
         is_safe = False if kind == "safety" else None
-        if isinstance(failure, ReplayMissError) and getattr(self, "strict", False):
-            raise ReplayMissError(message)
         return CallResult(infer.ERROR_CALLING_LLM, is_safe, None, record, error_kind=kind)
+
+
+def _is_connect_error(exc: BaseException) -> bool:
+    try:
+        import httpx
+    except ImportError:  # pragma: no cover - httpx ships with every SDK we use
+        return False
+    return isinstance(exc, httpx.ConnectError)
 
 
 def _is_timeout(exc: BaseException) -> bool:
@@ -633,6 +732,11 @@ def _json_instruction(schema: dict[str, Any]) -> str:
 
 def _png_bytes(image: np.ndarray) -> bytes:
     return infer.array_to_png_bytes(np.asarray(image, dtype=np.uint8))
+
+
+def _system_message(request: ModelRequest) -> list[dict[str, Any]]:
+    """The chat-API message list's start: the system text, when there is one."""
+    return [{"role": "system", "content": request.system}] if request.system else []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -661,9 +765,6 @@ class GeminiWrapper(BackendWrapper):
         *,
         api_key_env: str | None = None,
         base_url: str | None = None,
-        temperature: float = 0.0,
-        timeout_s: float = 60.0,
-        max_output_tokens: int = 2048,
         thinking_budget: int | None = None,
         **kwargs: Any,
     ) -> None:
@@ -681,12 +782,9 @@ class GeminiWrapper(BackendWrapper):
         self._types = types
         self.key_env = key_env
         self.base_url = base_url
-        self.temperature = temperature
-        self.timeout_s = timeout_s
-        self.max_output_tokens = max_output_tokens
         self.thinking_budget = thinking_budget
         http_options = types.HttpOptions(
-            timeout=max(1, int(timeout_s * 1000)),  # milliseconds
+            timeout=max(1, int(self.timeout_s * 1000)),  # milliseconds
             base_url=base_url,
         )
         self._client = genai.Client(api_key=key, http_options=http_options)
@@ -716,24 +814,36 @@ class GeminiWrapper(BackendWrapper):
             return 128
         return self.thinking_budget
 
-    def _prompt_text(self, request: ModelRequest) -> str:
-        text = request.prompt
+    def _contents(self, request: ModelRequest) -> list[Any]:
+        """Turns as `Content`s (the assistant is `model`), consecutive same-role turns merged
+        because the API expects alternating roles. Gemma gets system text and schema inline."""
+        types = self._types
+        turns = [(t.role, t.text, t.images) for t in request.turns()]
         if is_gemma(self.model):
-            if request.system:
-                text = f"{request.system}\n\n{text}"
-            if request.schema is not None:
-                text += _json_instruction(request.schema)
-        return text
+            users = [i for i, turn in enumerate(turns) if turn[0] == "user"]
+            if request.system and users:
+                role, text, images = turns[users[0]]
+                turns[users[0]] = (role, f"{request.system}\n\n{text}", images)
+            if request.schema is not None and users:
+                role, text, images = turns[users[-1]]
+                turns[users[-1]] = (role, text + _json_instruction(request.schema), images)
+        contents: list[Any] = []
+        for role, text, images in turns:
+            parts = [types.Part.from_text(text=text)] if text else []
+            parts += [
+                types.Part.from_bytes(data=_png_bytes(image), mime_type="image/png")
+                for image in images
+            ]
+            api_role = "model" if role == "assistant" else "user"
+            if contents and contents[-1].role == api_role:
+                contents[-1].parts.extend(parts)
+            else:
+                contents.append(types.Content(role=api_role, parts=parts))
+        return contents
 
     def _send(self, request: ModelRequest) -> ModelReply:
-        types = self._types
-        contents: list[Any] = [self._prompt_text(request)]
-        contents += [
-            types.Part.from_bytes(data=_png_bytes(image), mime_type="image/png")
-            for image in request.images
-        ]
         response = self._client.models.generate_content(
-            model=self.model, contents=contents, config=self._config(request)
+            model=self.model, contents=self._contents(request), config=self._config(request)
         )
         usage = response.usage_metadata
         prompt_tokens = (usage.prompt_token_count or 0) if usage else 0
@@ -768,38 +878,22 @@ class GeminiWrapper(BackendWrapper):
     def _classify(self, exc: BaseException) -> ModelCallError:
         where = f"gemini {self.model}" + (f" at {self.base_url}" if self.base_url else "")
         if _is_timeout(exc):
-            return ModelCallError(
-                f"{where}: timed out after {self.timeout_s:g}s; raise models.{self.role}.timeout_s",
-                retryable=True,
-                kind="transient",
-            )
+            return self._timed_out(where)
         status = _status_of(exc)
-        detail = getattr(exc, "message", None) or str(exc)
-        if status in RETRYABLE_STATUS:
-            return ModelCallError(
-                f"{where}: HTTP {status}: {detail}", retryable=True, kind="transient"
-            )
-        if status in (401, 403):
-            return ModelCallError(
-                f"{where}: HTTP {status}: the key in {self.key_env} was rejected; check it at "
-                "https://aistudio.google.com/apikey"
-            )
-        if status == 404:
-            return ModelCallError(
-                f"{where}: HTTP 404: model '{self.model}' not found; set models.{self.role}.gemini_model "
-                "to an available model (see client.models.list())"
-            )
         if status is not None:
-            return ModelCallError(f"{where}: HTTP {status}: {detail}")
-        try:
-            import httpx
-
-            if isinstance(exc, httpx.ConnectError):
-                return ModelCallError(
-                    f"{where}: cannot connect: {exc}", retryable=True, kind="transient"
-                )
-        except ImportError:  # pragma: no cover
-            pass
+            return self._http_error(
+                where,
+                status,
+                getattr(exc, "message", None) or str(exc),
+                auth=f"the key in {self.key_env} was rejected; check it at "
+                "https://aistudio.google.com/apikey",
+                not_found=f"model '{self.model}' not found; set models.{self.role}.gemini_model "
+                "to an available model (see client.models.list())",
+            )
+        if _is_connect_error(exc):
+            return ModelCallError(
+                f"{where}: cannot connect: {exc}", retryable=True, kind="transient"
+            )
         return ModelCallError(f"{where}: {type(exc).__name__}: {exc}")
 
 
@@ -839,31 +933,25 @@ class OllamaWrapper(BackendWrapper):
         model: str,
         *,
         host: str | None = None,
-        temperature: float = 0.0,
-        timeout_s: float = 120.0,
-        max_output_tokens: int = 2048,
         num_ctx: int = 16384,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("timeout_s", 120.0)  # the first call also loads the model
         super().__init__(role, model, **kwargs)
         import ollama
 
         self._ollama = ollama
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
-        self.temperature = temperature
-        self.timeout_s = timeout_s
-        self.max_output_tokens = max_output_tokens
         self.num_ctx = max(int(num_ctx), 16384)
-        self._client = ollama.Client(host=self.host, timeout=timeout_s)
+        self._client = ollama.Client(host=self.host, timeout=self.timeout_s)
 
     def _send(self, request: ModelRequest) -> ModelReply:
-        messages: list[dict[str, Any]] = []
-        if request.system:
-            messages.append({"role": "system", "content": request.system})
-        user: dict[str, Any] = {"role": "user", "content": request.prompt}
-        if request.images:
-            user["images"] = [_png_bytes(image) for image in request.images]
-        messages.append(user)
+        messages = _system_message(request)
+        for turn in request.turns():
+            message: dict[str, Any] = {"role": turn.role, "content": turn.text}
+            if turn.images:
+                message["images"] = [_png_bytes(image) for image in turn.images]
+            messages.append(message)
         response = self._client.chat(
             model=self.model,
             messages=messages,
@@ -886,12 +974,7 @@ class OllamaWrapper(BackendWrapper):
     def _classify(self, exc: BaseException) -> ModelCallError:
         where = f"ollama at {self.host}"
         if _is_timeout(exc):
-            return ModelCallError(
-                f"{where}: model '{self.model}' did not answer within {self.timeout_s:g}s (the first call "
-                f"also loads the model); raise models.{self.role}.timeout_s",
-                retryable=True,
-                kind="transient",
-            )
+            return self._timed_out(where, " (the first call also loads the model)")
         if isinstance(exc, ConnectionError):
             return ModelCallError(
                 f"{where}: connection refused; start the server with `ollama serve` "
@@ -933,9 +1016,6 @@ class OpenAICompatibleWrapper(BackendWrapper):
         *,
         base_url: str,
         api_key_env: str | None = None,
-        temperature: float = 0.0,
-        timeout_s: float = 60.0,
-        max_output_tokens: int = 2048,
         **kwargs: Any,
     ) -> None:
         super().__init__(role, model, **kwargs)
@@ -949,25 +1029,24 @@ class OpenAICompatibleWrapper(BackendWrapper):
             raise ModelSetupError(
                 f"{role}: models.{role}.api_key_env names {api_key_env}, which is not set in the environment"
             )
-        self.temperature = temperature
-        self.timeout_s = timeout_s
-        self.max_output_tokens = max_output_tokens
         self._client = openai.OpenAI(
-            base_url=base_url, api_key=key or OPENAI_DUMMY_KEY, timeout=timeout_s, max_retries=0
+            base_url=base_url,
+            api_key=key or OPENAI_DUMMY_KEY,
+            timeout=self.timeout_s,
+            max_retries=0,
         )
 
     def _send(self, request: ModelRequest) -> ModelReply:
-        messages: list[dict[str, Any]] = []
-        if request.system:
-            messages.append({"role": "system", "content": request.system})
-        if request.images:
-            parts: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
-            for image in request.images:
+        messages = _system_message(request)
+        for turn in request.turns():
+            if not turn.images:
+                messages.append({"role": turn.role, "content": turn.text})
+                continue
+            parts: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+            for image in turn.images:
                 url = "data:image/png;base64," + base64.b64encode(_png_bytes(image)).decode()
                 parts.append({"type": "image_url", "image_url": {"url": url}})
-            messages.append({"role": "user", "content": parts})
-        else:
-            messages.append({"role": "user", "content": request.prompt})
+            messages.append({"role": turn.role, "content": parts})
         kwargs: dict[str, Any] = {}
         if request.schema is not None:
             kwargs["response_format"] = {
@@ -1001,32 +1080,20 @@ class OpenAICompatibleWrapper(BackendWrapper):
         openai = self._openai
         where = f"openai-compatible server at {self.base_url}"
         if isinstance(exc, openai.APITimeoutError) or _is_timeout(exc):
-            return ModelCallError(
-                f"{where}: model '{self.model}' did not answer within {self.timeout_s:g}s; raise "
-                f"models.{self.role}.timeout_s",
-                retryable=True,
-                kind="transient",
-            )
+            return self._timed_out(where)
         if isinstance(exc, openai.APIConnectionError):
             return ModelCallError(
                 f"{where}: connection refused; start the server (e.g. `vllm serve {self.model}`) or fix "
                 f"models.openai_base_url"
             )
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            if status in (401, 403):
-                source = self.api_key_env or "no key (api_key_env unset)"
-                return ModelCallError(f"{where}: HTTP {status}: the key was rejected ({source})")
-            if status == 404:
-                return ModelCallError(
-                    f"{where}: HTTP 404: model '{self.model}' is not served there; check GET "
-                    f"{self.base_url.rstrip('/')}/models and models.{self.role}.openai_model"
-                )
-            retryable = status in RETRYABLE_STATUS
-            return ModelCallError(
-                f"{where}: HTTP {status}: {getattr(exc, 'message', exc)}",
-                retryable=retryable,
-                kind="transient" if retryable else "fatal",
+            return self._http_error(
+                where,
+                exc.status_code,
+                getattr(exc, "message", exc),
+                auth=f"the key was rejected ({self.api_key_env or 'no key (api_key_env unset)'})",
+                not_found=f"model '{self.model}' is not served there; check GET "
+                f"{self.base_url.rstrip('/')}/models and models.{self.role}.openai_model",
             )
         return super()._classify(exc)
 
@@ -1091,7 +1158,8 @@ class RecordingWrapper(CelilModel):
                 "backend": record.backend,
                 "model": record.model,
                 "request_hash": request.request_hash(),
-                "prompt_chars": len(request.prompt),
+                "turns": len(request.turns()),
+                "prompt_chars": request.text_chars(),
                 "images": request.image_hashes(),
                 "response_text": result.text,
                 "is_safe": result.is_safe,
@@ -1115,7 +1183,12 @@ def _call_plain(
     """Call a plain `infer` wrapper (not ours) through the same result type."""
     started = time.monotonic()
     try:
-        if request.images:
+        if request.messages and callable(getattr(wrapper, "predict_messages", None)):
+            text, is_safe, raw = wrapper.predict_messages(list(request.messages))
+        elif request.messages:
+            prompt, images = flatten_messages(request.messages)
+            text, is_safe, raw = wrapper.predict_mm(prompt, images)
+        elif request.images:
             text, is_safe, raw = wrapper.predict_mm(request.prompt, list(request.images))
         else:
             text, is_safe, raw = wrapper.predict(request.prompt)
@@ -1169,6 +1242,7 @@ class ReplayWrapper(BackendWrapper):
         self._used: dict[str, int] = {}
         self._calls = 0
         models: set[str] = set()
+        backends: collections.Counter[str] = collections.Counter()
         with self.path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
@@ -1179,15 +1253,29 @@ class ReplayWrapper(BackendWrapper):
                     raise ModelSetupError(
                         f"{self.path}:{number}: not a JSON line ({exc.msg})"
                     ) from None
+                if not isinstance(entry, dict) or not entry.get("request_hash"):
+                    raise ModelSetupError(
+                        f"{self.path}:{number}: not a recorded model call (no request_hash); "
+                        "record one with models.record: PATH"
+                    )
                 if entry.get("role") != role:
                     continue
                 self._entries.setdefault(entry["request_hash"], []).append(entry)
                 models.add(entry.get("model", ""))
+                backends[entry.get("backend") or ""] += 1
         self.model = sorted(models)[0] if len(models) == 1 else ("mixed" if models else "")
+        # The backend that produced most of the recorded answers (it decides coordinates).
+        self.recorded_backend = backends.most_common(1)[0][0] if backends else ""
 
     @property
     def entry_count(self) -> int:
         return sum(len(entries) for entries in self._entries.values())
+
+    def call(self, request: ModelRequest) -> CallResult:
+        result = super().call(request)
+        if self.strict and result.error_kind == "replay_miss":
+            raise ReplayMissError(result.record.error or "replay miss")
+        return result
 
     def _send(self, request: ModelRequest) -> ModelReply:
         rhash = request.request_hash()
@@ -1270,6 +1358,9 @@ class Resolution:
     model: str
     reason: str
     wrapper: CelilModel | None = None
+    coordinates: str = "absolute_resized"
+    """How the model's points read (executor): `absolute_resized` or `relative_1000`; a config
+    value of `auto` is settled here, by the backend that answers (see `default_coordinates`)."""
 
     def line(self) -> str:
         model = f" {self.model}" if self.model else ""
@@ -1282,15 +1373,20 @@ class Resolution:
             "backend": self.backend,
             "model": self.model,
             "reason": self.reason,
+            "coordinates": self.coordinates,
         }
 
 
-def _retry_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[str, Any]:
+def _common_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[str, Any]:
+    """What every network backend takes alike (see `BackendWrapper.__init__`)."""
     return {
         "ledger": ledger,
         "max_retries": settings.max_retries,
         "retry_initial_delay_s": settings.retry_initial_delay_s,
         "retry_max_delay_s": settings.retry_max_delay_s,
+        "temperature": settings.temperature,
+        "timeout_s": settings.timeout_s,
+        "max_output_tokens": settings.max_output_tokens,
     }
 
 
@@ -1303,7 +1399,7 @@ def build_wrapper(
     """A wrapper for `backend` from settings (no probing, no recording). Raises ModelSetupError."""
     role = settings.role
     model = model if model is not None else settings.model_for(backend)
-    common = _retry_kwargs(settings, ledger)
+    common = _common_kwargs(settings, ledger)
     if backend == "gemini":
         if not model:
             raise ModelSetupError(
@@ -1314,9 +1410,6 @@ def build_wrapper(
             model,
             api_key_env=settings.api_key_env,
             base_url=settings.url_for("gemini"),
-            temperature=settings.temperature,
-            timeout_s=settings.timeout_s,
-            max_output_tokens=settings.max_output_tokens,
             thinking_budget=settings.thinking_budget,
             **common,
         )
@@ -1329,9 +1422,6 @@ def build_wrapper(
             role,
             model,
             host=settings.url_for("ollama"),
-            temperature=settings.temperature,
-            timeout_s=settings.timeout_s,
-            max_output_tokens=settings.max_output_tokens,
             num_ctx=settings.num_ctx,
             **common,
         )
@@ -1349,9 +1439,6 @@ def build_wrapper(
             model,
             base_url=base_url,
             api_key_env=settings.api_key_env,
-            temperature=settings.temperature,
-            timeout_s=settings.timeout_s,
-            max_output_tokens=settings.max_output_tokens,
             **common,
         )
     if backend == "replay":
@@ -1447,10 +1534,90 @@ def probe_openai(
     return True, f"OpenAI-compatible server at {base_url} is up and serves '{model}'", model
 
 
-def _maybe_record(wrapper: CelilModel, settings: RoleSettings) -> CelilModel:
+def default_coordinates(backend: str) -> str:
+    """The executor's point convention when the config leaves it on `auto`.
+
+    UI-TARS-1.5 (what Ollama and OpenAI-compatible servers run for this role) writes pixels of the
+    image it was sent. Gemini models are trained to point on a 0..1000 grid over the image and,
+    asked for UI-TARS actions, write points on that grid, so absolute pixels would land in the top
+    left of the screen.
+    """
+    return RELATIVE_1000 if backend == "gemini" else ABSOLUTE_RESIZED
+
+
+def _resolved(
+    settings: RoleSettings,
+    backend: str,
+    wrapper: CelilModel,
+    reason: str,
+    *,
+    model_backend: str | None = None,
+) -> Resolution:
+    """The Resolution of a built wrapper: recording wrapped around it, coordinates settled.
+
+    `model_backend` is the backend that produced the answers when that is not `backend` (replay
+    answers as the recorded backend did, so it points like it)."""
+    coordinates = settings.coordinates
+    if coordinates == "auto":
+        coordinates = default_coordinates(model_backend or backend)
     if settings.record_path:
-        return RecordingWrapper(wrapper, settings.record_path, role=settings.role)
-    return wrapper
+        reason = f"{reason}; recording to {settings.record_path}"
+        wrapper = RecordingWrapper(wrapper, settings.record_path, role=settings.role)
+    return Resolution(settings.role, backend, wrapper.model, reason, wrapper, coordinates)
+
+
+def _resolve_explicit(settings: RoleSettings, ledger: UsageLedger | None) -> Resolution:
+    role, backend = settings.role, settings.backend
+    if backend == "gemini":
+        wrapper = _gemini_wrapper(settings, ledger)
+        _, key_env = gemini_key(settings.api_key_env)
+        return _resolved(settings, backend, wrapper, f"configured; key from {key_env}")
+    wrapper = build_wrapper(backend, settings, ledger)
+    if isinstance(wrapper, ReplayWrapper):
+        if not wrapper.entry_count:
+            # The recorded run made no calls for this role: it ran offline, so replay does too.
+            reason = f"replay: no recorded calls for {role} in {settings.replay_path} (offline when recorded)"
+            return Resolution(role, "offline", "", reason)
+        reason = f"configured ({settings.replay_path}, recorded on {wrapper.recorded_backend})"
+        return _resolved(settings, backend, wrapper, reason, model_backend=wrapper.recorded_backend)
+    return _resolved(settings, backend, wrapper, f"configured ({settings.url_for(backend)})")
+
+
+def _try_auto(
+    candidate: str, settings: RoleSettings, ledger: UsageLedger | None
+) -> Resolution | str:
+    """`candidate` as the role's backend if it can work now, else why not (one phrase)."""
+    if candidate == "gemini":
+        _, key_env = gemini_key(settings.api_key_env)
+        if not key_env:
+            return f"no {settings.api_key_env or '/'.join(GEMINI_KEY_ENVS)}"
+        if not settings.model_for("gemini"):
+            return "no gemini_model"
+        wrapper = _gemini_wrapper(settings, ledger)
+        reason = f"auto: {key_env} is set"
+        if isinstance(wrapper, FallbackWrapper):
+            reason += f"; falls back to {wrapper.secondary.model}"
+        return _resolved(settings, "gemini", wrapper, reason)
+    if candidate == "ollama":
+        host = settings.url_for("ollama") or DEFAULT_OLLAMA_HOST
+        ok, why = probe_ollama(host, settings.model_for("ollama"), settings.probe_timeout_s)
+        if not ok:
+            return why
+        return _resolved(
+            settings, "ollama", build_wrapper("ollama", settings, ledger), f"auto: {why}"
+        )
+    if candidate == "openai":
+        base_url = settings.url_for("openai")
+        if not base_url:
+            return "no openai_base_url configured"
+        ok, why, model = probe_openai(
+            base_url, settings.model_for("openai"), settings.api_key_env, settings.probe_timeout_s
+        )
+        if not ok:
+            return why
+        wrapper = build_wrapper("openai", settings, ledger, model=model)
+        return _resolved(settings, "openai", wrapper, f"auto: {why}")
+    return f"unknown auto backend '{candidate}'"
 
 
 def resolve_role(
@@ -1467,106 +1634,21 @@ def resolve_role(
     backend = settings.backend
     if backend == "offline":
         return Resolution(role, "offline", "", "configured offline (no model calls)")
-    if backend not in ("auto", *BACKENDS):
+    if backend not in BACKENDS:
         raise ModelSetupError(
             f"{role}: unknown backend '{backend}' (choose one of {', '.join(BACKENDS)})"
         )
     if backend != "auto":
-        if backend == "replay":
-            replay = build_wrapper("replay", settings, ledger)
-            assert isinstance(replay, ReplayWrapper)
-            if not replay.entry_count:
-                # The recorded run made no calls for this role: it ran offline, so replay does too.
-                reason = f"replay: no recorded calls for {role} in {settings.replay_path} (offline when recorded)"
-                return Resolution(role, "offline", "", reason)
-        if backend == "gemini":
-            wrapper = _gemini_wrapper(settings, ledger)
-            reason = f"configured; key from {getattr(_primary(wrapper), 'key_env', '?')}"
-        else:
-            wrapper = replay if backend == "replay" else build_wrapper(backend, settings, ledger)
-            where = (
-                settings.url_for(backend)
-                if backend in ("ollama", "openai")
-                else settings.replay_path
-            )
-            reason = f"configured ({where})" if where else "configured"
-        return Resolution(
-            role,
-            backend,
-            wrapper.model,
-            _with_record(reason, settings),
-            _maybe_record(wrapper, settings),
-        )
-
+        return _resolve_explicit(settings, ledger)
     skipped: list[str] = []
     for candidate in settings.auto_order:
-        if candidate == "gemini":
-            _, key_env = gemini_key(settings.api_key_env)
-            if not key_env:
-                skipped.append(f"no {settings.api_key_env or '/'.join(GEMINI_KEY_ENVS)}")
-                continue
-            if not settings.model_for("gemini"):
-                skipped.append("no gemini_model")
-                continue
-            wrapper = _gemini_wrapper(settings, ledger)
-            reason = f"auto: {key_env} is set"
-            if isinstance(wrapper, FallbackWrapper):
-                reason += f"; falls back to {wrapper.secondary.model}"
-            return Resolution(
-                role,
-                "gemini",
-                wrapper.model,
-                _with_record(reason, settings),
-                _maybe_record(wrapper, settings),
-            )
-        if candidate == "ollama":
-            host = settings.url_for("ollama") or DEFAULT_OLLAMA_HOST
-            model = settings.model_for("ollama")
-            ok, why = probe_ollama(host, model, settings.probe_timeout_s)
-            if not ok:
-                skipped.append(why)
-                continue
-            wrapper = build_wrapper("ollama", settings, ledger)
-            return Resolution(
-                role,
-                "ollama",
-                model,
-                _with_record(f"auto: {why}", settings),
-                _maybe_record(wrapper, settings),
-            )
-        if candidate == "openai":
-            base_url = settings.url_for("openai")
-            if not base_url:
-                skipped.append("no openai_base_url configured")
-                continue
-            ok, why, model = probe_openai(
-                base_url,
-                settings.model_for("openai"),
-                settings.api_key_env,
-                settings.probe_timeout_s,
-            )
-            if not ok:
-                skipped.append(why)
-                continue
-            wrapper = build_wrapper("openai", settings, ledger, model=model)
-            return Resolution(
-                role,
-                "openai",
-                model,
-                _with_record(f"auto: {why}", settings),
-                _maybe_record(wrapper, settings),
-            )
+        outcome = _try_auto(candidate, settings, ledger)
+        if isinstance(outcome, Resolution):
+            return outcome
+        skipped.append(outcome)
     reason = (
         "auto: no model available (" + "; ".join(skipped) + ")"
         if skipped
         else "auto: nothing to try"
     )
     return Resolution(role, "offline", "", redact(reason))
-
-
-def _primary(wrapper: CelilModel) -> CelilModel:
-    return wrapper.primary if isinstance(wrapper, FallbackWrapper) else wrapper
-
-
-def _with_record(reason: str, settings: RoleSettings) -> str:
-    return f"{reason}; recording to {settings.record_path}" if settings.record_path else reason
