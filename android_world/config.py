@@ -24,6 +24,25 @@ DEFAULT_CONFIG_PATH = Path("config/default.yaml")
 REDACTED = "<redacted>"
 
 
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML reads YAML 1.1, where on/off/yes/no are booleans, so `ocr: off` would arrive as
+    False and fail validation; YAML 1.2's rule, only true/false are booleans, is what a config
+    user means."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_Yaml12Loader)  # a SafeLoader subclass: no arbitrary objects
+
+
 class ConfigError(Exception):
     """A bad config file, key or override; the message is one line meant for the user."""
 
@@ -141,7 +160,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path} (pass --config with an existing file)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -163,7 +182,7 @@ def parse_set(item: str) -> tuple[list[str], Any]:
     if not sep or not key.strip() or any(not p for p in path):
         raise ConfigError(f"--set {item!r}: expected dotted.key.path=value")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = load_yaml(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
     return path, value

@@ -94,6 +94,22 @@ def test_set_values_are_yaml_typed():
     assert cfg.models.maestro.model == "gemini-2.5-flash"
 
 
+def test_on_off_yes_no_stay_strings_in_sets_and_files(tmp_path):
+    """YAML 1.1 would turn `off` into False; the config reads YAML 1.2 booleans only."""
+    cfg, _ = config.load_config(
+        DEFAULT,
+        ["agent.configurations.celil_agent.ocr=off", "env.render=False"],
+    )
+    assert cfg.agent.configurations["celil_agent"].kwargs()["ocr"] == "off"
+    assert cfg.env.render is False
+    assert config.load_yaml("a: off\nb: yes\nc: true\nd: No") == {
+        "a": "off",
+        "b": "yes",
+        "c": True,
+        "d": "No",
+    }
+
+
 @pytest.mark.parametrize(
     ("items", "expected"),
     [
