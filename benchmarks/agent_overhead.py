@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import statistics
 import sys
 import time
@@ -35,11 +36,16 @@ from android_world.agents.custom.celil_quality_control import VerifierEnsemble
 from android_world.env import interface, json_action
 from android_world.env.sim.sim_env import SimEnv
 
+_CPU_FIELDS = ("user", "system", "children_user", "children_system")
 APPS = ("Contacts", "Clock", "Settings", "Markor", "Files", "Pro Expense", "Simple Calendar Pro")
 
 
-class TimedEnv(interface.AsyncEnv):
-    """Forwards to a real env and adds up the seconds spent inside it."""
+class TimedEnv:
+    """Forwards to a real env and adds up the seconds spent inside the calls an agent makes.
+
+    A plain proxy rather than an AsyncEnv subclass: everything not timed is looked up on the
+    wrapped env, so no interface boilerplate is repeated here.
+    """
 
     def __init__(self, env: SimEnv) -> None:
         self._env = env
@@ -65,38 +71,8 @@ class TimedEnv(interface.AsyncEnv):
     def foreground_activity_name(self) -> str:
         return self._timed(lambda: self._env.foreground_activity_name)
 
-    @property
-    def controller(self) -> Any:
-        return self._env.controller
-
-    def ask_question(self, question: str, timeout_seconds: float = -1.0) -> str | None:
-        raise NotImplementedError
-
-    @property
-    def device_screen_size(self) -> tuple[int, int]:
-        return self._env.device_screen_size
-
-    @property
-    def logical_screen_size(self) -> tuple[int, int]:
-        return self._env.logical_screen_size
-
-    def close(self) -> None:
-        self._env.close()
-
-    @property
-    def interaction_cache(self) -> str:
-        return self._env.interaction_cache
-
-    def hide_automation_ui(self) -> None:
-        pass
-
-    @property
-    def orientation(self) -> int:
-        return 0
-
-    @property
-    def physical_frame_boundary(self) -> tuple[int, int, int, int]:
-        return self._env.physical_frame_boundary
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
 
 
 class InstantPlanner:
@@ -174,11 +150,14 @@ def ocr_timings(frames: int) -> dict[str, float]:
         env.execute_action(json_action.JSONAction(action_type="open_app", app_name=app))
         states.append(env.get_state())
     module = celil_perception.PerceptionModule(ocr="always")
-    new, hit, lines = [], [], []
+    new, cpu, hit, lines = [], [], [], []
     for state in states:
-        start = time.perf_counter()
+        start, before = time.perf_counter(), os.times()
         result = module.ocr_lines(state.pixels)
         new.append(time.perf_counter() - start)
+        after = os.times()
+        # CPU seconds (ours + tesseract's): what a frame costs regardless of other load.
+        cpu.append(sum(getattr(after, f) - getattr(before, f) for f in _CPU_FIELDS))
         lines.append(len(result))
     for state in states:
         start = time.perf_counter()
@@ -186,6 +165,7 @@ def ocr_timings(frames: int) -> dict[str, float]:
         hit.append(time.perf_counter() - start)
     return {
         "new_frame_s": statistics.median(new),
+        "new_frame_cpu_s": statistics.median(cpu),
         "cache_hit_ms": statistics.median(hit) * 1000,
         "lines": statistics.median(lines),
     }
@@ -255,7 +235,7 @@ def main() -> None:
     rows.append(
         (
             "OCR per new 1080x2400 frame (median)",
-            f"{ocr['new_frame_s']:.2f} s ({ocr['lines']:.0f} lines)",
+            f"{ocr['new_frame_s']:.2f} s, cpu {ocr['new_frame_cpu_s']:.2f} s ({ocr['lines']:.0f} lines)",
             "<= 1.2 s",
         )
     )

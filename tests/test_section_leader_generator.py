@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from android_world.agents import infer
+from android_world.agents.custom import celil_geometry, uitars
 from android_world.agents.custom import celil_section_leader as sl
-from android_world.agents.custom import uitars
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     Observation,
@@ -91,7 +91,7 @@ def _generator(*answers: Any, **kwargs: Any) -> tuple[sl.UITarsActionGenerator, 
         ((540, 1200), 2),  # the row, not the list around it, not the invisible overlay
         ((950, 1200), 3),  # the switch inside the row
         ((540, 250), 4),  # the text field
-        ((540, 2000), 1),  # only the scrollable list contains it
+        ((540, 2000), None),  # only the scroll-only list contains it: a tap never snaps there
         ((540, 2300), None),  # nothing actionable and visible
         ((540, 40), None),  # a plain label is not actionable
     ],
@@ -100,9 +100,18 @@ def test_snap_to_smallest_actionable(point: tuple[int, int], expected: int | Non
     assert sl.snap_to_element(*point, _elements()) == expected
 
 
-def test_snap_kinds_and_normalised_boxes_and_ties() -> None:
-    assert sl.snap_to_element(540, 1200, _elements(), kinds=(sl.SCROLLABLE,)) == 1
-    assert sl.snap_to_element(540, 2000, _elements(), kinds=sl.TAP_KINDS) is None
+def test_snap_gestures_and_normalised_boxes_and_ties() -> None:
+    assert sl.snap_to_element(540, 1200, _elements(), gesture=sl.SCROLL) == 1
+    assert sl.snap_to_element(540, 2000, _elements(), gesture=sl.TAP) is None
+    assert sl.snap_to_element is celil_geometry.snap_to_element  # one rule for all of Celil
+    disabled = [_element((0, 100, 0, 100), is_clickable=True, is_enabled=False)]
+    assert sl.snap_to_element(50, 50, disabled) is None
+    hidden_list = [
+        UIElement(bbox_pixels=BoundingBox(0, 100, 0, 100), is_scrollable=True, is_visible=False)
+    ]
+    assert sl.snap_to_element(50, 50, hidden_list, gesture=sl.SCROLL) is None
+    with pytest.raises(ValueError, match="gesture"):
+        sl.snap_to_element(50, 50, disabled, gesture="pinch")  # type: ignore[arg-type]
     normalised = [UIElement(bbox=BoundingBox(0.5, 1.0, 0.5, 1.0), is_clickable=True)]
     assert sl.snap_to_element(800, 1800, normalised, SCREEN) == 0
     assert sl.snap_to_element(800, 1800, normalised) is None  # no pixels, no screen size

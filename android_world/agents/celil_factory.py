@@ -10,6 +10,7 @@ config key, with exit code 2.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
 from pathlib import Path
 from typing import Any, Literal
@@ -68,8 +69,11 @@ class CelilAgentConfig(BaseModel):
     """JSON file of verified plans shared across runs; empty or null disables episodic memory."""
     executor_format: Literal["uitars", "json"] = "uitars"
     """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
-    coordinate_convention: Literal["absolute_resized", "relative_1000"] = "absolute_resized"
-    """UI-TARS-1.5: pixels of the resized image; older UI-TARS: 0-1000 relative."""
+    coordinate_convention: Literal["absolute_resized", "relative_1000"] | None = None
+    """How the executor model writes points: absolute_resized (UI-TARS-1.5, pixels of the image
+    sent) or relative_1000 (UI-TARS v1, a 0-1000 grid). null (default): use
+    `models.section_leader.coordinates`, the one place the convention is normally set; a value
+    here overrides it for this agent configuration only."""
     max_image_pixels: int = Field(default=1_003_520, ge=78_400)
     """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
     transition_pause: float | None = Field(default=1.0, ge=0.0)
@@ -82,6 +86,31 @@ class CelilAgentConfig(BaseModel):
         if any(w < 0 for w in value) or sum(value) <= 0:
             raise ValueError("weights must be non-negative and not all zero")
         return value
+
+
+def coordinate_convention(params: CelilAgentConfig, leader: celil_models.Resolution) -> str:
+    """The agent key when set, else `models.section_leader.coordinates` as resolved for the
+    backend that answers (`auto` settles there), so the convention has one source."""
+    if params.coordinate_convention is not None:
+        return params.coordinate_convention
+    resolved = getattr(leader, "coordinates", None)
+    if resolved in ("absolute_resized", "relative_1000"):
+        return resolved
+    return "absolute_resized"
+
+
+def prompt_hashes(role_object: Any) -> dict[str, str]:
+    """sha256 of each prompt template a role sends, so a run records which wording it used.
+
+    Roles without `prompt_templates()` (the offline roles send no prompts) hash to nothing.
+    """
+    templates = getattr(role_object, "prompt_templates", None)
+    if not callable(templates):
+        return {}
+    return {
+        name: hashlib.sha256(text.encode("utf-8")).hexdigest()
+        for name, text in sorted(templates().items())
+    }
 
 
 def _config_error(path: str, message: str) -> registry.AgentConfigError:
@@ -165,7 +194,7 @@ def build_celil_agent(
 
         executor = celil_section_leader.UITarsActionGenerator(
             leader.wrapper,
-            coordinate_convention=params.coordinate_convention,
+            coordinate_convention=coordinate_convention(params, leader),
             max_image_pixels=params.max_image_pixels,
             executor_format=params.executor_format,
         )
@@ -175,6 +204,7 @@ def build_celil_agent(
             "verifiers",
             verifiers.reason,
             "OfflineVerifier",
+            weights=params.weights,
             threshold=params.threshold,
             irreversible_threshold=params.irreversible_threshold,
         )
@@ -193,13 +223,23 @@ def build_celil_agent(
         except ValueError as error:
             raise _config_error("persona_prompts", str(error)) from None
 
+    resolutions = [maestro, leader, verifiers]
     vision_selector = None
     if context.models.vision_fallback is not None:
         vision = _resolve("vision_fallback", context, params, ledger)
+        resolutions.append(vision)
         if vision.wrapper is not None:
             vision_selector = celil_maestro.VisionElementSelector(
                 vision.wrapper, max_image_pixels=params.max_image_pixels
             )
+        else:
+            vision_selector = _offline_role(
+                "vision_fallback", vision.reason, "OfflineElementSelector"
+            )
+    elif leader.wrapper is None:
+        # No fallback model configured and the executor is offline: the offline picker is the
+        # fallback that matches it (same word matching, no model).
+        vision_selector = _offline_role("vision_fallback", leader.reason, "OfflineElementSelector")
 
     episodic = None
     if params.episodic_memory_path:
@@ -211,8 +251,19 @@ def build_celil_agent(
         )
 
     roles = {
-        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason}
-        for r in (maestro, leader, verifiers)
+        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
+    }
+    if context.models.vision_fallback is None and vision_selector is not None:
+        roles["vision_fallback"] = {
+            "backend": "offline",
+            "model": "",
+            "reason": "not configured; the executor is offline, so the offline element picker",
+        }
+    role_objects = {
+        "maestro": planner,
+        "section_leader": executor,
+        "verifiers": verifier,
+        "vision_fallback": vision_selector,
     }
     agent = celil_agent.CelilAgent(
         env,
@@ -237,7 +288,14 @@ def build_celil_agent(
         },
         transition_pause=params.transition_pause,
     )
-    agent.manifest_info = {"roles": roles, "config": params.model_dump(mode="json")}
+    agent.manifest_info = {
+        "roles": roles,
+        "prompt_hashes": {
+            role: prompt_hashes(obj) for role, obj in role_objects.items() if role in roles
+        },
+        "coordinate_convention": coordinate_convention(params, leader),
+        "config": params.model_dump(mode="json"),
+    }
     return agent
 
 

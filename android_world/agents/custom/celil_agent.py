@@ -14,16 +14,22 @@ bounded number of rehearsals ends a hopeless episode with `status infeasible` in
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import threading
+import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from android_world.agents import base_agent
 from android_world.agents.custom import celil_geometry, celil_perception
 from android_world.agents.custom.celil_maestro import is_question
-from android_world.agents.custom.celil_memory import StepRecord, WorkingMemory
+from android_world.agents.custom.celil_memory import (
+    StepRecord,
+    WorkingMemory,
+    normalize_sub_goal,
+)
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     ElementSelector,
@@ -48,6 +54,10 @@ _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
 # Actions whose success does not show as a screen change.
 _NO_CHANGE_EXPECTED = (json_action.WAIT, json_action.STATUS, json_action.ANSWER)
 PROGRESS_CHECK_MODES = ("after_action", "always", "off")
+# Role names as the usage ledger and the report use them (model time is already in model_call
+# events, so a role's `timing` event carries only the time it spent outside model calls).
+TIMED_ROLES = ("ocr", "maestro", "section_leader", "verifiers", "vision_fallback")
+MAX_OCR_LINES_IN_STEP = 80
 
 
 class EpisodicStore(Protocol):
@@ -64,6 +74,10 @@ class EpisodicStore(Protocol):
 
 # --------------------------------------------------------------------------------------------
 # Pure helpers
+
+
+def _role_order(role: str) -> tuple[int, str]:
+    return (TIMED_ROLES.index(role) if role in TIMED_ROLES else len(TIMED_ROLES), role)
 
 
 def screen_key(observation: Observation) -> str:
@@ -139,6 +153,27 @@ def screen_notes(observation: Observation, max_chars: int = 600) -> str:
         text += " || " + " | ".join(line.text for line in observation.ocr_lines)
     header = observation.foreground_activity or "screen"
     return f"[{header}] {text}"[:max_chars]
+
+
+def ocr_lines_data(observation: Observation, limit: int = MAX_OCR_LINES_IN_STEP) -> list[dict]:
+    """The OCR lines the roles saw, for the report's toggleable boxes (bounded per step)."""
+    return [
+        {
+            "text": line.text,
+            "box": celil_geometry.box_list(line.box),
+            "confidence": float(line.confidence),
+        }
+        for line in observation.ocr_lines[:limit]
+    ]
+
+
+def target_box(action: json_action.JSONAction, observation: Observation) -> list[float] | None:
+    """`[x0, y0, x1, y1]` of the element an index-based action targets, for the report overlay."""
+    index = action.index
+    if not isinstance(index, int) or not 0 <= index < len(observation.ui_elements):
+        return None
+    element = observation.ui_elements[index]
+    return celil_geometry.box_list(celil_geometry.element_box(element, observation.screen_size))
 
 
 def _vote_dict(vote: Vote) -> dict[str, Any]:
@@ -238,6 +273,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._sink: EventSink | None = None
         self._sink_lock = threading.Lock()
         self.sink_errors = 0
+        self._model_seconds = 0.0  # all model latency seen by the ledger listener
+        self._model_lock = threading.Lock()
         if ledger is not None and hasattr(ledger, "add_listener"):
             ledger.add_listener(self._on_model_call)
         self._clear_episode()
@@ -258,6 +295,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._finished_status: str | None = None
         self._answer: str | None = None
         self._stats = _EpisodeStats()
+        self._memory_stored: str | None = None
+        self._recovery: set[str] = set()
+        self._step_wall: dict[str, float] = {}
+        self._step_model: dict[str, float] = {}
 
     def reset(self, go_home: bool = False) -> None:
         super().reset(go_home)
@@ -297,7 +338,55 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             data.setdefault("warnings", []).append(message)
         self._emit("warning", message=message)
 
+    @contextlib.contextmanager
+    def _timed(self, role: str) -> Iterator[None]:
+        """Add the block's wall time (and the model time inside it) to this step's `role`."""
+        start = time.perf_counter()
+        with self._model_lock:
+            model_before = self._model_seconds
+        try:
+            yield
+        finally:
+            wall = time.perf_counter() - start
+            with self._model_lock:
+                model = self._model_seconds - model_before
+            self._step_wall[role] = self._step_wall.get(role, 0.0) + wall
+            self._step_model[role] = self._step_model.get(role, 0.0) + model
+
+    def _add_timing(self, role: str, seconds: float) -> None:
+        self._step_wall[role] = self._step_wall.get(role, 0.0) + seconds
+
+    def _emit_timings(self, data: dict[str, Any]) -> None:
+        """One `timing` event per role that worked this step; the report sums `duration_s`.
+
+        `duration_s` excludes model latency, which the ledger's model_call events already
+        report under the same role, so nothing is counted twice; `wall_s` is the whole time.
+        """
+        timings: dict[str, float] = {}
+        for role in sorted(self._step_wall, key=_role_order):
+            wall = self._step_wall[role]
+            model = min(self._step_model.get(role, 0.0), wall)
+            own = max(0.0, wall - model)
+            timings[role] = round(wall, 6)
+            self._emit(
+                "timing",
+                role=role,
+                duration_s=round(own, 6),
+                wall_s=round(wall, 6),
+                model_s=round(model, 6),
+            )
+        if timings:
+            data["timings"] = timings
+        self._step_wall = {}
+        self._step_model = {}
+
     def _on_model_call(self, record: Any) -> None:
+        latency = getattr(record, "latency_s", None)
+        if latency is None and isinstance(record, dict):
+            latency = record.get("latency_s")
+        if isinstance(latency, int | float):
+            with self._model_lock:  # verifier personas report from their own threads
+                self._model_seconds += float(latency)
         if hasattr(record, "to_event"):
             event = dict(record.to_event())
         elif dataclasses.is_dataclass(record):
@@ -315,6 +404,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         except Exception:
             activity = None
         observation = self._perception.process_observation(state, foreground_activity=activity)
+        ocr_seconds = getattr(self._perception, "last_ocr_seconds", 0.0)
+        if isinstance(ocr_seconds, int | float) and ocr_seconds > 0:
+            self._add_timing("ocr", float(ocr_seconds))
         for warning in getattr(self._perception, "take_warnings", list)():
             self._warn(warning)
         if self._memory is not None:
@@ -362,6 +454,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         return result
 
     def _finalise_data(self, data: dict[str, Any]) -> None:
+        self._emit_timings(data)
         memory = self._memory
         if memory is not None:
             data["plan"] = memory.get_plan()
@@ -381,6 +474,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         observation = self._observe()
         data["frame_hash"] = observation.frame_hash
         data["activity"] = observation.foreground_activity
+        if observation.ocr_lines:
+            data["ocr_lines"] = ocr_lines_data(observation)
 
         if not memory.has_plan():
             self._make_initial_plan(goal, observation, data)
@@ -399,11 +494,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             proposal = dataclasses.replace(proposal, action=action)
         data["action"] = action.as_dict()
         data["action_description"] = describe_action(action, observation.ui_elements)
+        box = target_box(action, observation)
+        if box is not None:
+            data["target_box"] = box
 
         # Verify and gate.
         context = memory.get_context_summary(self.history_steps)
         try:
-            score, votes = self._verifier.verify_action(sub_goal, proposal, observation, context)
+            with self._timed("verifiers"):
+                score, votes = self._verifier.verify_action(
+                    sub_goal, proposal, observation, context
+                )
         except Exception as error:
             score, votes = 0.0, []
             self._warn(f"verifier raised {type(error).__name__}: {error}", data)
@@ -449,14 +550,24 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
         # Execute.
         error_text = None
+        started = time.perf_counter()
         try:
             self._env.execute_action(action)
         except Exception as error:
             error_text = f"{type(error).__name__}: {error}"
+        device_s = round(time.perf_counter() - started, 6)
         self._stats.executed += 1
         data["executed"] = error_text is None
         data["execution_error"] = error_text
-        self._emit("executed", action=data["action"], ok=error_text is None, error=error_text)
+        data["device_s"] = device_s
+        # Device time is not a `timing` event: the report measures it from gate to executed.
+        self._emit(
+            "executed",
+            action=data["action"],
+            ok=error_text is None,
+            error=error_text,
+            duration_s=device_s,
+        )
         self._actions_on_sub_goal += 1
 
         # Post-check on the settled screen (kept for the next step's observation).
@@ -535,7 +646,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             data["memory_hit"] = getattr(retrieved, "entry_id", None)
         retrieved_plan = list(retrieved.plan) if self._retrieved is not None else None
         try:
-            plan = self._planner.generate_initial_plan(goal, observation, retrieved_plan)
+            with self._timed("maestro"):
+                plan = self._planner.generate_initial_plan(goal, observation, retrieved_plan)
         except Exception as error:
             self._warn(f"planner raised {type(error).__name__}: {error}", data)
             plan = Plan(retrieved_plan or [goal], source="fallback")
@@ -571,24 +683,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._rehearsal_count += 1
         self._stats.rehearsals[kind] += 1
         data["rehearsal"] = kind
-        if self._rehearsal_count > self.max_rehearsals:
-            self._emit(
-                "rehearsal",
-                kind=kind,
-                count=self._rehearsal_count,
-                limit=self.max_rehearsals,
-                reasons=reasons,
-                gave_up=True,
-            )
-            return self._end("infeasible", data, observation, answer=None)
+        gave_up = self._rehearsal_count > self.max_rehearsals
         self._emit(
             "rehearsal",
             kind=kind,
             count=self._rehearsal_count,
             limit=self.max_rehearsals,
             reasons=reasons,
-            gave_up=False,
+            gave_up=gave_up,
         )
+        if gave_up:
+            return self._end("infeasible", data, observation, answer=None)
         context = FailureContext(
             goal=goal,
             plan=memory.get_plan(),
@@ -601,12 +706,14 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             history_summary=memory.history_summary(max(self.history_steps, 3)),
         )
         try:
-            plan = self._planner.generate_corrective_plan(context)
+            with self._timed("maestro"):
+                plan = self._planner.generate_corrective_plan(context)
         except Exception as error:
             self._warn(f"corrective planner raised {type(error).__name__}: {error}", data)
             return base_agent.AgentInteractionResult(False, data)
         for warning in plan.warnings:
             self._warn(f"planner: {warning}", data)
+        self._recovery.update(plan.recovery_sub_goals)
         if plan.sub_goals:
             memory.revise_plan(plan.sub_goals)
             self._actions_on_sub_goal = 0
@@ -618,6 +725,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 done_sub_goals=memory.done_sub_goals(),
                 source=plan.source,
                 rationale=plan.rationale,
+                recovery_sub_goals=list(plan.recovery_sub_goals),
             )
             data["plan_revised"] = memory.get_plan()
         return base_agent.AgentInteractionResult(False, data)
@@ -668,27 +776,26 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             data["sub_goal"] = sub_goal
             context = memory.get_context_summary(self.history_steps)
 
+            finished_by: str | None = None
+            content: str | None = None
             if sub_goal not in checked and self._progress_check_due():
                 checked.add(sub_goal)
                 try:
-                    done = bool(
-                        self._planner.is_sub_goal_done(goal, sub_goal, observation, context)
-                    )
+                    with self._timed("maestro"):
+                        done = bool(
+                            self._planner.is_sub_goal_done(goal, sub_goal, observation, context)
+                        )
                 except Exception as error:
                     done = False
                     self._warn(f"progress check raised {type(error).__name__}: {error}", data)
                 self._actions_on_sub_goal = 0
-                if done:
-                    self._complete_sub_goal(sub_goal, "progress_check", data, None)
-                    advances += 1
-                    if advances >= self.max_sub_goal_advances:
-                        data["outcome"] = "advanced"
-                        return None
-                    continue
-
-            proposal = self._propose(sub_goal, observation, context, data)
-            if proposal.sub_goal_finished and proposal.action is None:
-                self._complete_sub_goal(sub_goal, "executor", data, proposal.finished_content)
+                finished_by = "progress_check" if done else None
+            if finished_by is None:
+                proposal = self._propose(sub_goal, observation, context, data)
+                if proposal.sub_goal_finished and proposal.action is None:
+                    finished_by, content = "executor", proposal.finished_content
+            if finished_by is not None:
+                self._complete_sub_goal(sub_goal, finished_by, data, content)
                 advances += 1
                 if advances >= self.max_sub_goal_advances:
                     data["outcome"] = "advanced"
@@ -713,7 +820,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> ProposedAction:
         try:
-            proposal = self._executor.generate_action(sub_goal, observation, context)
+            with self._timed("section_leader"):
+                proposal = self._executor.generate_action(sub_goal, observation, context)
         except Exception as error:
             proposal = ProposedAction(
                 None, error=f"executor raised {type(error).__name__}: {error}"
@@ -740,7 +848,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if self._vision is None:
             return None
         try:
-            index = self._vision.select_element(sub_goal, observation)
+            with self._timed("vision_fallback"):
+                index = self._vision.select_element(sub_goal, observation)
         except Exception as error:
             self._warn(f"vision selector raised {type(error).__name__}: {error}", data)
             index = None
@@ -826,7 +935,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if scratch:
             context = f"{context}\n{scratch}"
         try:
-            answer = self._planner.answer_question(goal, observation, context)
+            with self._timed("maestro"):
+                answer = self._planner.answer_question(goal, observation, context)
         except Exception as error:
             self._warn(f"answer extraction raised {type(error).__name__}: {error}", data)
             answer = "" if is_question(goal) else None
@@ -886,6 +996,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             data["outcome"] = "finished" if status == "complete" else "infeasible"
         else:
             data["outcome"] = f"{data['outcome']} -> infeasible"
+        self._emit_timings(data)  # before episode_end, which is the episode's last event
         self._emit(
             "episode_end",
             status=status,
@@ -933,6 +1044,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 "hit": self._retrieved is not None,
                 "entry_id": getattr(self._retrieved, "entry_id", None),
                 "similarity": getattr(self._retrieved, "similarity", None),
+                # True once episode_finished stored this episode's plan (a verified success).
+                "stored": bool(self._memory_stored),
+                "stored_entry_id": self._memory_stored,
             },
         }
         if self._ledger is not None and hasattr(self._ledger, "episode_totals"):
@@ -941,6 +1055,15 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             except Exception as error:
                 summary["usage_error"] = str(error)
         return summary
+
+    def reusable_plan(self) -> list[str]:
+        """The plan worth remembering: every sub-goal except the planner's recovery steps
+        ("Go back", "Reopen the app"), which fixed this episode's detours, not the task."""
+        memory = self._memory
+        if memory is None:
+            return []
+        recovery = {normalize_sub_goal(s) for s in self._recovery}
+        return [s for s in memory.get_plan() if normalize_sub_goal(s) not in recovery]
 
     def episode_finished(self, goal: str, score: float) -> None:
         """Store the plan only for a verified full success; tell memory how a reused plan fared."""
@@ -955,6 +1078,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         memory = self._memory
         if not success or memory is None or not memory.has_plan() or memory.task_goal != goal:
             return
+        plan = self.reusable_plan()
+        if not plan:
+            return
         provenance = {
             **self.provenance,
             "score": score,
@@ -963,9 +1089,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             "plan_source": self._plan_source,
         }
         try:
-            entry_id = self._episodic.add_successful_plan(
-                goal, memory.get_plan(), self.app_names, provenance
-            )
-            self._emit("memory_stored", entry_id=entry_id, plan=memory.get_plan())
+            entry_id = self._episodic.add_successful_plan(goal, plan, self.app_names, provenance)
+            self._memory_stored = entry_id or None
+            self._emit("memory_stored", entry_id=entry_id, plan=plan)
         except Exception as error:
             self._warn(f"episodic add_successful_plan failed: {error}")

@@ -1,15 +1,28 @@
-"""Pure geometry helpers shared by the executor (coordinate snapping) and the Conductor loop.
+"""Pure geometry helpers shared by the executor (coordinate snapping), the verifiers and the loop.
 
 Clicking by element index is the most reliable action in AndroidWorld (the env resolves the index
-against a fresh element list), so a model's coordinate is turned into an index whenever an
-actionable element contains it. Kept free of model and env code so both roles can use it.
+against a fresh element list), so a model's coordinate is turned into an index whenever an element
+that reacts to the gesture contains it. There is exactly one snapping rule in Celil, here, so the
+executor, the verifiers and the Conductor never disagree about what a point targets. Kept free of
+model and env code so every role can use it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from android_world.env import representation_utils
+
+Gesture = Literal["tap", "scroll"]
+TAP: Gesture = "tap"
+SCROLL: Gesture = "scroll"
+GESTURES: tuple[str, ...] = (TAP, SCROLL)
+
+
+class _TextBox(Protocol):
+    text: str
+    box: representation_utils.BoundingBox
 
 
 def element_box(
@@ -27,10 +40,17 @@ def element_box(
     return None
 
 
-def is_actionable(element: representation_utils.UIElement) -> bool:
-    """Elements a tap can meaningfully target.
+def box_list(box: representation_utils.BoundingBox | None) -> list[float] | None:
+    """`[x0, y0, x1, y1]`, the JSON shape step data and the report use for boxes."""
+    if box is None:
+        return None
+    return [round(float(v), 1) for v in (box.x_min, box.y_min, box.x_max, box.y_max)]
 
-    Scrollable-only containers are excluded: snapping a tap on a non-clickable row to its list
+
+def is_actionable(element: representation_utils.UIElement) -> bool:
+    """Elements a tap can meaningfully target (enabled, visible, and reacting to a touch).
+
+    Scroll-only containers are excluded: snapping a tap on a non-clickable row to its list
     would move the tap to the list's centre, which is worse than keeping the raw point.
     """
     if element.is_enabled is False or element.is_visible is False:
@@ -43,22 +63,41 @@ def is_actionable(element: representation_utils.UIElement) -> bool:
     )
 
 
+def accepts(element: representation_utils.UIElement, gesture: Gesture) -> bool:
+    """Whether the element reacts to `gesture`: taps need a touch target, scrolls a scrollable."""
+    if gesture == SCROLL:
+        return (
+            element.is_enabled is not False
+            and element.is_visible is not False
+            and bool(element.is_scrollable)
+        )
+    return is_actionable(element)
+
+
 def snap_to_element(
     x: float,
     y: float,
     elements: Sequence[representation_utils.UIElement],
     screen_size: tuple[int, int] | None = None,
+    *,
+    gesture: Gesture = TAP,
 ) -> int | None:
-    """Index of the smallest actionable element containing (x, y), or None."""
+    """Index of the smallest element accepting `gesture` that contains (x, y), or None.
+
+    Smallest wins because nested elements get more specific (a row's switch over the row); on a
+    tie the later element, which is deeper in the tree, wins.
+    """
+    if gesture not in GESTURES:
+        raise ValueError(f"unknown gesture {gesture!r}; use one of {GESTURES}")
     best_index: int | None = None
-    best_area: float | None = None
+    best_area = 0.0
     for index, element in enumerate(elements):
-        if not is_actionable(element):
+        if not accepts(element, gesture):
             continue
         box = element_box(element, screen_size)
         if box is None or box.area <= 0 or not box.contains(x, y):
             continue
-        if best_area is None or box.area < best_area:
+        if best_index is None or box.area <= best_area:
             best_index, best_area = index, float(box.area)
     return best_index
 
@@ -77,3 +116,12 @@ def short_class_name(element: representation_utils.UIElement) -> str:
     """`android.widget.Button` -> `Button`; prompts do not need the package."""
     name = element.class_name or "View"
     return name.rsplit(".", 1)[-1] or "View"
+
+
+def ocr_text_at(x: float, y: float, lines: Sequence[_TextBox]) -> str:
+    """The OCR text under a point (every line whose box contains it), whitespace folded."""
+    return " ".join(
+        " ".join(line.text.split())
+        for line in lines
+        if line.box.contains(x, y) and line.text.strip()
+    )

@@ -18,7 +18,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from android_world.agents import agent_utils, infer
-from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan
+from android_world.agents.custom.celil_protocols import (
+    FailureContext,
+    Observation,
+    Plan,
+    placeholder_observation,
+)
 
 # --------------------------------------------------------------------------------------------
 # Calling a model (shared with the verifiers)
@@ -433,6 +438,31 @@ class MaestroPlanner:
         self.last_warnings = plan.warnings
         return plan
 
+    def prompt_templates(self) -> dict[str, str]:
+        """Every prompt this planner sends, rendered with `{placeholders}` (for prompt hashes)."""
+        obs = placeholder_observation()
+        failure = FailureContext(
+            goal="{goal}",
+            plan=["{sub_goal}"],
+            done_sub_goals=["{done_sub_goal}"],
+            failed_sub_goal="{failed_sub_goal}",
+            action="{action}",
+            reasons=["{reason}"],
+            observation=obs,
+            kind="{kind}",
+            history_summary="{history}",
+        )
+        return {
+            "initial_plan": initial_plan_prompt("{goal}", obs, None, self.max_sub_goals),
+            "initial_plan_with_memory": initial_plan_prompt(
+                "{goal}", obs, ["{remembered_sub_goal}"], self.max_sub_goals
+            ),
+            "corrective_plan": corrective_plan_prompt(failure, self.max_sub_goals),
+            "repair": _repair_prompt("{previous_prompt}", "{problem}"),
+            "progress_check": progress_prompt("{goal}", "{sub_goal}", obs, "{context}"),
+            "answer": answer_prompt("{goal}", obs, "{context}"),
+        }
+
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> bool:
@@ -477,6 +507,16 @@ INDEX_SCHEMA: dict[str, Any] = {
 }
 
 
+def selection_prompt(sub_goal: str, observation: Observation) -> str:
+    return (
+        "A phone-automation agent needs to tap one element to make progress on a sub-goal. "
+        "Pick it from the numbered list (the numbers are the element indices).\n\n"
+        f"Sub-goal: {sub_goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n"
+        'Reply with JSON only: {"index": <number from the list, or -1 if none fits>, '
+        '"reasoning": "one sentence"}'
+    )
+
+
 class VisionElementSelector:
     """LLM-backed `ElementSelector`: when the executor's output is unusable twice, a multimodal
     model picks the element to tap from the numbered list (an index needs no coordinates)."""
@@ -485,14 +525,12 @@ class VisionElementSelector:
         self._wrapper = wrapper
         self._max_pixels = max_image_pixels
 
+    def prompt_templates(self) -> dict[str, str]:
+        """The prompt, rendered with `{placeholders}` (for prompt hashes)."""
+        return {"select_element": selection_prompt("{sub_goal}", placeholder_observation())}
+
     def select_element(self, sub_goal: str, observation: Observation) -> int | None:
-        prompt = (
-            "A phone-automation agent needs to tap one element to make progress on a sub-goal. "
-            "Pick it from the numbered list (the numbers are the element indices).\n\n"
-            f"Sub-goal: {sub_goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n"
-            'Reply with JSON only: {"index": <number from the list, or -1 if none fits>, '
-            '"reasoning": "one sentence"}'
-        )
+        prompt = selection_prompt(sub_goal, observation)
         images = None
         if observation.screenshot is not None and observation.screenshot.size:
             images = [downscale(observation.screenshot, self._max_pixels)]

@@ -68,6 +68,9 @@ class Plan:
     rationale: str = ""
     source: str = "model"
     warnings: list[str] = dataclasses.field(default_factory=list)
+    # Sub-goals that only recover from the failure at hand ("Go back", "Reopen the app"): they
+    # run like any other, but a plan remembered in episodic memory leaves them out.
+    recovery_sub_goals: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -95,6 +98,24 @@ class FailureContext:
     observation: Observation
     kind: str
     history_summary: str = ""
+
+
+def placeholder_observation() -> Observation:
+    """A screen whose texts are `{placeholders}`, for rendering prompt templates (prompt hashes).
+
+    Rendering a prompt builder with placeholders gives exactly the template text a role sends,
+    so a hash of it changes if and only if the wording changes.
+    """
+    return Observation(
+        screenshot=np.zeros((0, 0, 3), dtype=np.uint8),
+        ui_elements=[],
+        ocr_lines=[],
+        ocr_summary="{ocr_text}",
+        ui_tree_summary="{ui_elements}",
+        screen_size=(0, 0),
+        frame_hash="",
+        foreground_activity="{foreground_app}",
+    )
 
 
 @runtime_checkable

@@ -24,9 +24,9 @@ from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_maestro import call_model, downscale
 from android_world.agents.custom.celil_protocols import (
     Observation,
-    OcrLine,
     ProposedAction,
     Vote,
+    placeholder_observation,
 )
 from android_world.env import json_action, representation_utils
 
@@ -106,10 +106,6 @@ def action_target_element(
     return None
 
 
-def _ocr_text_at(x: float, y: float, lines: Sequence[OcrLine]) -> str:
-    return " ".join(line.text for line in lines if line.box.contains(x, y))
-
-
 def target_text(proposed: ProposedAction, observation: Observation) -> str:
     """The words that name what the action touches: element label and id, OCR under the point,
     and the executor's own description as a last resort."""
@@ -122,7 +118,7 @@ def target_text(proposed: ProposedAction, observation: Observation) -> str:
             filter(None, [celil_geometry.element_label(element), element.resource_name or ""])
         )
     if action.x is not None and action.y is not None:
-        text = _ocr_text_at(action.x, action.y, observation.ocr_lines)
+        text = celil_geometry.ocr_text_at(action.x, action.y, observation.ocr_lines)
         if text:
             return text
     return proposed.target_description or ""
@@ -330,6 +326,17 @@ class VerifierEnsemble:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self.last_details: VerificationDetails | None = None
+
+    def prompt_templates(self) -> dict[str, str]:
+        """Each persona's prompt (overrides included), rendered with `{placeholders}`."""
+        obs = placeholder_observation()
+        proposal = ProposedAction(None, thought="{executor_thought}")
+        return {
+            persona: verifier_prompt(
+                self._prompts[persona], "{sub_goal}", proposal, obs, "{context}", None
+            )
+            for persona in self.personas
+        }
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._pool_lock:

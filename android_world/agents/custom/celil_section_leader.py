@@ -13,25 +13,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from android_world.agents import agent_utils, infer
-from android_world.agents.custom import uitars
+from android_world.agents.custom import celil_geometry, uitars
 from android_world.agents.custom.celil_protocols import Observation, ProposedAction
 from android_world.env import json_action, representation_utils
 
 EXECUTOR_FORMATS = ("uitars", "json")
 
-CLICKABLE = "clickable"
-LONG_CLICKABLE = "long_clickable"
-EDITABLE = "editable"
-SCROLLABLE = "scrollable"
-ACTIONABLE_KINDS: tuple[str, ...] = (CLICKABLE, LONG_CLICKABLE, EDITABLE, SCROLLABLE)
-# A tap on a scroll container would move to the container's centre, away from where the model
-# pointed, so taps snap only to elements that react to a tap.
-TAP_KINDS: tuple[str, ...] = (CLICKABLE, LONG_CLICKABLE, EDITABLE)
+# One snapping rule for all of Celil lives in celil_geometry; re-exported for callers of this role.
+snap_to_element = celil_geometry.snap_to_element
+TAP = celil_geometry.TAP
+SCROLL = celil_geometry.SCROLL
 
 _MAX_CONTEXT_CHARS = 1500
 _MAX_DESCRIPTION_CHARS = 80
@@ -40,57 +36,6 @@ _MAX_DESCRIPTION_CHARS = 80
 # --------------------------------------------------------------------------------------------
 # Element helpers (pure)
 # --------------------------------------------------------------------------------------------
-
-
-def _element_box(
-    element: representation_utils.UIElement, screen_size: tuple[int, int] | None
-) -> representation_utils.BoundingBox | None:
-    """Pixel box: live states fill `bbox_pixels`; offline data may only have the normalised one."""
-    if element.bbox_pixels is not None:
-        return element.bbox_pixels
-    if element.bbox is not None and screen_size is not None:
-        width, height = screen_size
-        box = element.bbox
-        return representation_utils.BoundingBox(
-            box.x_min * width, box.x_max * width, box.y_min * height, box.y_max * height
-        )
-    return None
-
-
-def _has_kind(element: representation_utils.UIElement, kinds: Collection[str]) -> bool:
-    flags = {
-        CLICKABLE: element.is_clickable,
-        LONG_CLICKABLE: element.is_long_clickable,
-        EDITABLE: element.is_editable,
-        SCROLLABLE: element.is_scrollable,
-    }
-    return any(bool(flags.get(kind)) for kind in kinds)
-
-
-def snap_to_element(
-    x: float,
-    y: float,
-    elements: Sequence[representation_utils.UIElement],
-    screen_size: tuple[int, int] | None = None,
-    *,
-    kinds: Collection[str] = ACTIONABLE_KINDS,
-) -> int | None:
-    """Index of the smallest visible element of one of `kinds` containing (x, y), or None.
-
-    Smallest wins because nested elements get more specific (a row's button over the row); on a
-    tie the later element, which is deeper in the tree, wins.
-    """
-    best_index: int | None = None
-    best_area = 0.0
-    for index, element in enumerate(elements):
-        if element.is_visible is False or not _has_kind(element, kinds):
-            continue
-        box = _element_box(element, screen_size)
-        if box is None or box.area <= 0 or not box.contains(x, y):
-            continue
-        if best_index is None or box.area <= best_area:
-            best_index, best_area = index, float(box.area)
-    return best_index
 
 
 def focused_editable(elements: Sequence[representation_utils.UIElement]) -> int | None:
@@ -103,13 +48,7 @@ def focused_editable(elements: Sequence[representation_utils.UIElement]) -> int 
 
 def describe_element(element: representation_utils.UIElement) -> str:
     """A short human name for an element, for verifiers and logs: `"Save" (Button)`."""
-    label = ""
-    for value in (element.text, element.content_description, element.hint_text, element.tooltip):
-        if value and value.strip():
-            label = " ".join(value.split())
-            break
-    if not label and element.resource_name:
-        label = element.resource_name.rsplit("/", 1)[-1]
+    label = celil_geometry.element_label(element)
     if len(label) > _MAX_DESCRIPTION_CHARS:
         label = label[: _MAX_DESCRIPTION_CHARS - 3] + "..."
     class_name = (element.class_name or "").rsplit(".", 1)[-1]
@@ -138,15 +77,8 @@ def describe_elements(elements: Sequence[representation_utils.UIElement]) -> str
     return "\n".join(lines)
 
 
-def _ocr_text_at(observation: Observation, x: int, y: int) -> str:
-    for line in observation.ocr_lines:
-        if line.box.contains(x, y) and line.text.strip():
-            return " ".join(line.text.split())
-    return ""
-
-
 def _point_description(observation: Observation, x: int, y: int) -> str:
-    text = _ocr_text_at(observation, x, y)
+    text = celil_geometry.ocr_text_at(x, y, observation.ocr_lines)
     return f'point ({x}, {y}) on "{text}"' if text else f"point ({x}, {y})"
 
 
@@ -221,6 +153,16 @@ class UITarsActionGenerator:
         self._history: list[ExecutorTurn] = []
         self.last_sent_size: tuple[int, int] | None = None
         self.last_prompt: str = ""
+
+    def prompt_templates(self) -> dict[str, str]:
+        """The prompt this executor sends, with `{placeholders}` (for prompt hashes)."""
+        if self._format == "json":
+            return {"json_executor": _JSON_PROMPT}
+        return {
+            f"uitars_{self._variant}": uitars.mobile_prompt(
+                "{instruction}", language=self._language, variant=self._variant
+            )
+        }
 
     @property
     def history(self) -> tuple[ExecutorTurn, ...]:
@@ -364,7 +306,7 @@ class UITarsActionGenerator:
         kind = mapped.action_type
         if kind in (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP):
             assert mapped.x is not None and mapped.y is not None
-            index = snap_to_element(mapped.x, mapped.y, elements, screen, kinds=TAP_KINDS)
+            index = snap_to_element(mapped.x, mapped.y, elements, screen, gesture=TAP)
             if index is None:
                 return mapped, _point_description(observation, mapped.x, mapped.y)
             snapped = json_action.JSONAction(action_type=kind, index=index)
@@ -378,7 +320,7 @@ class UITarsActionGenerator:
         if kind == json_action.SCROLL:
             if parsed.start is not None:
                 x, y = uitars.to_screen(*parsed.start, self._convention, sent_size, screen)
-                index = snap_to_element(x, y, elements, screen, kinds=(SCROLLABLE,))
+                index = snap_to_element(x, y, elements, screen, gesture=SCROLL)
                 if index:  # index 0 means the whole screen to AndroidWorld anyway
                     scroll = json_action.JSONAction(
                         action_type=kind, direction=mapped.direction, index=index
@@ -424,9 +366,7 @@ class UITarsActionGenerator:
         reason, action_part = _split_reason_action(text)
 
         def failed(message: str) -> ProposedAction:
-            return ProposedAction(
-                action=None, thought=reason, raw_output=text, error=message, is_safe=is_safe
-            )
+            return _failed_proposal(message, reason, text, is_safe)
 
         payload = agent_utils.extract_json(action_part) or agent_utils.extract_json(text)
         if payload is None:
@@ -448,9 +388,7 @@ class UITarsActionGenerator:
         sent: np.ndarray,
     ) -> ProposedAction:
         def failed(message: str) -> ProposedAction:
-            return ProposedAction(
-                action=None, thought=reason, raw_output=text, error=message, is_safe=is_safe
-            )
+            return _failed_proposal(message, reason, text, is_safe)
 
         elements = observation.ui_elements
         kind = action.action_type
@@ -504,6 +442,13 @@ class UITarsActionGenerator:
             target_description=target,
             is_safe=is_safe,
         )
+
+
+def _failed_proposal(message: str, reason: str, text: str, is_safe: bool | None) -> ProposedAction:
+    """An unusable proposal that keeps what the model said, for the events and the report."""
+    return ProposedAction(
+        action=None, thought=reason, raw_output=text, error=message, is_safe=is_safe
+    )
 
 
 _REASON = re.compile(r"Reason\s*:\s*(.*?)(?=\n\s*Action\s*:|\Z)", re.DOTALL)

@@ -30,35 +30,27 @@ from android_world.agents.custom.celil_protocols import (
     ProposedAction,
     Vote,
 )
-from android_world.agents.custom.celil_quality_control import describe_action
+from android_world.agents.custom.celil_quality_control import (
+    DEFAULT_WEIGHTS,
+    EFFICIENCY_EXPERT,
+    IRREVERSIBLE_WORDS,
+    PRAGMATIST,
+    SKEPTIC,
+    describe_action,
+)
 from android_world.env import json_action
 
 TAG = "[offline]"
 SOURCE = "offline"
-PRAGMATIST = "Pragmatist"
-SKEPTIC = "Skeptic"
-EFFICIENCY_EXPERT = "Efficiency Expert"
-DEFAULT_WEIGHTS = (0.4, 0.5, 0.1)
 NAVIGATE_MIN_RELEVANCE = 0.5
 MAX_SCROLLS_PER_SCREEN = 3
-IRREVERSIBLE_STEMS = (
-    "delete",
-    "remove",
-    "send",
-    "discard",
-    "clear",
-    "uninstall",
-    "erase",
-    "wipe",
-    "reset",
-    "trash",
-)
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _TAP_NAMES = ("click", "long_press", "double_tap")
 DELETE_LABELS = ("delete", "delete permanently", "remove", "trash", "move to trash", "delete file")
 TEXT_SLOTS = ("text", "message", "content", "body", "note")
 CHANGING_WORDS = frozenset({"new", "add", "create", "edit", "delete", "remove", "compose"})
 SAVE_WORDS = ("save", "done", "ok", "create", "confirm", "apply")
+OVERFLOW_LABELS = ("more options", "more", "menu", "overflow menu")
 CONFIRM_LABELS = ("ok", "done", "create", "next", "continue", "confirm", "apply")
 
 
@@ -86,8 +78,14 @@ _FILL = re.compile(
 _NEW = re.compile(r"^(?:start|create|add|begin|compose)\s+(?:a\s+|an\s+)?new\s+(.+)$", re.I)
 _TAP = re.compile(r"^(?:tap|press|click|select|choose|go to)\s+(?:the\s+|on\s+)?(.+?)$", re.I)
 _DELETE = re.compile(r"^(?:delete|remove)\s+'(.+)'$", re.I)
+_SELECT = re.compile(r"^select\s+'(.+)'$", re.I)
 _APPEND = re.compile(r"^append\s+'(.+)'\s+to\s+(?:the\s+)?(.+)$", re.I | re.S)
-_DURATION = re.compile(r"^set the duration to (\d+)h (\d+)m (\d+)s$", re.I)
+# Written out in words ("2 hours 5 minutes 0 seconds") so episodic memory turns each number of
+# the goal into a slot and a remembered plan fills in the next goal's duration.
+_DURATION = re.compile(
+    r"^set the duration to (\d+)\s*(?:h|hours?) (\d+)\s*(?:m|minutes?) (\d+)\s*(?:s|seconds?)$",
+    re.I,
+)
 _REOPEN = re.compile(r"^(?:re)?open\s+(?:the\s+)?(.+?)(?:\s+app)?(?:\s+\(.*\))?$", re.I)
 
 
@@ -116,6 +114,9 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     match = _DELETE.match(text)
     if match:
         return Intent("delete", sub_goal, subject=match.group(1))
+    match = _SELECT.match(text)
+    if match:
+        return Intent("select", sub_goal, subject=match.group(1))
     match = _DURATION.match(text)
     if match:
         h, m, sec = (int(g) for g in match.groups())
@@ -221,6 +222,11 @@ def sub_goal_done(
         if deleted and not visible and listing:
             return True, f"{intent.subject!r} is gone from the list"
         return False, f"{intent.subject!r} is not deleted yet"
+    if intent.kind == "select":
+        step = screen.acted_on(history, intent.sub_goal, ("long_press",))
+        if step is not None:
+            return True, f"{intent.subject!r} was selected"
+        return False, f"{intent.subject!r} is not selected yet"
     if intent.kind == "new":
         if screen.form_fields(observation):
             return True, "a form with fields is open"
@@ -343,9 +349,58 @@ def _object_word(info: text_lib.GoalInfo) -> str:
     return "item"
 
 
+def app_segments(info: text_lib.GoalInfo) -> list[str]:
+    """The goal cut into runs of clauses that each name a different app, when it names two or
+    more apps explicitly ("Create a note in Markor ... Share it ... using Simple SMS Messenger");
+    one segment (the goal) otherwise."""
+    segments: list[tuple[str | None, list[str]]] = []
+    for clause in info.clauses:
+        named = text_lib.find_apps(clause) if _names_app(clause) else []
+        app = named[0] if named else None
+        if segments and (app is None or app == segments[-1][0] or segments[-1][0] is None):
+            segments[-1] = (segments[-1][0] or app, [*segments[-1][1], clause])
+        else:
+            segments.append((app, [clause]))
+    named_apps = {app for app, _ in segments if app}
+    if len(named_apps) < 2:
+        return [info.goal]
+    return [". ".join(clauses) for _, clauses in segments]
+
+
+def _names_app(clause: str) -> bool:
+    norm = text_lib.normalize(clause)
+    return any(
+        text_lib.phrase_in(alias, norm)
+        for hint in text_lib.APP_HINTS
+        for alias in (hint.label, *hint.aliases)
+    )
+
+
+def _segment_info(segment: str, carried_text: str | None) -> text_lib.GoalInfo:
+    """A segment's own goal info; sharing "the content" sends the text an earlier segment wrote."""
+    info = text_lib.parse_goal(segment)
+    if text_lib.phrase_in("share", segment) and "send" not in info.verbs:
+        info.verbs.append("send")
+        info.objects = ["message"]
+        keys = {k for k, _ in info.fields}
+        if carried_text and not keys & {"message", "text"}:
+            info.fields.append(("message", carried_text))
+    return info
+
+
 def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[str], str]:
     """Coarse sub-goals from the goal's clauses; returns (sub_goals, rationale)."""
-    subs: list[str] = []
+    segments = app_segments(info) if not info.is_question else [info.goal]
+    if len(segments) > 1:
+        subs: list[str] = []
+        carried: str | None = None
+        for segment in segments:
+            part = _segment_info(segment, carried)
+            subs += build_plan(part, max_sub_goals)[0]
+            carried = next((v for k, v in part.fields if k in ("text", "message")), carried)
+        rationale = f"{TAG} rule-based plan, one part per app ({', '.join(info.apps)})"
+        return list(dict.fromkeys(subs))[:max_sub_goals], rationale
+    subs = []
     opened: list[str] = []
 
     def ensure_app(app: str | None) -> None:
@@ -384,6 +439,15 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     fields = dict(info.fields)
     if info.is_question:
         subs.append("Find the information the question asks for")
+    elif info.move is not None:
+        item, source, destination = info.move
+        subs += [
+            f"Tap '{source}'",
+            f"Select '{item}'",
+            "Tap Move to",
+            f"Tap '{destination}'",
+            "Tap Move",
+        ]
     elif verbs & {"delete", "remove"} and info.targets:
         if info.folder:
             subs.append(f"Tap {info.folder}")
@@ -392,7 +456,7 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if obj in ("timer", "stopwatch", "alarm"):
             subs.append(f"Tap {obj.title()}")
         h, m, sec = info.duration
-        subs.append(f"Set the duration to {h}h {m}m {sec}s")
+        subs.append(f"Set the duration to {h} hours {m} minutes {sec} seconds")
         if not forbidden & {"start", "save"} and creating - {"create", "make", "new"}:
             subs.append("Tap Start")
     elif info.edit or info.append:
@@ -471,6 +535,69 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
     return scored[0][1]
 
 
+_QUOTED_VALUE = re.compile(r"'(.+?)'(?=\s+(?:as|to|in|into)\b|\s*$)")
+_UNFILLED_SLOT = re.compile(r"\{[a-z]+_\d+\}")
+
+
+def _plan_values(plan: list[str]) -> tuple[set[str], set[str]]:
+    """Quoted values (normalised) and numbers (no leading zeros) a plan's steps mention."""
+    quoted: set[str] = set()
+    numbers: set[str] = set()
+    for step in plan:
+        quoted.update(text_lib.normalize(v) for v in _QUOTED_VALUE.findall(step))
+        unquoted = _QUOTED_VALUE.sub(" ", step)
+        numbers.update(n.lstrip("0") or "0" for n in re.findall(r"\d+", unquoted))
+    return quoted, numbers
+
+
+def _value_order(plan: list[str], keep: set[str]) -> list[str]:
+    """The plan's quoted values among `keep`, first mention order."""
+    values = [text_lib.normalize(v) for step in plan for v in _QUOTED_VALUE.findall(step)]
+    return list(dict.fromkeys(v for v in values if v in keep))
+
+
+def _opened_apps(plan: list[str]) -> set[str]:
+    apps = set()
+    for step in plan:
+        match = _REOPEN.match(" ".join(step.split()).rstrip("."))
+        if match and (found := text_lib.find_apps(match.group(1))):
+            apps.add(found[0])
+    return apps
+
+
+def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -> str | None:
+    """Why a remembered plan does not fit this goal, or None when it does.
+
+    Memory fills a plan's slots with this goal's values, but a value the abstraction missed is
+    still the old episode's (a name, a number, a list item), and acting on it does the wrong
+    task. So: every quoted value and number in the remembered plan must come from this goal;
+    every value and app that this planner's own plan uses must be in it (a plan for a one-item
+    delete does not serve a three-item one); and it may open only apps this goal needs.
+    """
+    for step in plan:
+        if _UNFILLED_SLOT.search(step):
+            return f"unfilled slot in {step!r}"
+        for value in _QUOTED_VALUE.findall(step):
+            if not text_lib.value_in_goal(value, info.goal):
+                return f"{value!r} is not in this goal"
+    goal_numbers = {n.lstrip("0") or "0" for n in re.findall(r"\d+", info.goal)}
+    quoted, numbers = _plan_values(plan)
+    # Zero is a default ("0 seconds" of a goal that names none), never another goal's value.
+    stray = sorted(numbers - goal_numbers - {"0"})
+    if stray:
+        return f"number {stray[0]} is not in this goal"
+    own_quoted, own_numbers = _plan_values(own_plan)
+    missing = sorted((own_quoted - quoted) | (own_numbers - numbers - {"0"}))
+    if missing:
+        return f"it leaves out {missing[0]!r}, which this goal needs"
+    if _value_order(plan, own_quoted) != _value_order(own_plan, own_quoted):
+        return "it uses this goal's values in another order (source and target swapped?)"
+    extra_apps = sorted(_opened_apps(plan) - _opened_apps(own_plan) - set(info.apps))
+    if extra_apps:
+        return f"it opens {extra_apps[0]}, which this goal does not need"
+    return None
+
+
 class OfflinePlanner:
     """Planner protocol without a model: clause-by-clause plans, screen-based progress checks."""
 
@@ -482,15 +609,19 @@ class OfflinePlanner:
         self, goal: str, observation: Observation, retrieved_plan: list[str] | None
     ) -> Plan:
         self._rehearsals = 0
-        if retrieved_plan:
-            return Plan(
-                list(retrieved_plan),
-                rationale=f"{TAG} reusing a verified plan from episodic memory",
-                source=SOURCE,
-            )
         info = text_lib.parse_goal(goal, screen.launcher_labels(observation))
         sub_goals, rationale = build_plan(info, self.max_sub_goals)
-        return Plan(sub_goals, rationale=rationale, source=SOURCE)
+        warnings: list[str] = []
+        if retrieved_plan:
+            misfit = plan_misfit(retrieved_plan, info, sub_goals)
+            if misfit is None:
+                return Plan(
+                    list(retrieved_plan)[: self.max_sub_goals],
+                    rationale=f"{TAG} reusing a verified plan from episodic memory",
+                    source=SOURCE,
+                )
+            warnings.append(f"remembered plan not reused: {misfit}")
+        return Plan(sub_goals, rationale=rationale, source=SOURCE, warnings=warnings)
 
     def generate_corrective_plan(self, failure_context: FailureContext) -> Plan:
         """Keep the unfinished sub-goals and put a recovery step before them: go back after a
@@ -523,6 +654,7 @@ class OfflinePlanner:
             prefix + remaining,
             rationale=f"{TAG} after {ctx.kind} on '{ctx.failed_sub_goal}': {why}",
             source=SOURCE,
+            recovery_sub_goals=list(prefix),
         )
 
     def is_sub_goal_done(
@@ -705,26 +837,17 @@ class OfflineActionGenerator:
                         f"drag the {intent.subject} slider to its {intent.level}",
                         element_label(elements[index]),
                     )
-        if intent.kind == "fill":
-            chosen = self._fill(intent, obs, signature, info.fields)
-            if chosen is not None:
-                return chosen
-        if intent.kind == "append":
-            chosen = self._append(intent, obs, signature)
-            if chosen is not None:
-                return chosen
-        if intent.kind == "keypad":
-            chosen = self._keypad(intent, obs, signature)
-            if chosen is not None:
-                return chosen
-        if intent.kind == "delete":
-            chosen = self._delete(intent, obs, signature)
-            if chosen is not None:
-                return chosen
-        if intent.kind == "first_item":
-            chosen = self._first_item(obs, signature)
-            if chosen is not None:
-                return chosen
+        specific = {
+            "fill": lambda: self._fill(intent, obs, signature, info.fields),
+            "append": lambda: self._append(intent, obs, signature),
+            "keypad": lambda: self._keypad(intent, obs, signature),
+            "delete": lambda: self._delete(intent, obs, signature),
+            "first_item": lambda: self._first_item(obs, signature),
+            "select": lambda: self._select(intent, obs, signature),
+        }.get(intent.kind)
+        chosen = specific() if specific is not None else None
+        if chosen is not None:
+            return chosen
         if intent.kind == "find":
             return self._find(intent, info, obs, history, signature)
         return self._navigate(intent, info, obs, signature)
@@ -805,19 +928,10 @@ class OfflineActionGenerator:
         day = self._day_cell(obs, signature, intent)
         if target is None and day is not None:
             return day
-        container = screen.more_below(obs)
-        scroll_key = (intent.sub_goal, signature)
-        if (
-            target is None
-            and container is not None
-            and self._scrolls.get(scroll_key, 0) < MAX_SCROLLS_PER_SCREEN
-        ):
-            self._scrolls[scroll_key] = self._scrolls.get(scroll_key, 0) + 1
-            return (
-                _action(json_action.SCROLL, direction="down"),
-                f"scroll to find {intent.subject!r}",
-                "list",
-            )
+        if target is None:
+            scroll = self._scroll_for(intent, obs, signature, f"scroll to find {intent.subject!r}")
+            if scroll is not None:
+                return scroll
         tried = self._tried.get((intent.sub_goal, signature), set())
         for i in screen.content_indices(obs):
             if text_lib.normalize(element_label(elements[i])) == "more options":
@@ -827,6 +941,46 @@ class OfflineActionGenerator:
                 if chosen is not None:
                     return chosen
         return None
+
+    def _overflow_menu(
+        self, intent: Intent, obs: Observation, signature: str, tried: set[str]
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """The screen's overflow menu button, once per screen and sub-goal, for tap sub-goals."""
+        if intent.kind not in ("tap", "generic"):
+            return None
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            label = text_lib.normalize(element_label(element))
+            if element.is_clickable and label in OVERFLOW_LABELS:
+                if _key(_action(json_action.CLICK, index=i)) in tried:
+                    return None
+                return self._click(obs, i, signature, "look for it in the overflow menu")
+        return None
+
+    def _select(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Lists select an item on a long press (then act on the selection from the bar)."""
+        target = screen.find_text(obs, intent.subject, skip_titles=True)
+        if target is not None:
+            return self._click(obs, target, signature, f"select {intent.subject!r}", long=True)
+        return self._scroll_for(intent, obs, signature, f"scroll to find {intent.subject!r}")
+
+    def _scroll_for(
+        self, intent: Intent, obs: Observation, signature: str, why: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """One more scroll down a list that has more below (bounded per screen and sub-goal)."""
+        scroll_key = (intent.sub_goal, signature)
+        if (
+            screen.more_below(obs) is None
+            or self._scrolls.get(scroll_key, 0) >= MAX_SCROLLS_PER_SCREEN
+        ):
+            return None
+        action = _action(json_action.SCROLL, direction="down")
+        if not self._usable(action, signature):
+            return None
+        self._scrolls[scroll_key] = self._scrolls.get(scroll_key, 0) + 1
+        return action, why, "list"
 
     def _day_cell(
         self, obs: Observation, signature: str, intent: Intent
@@ -1024,13 +1178,17 @@ class OfflineActionGenerator:
                 f"tap {label!r}, the closest match",
                 label,
             )
-        scroll_key = (intent.sub_goal, signature)
-        container = screen.more_below(obs)
-        if container is not None and self._scrolls.get(scroll_key, 0) < MAX_SCROLLS_PER_SCREEN:
-            action = _action(json_action.SCROLL, direction="down")
-            if self._usable(action, signature):
-                self._scrolls[scroll_key] = self._scrolls.get(scroll_key, 0) + 1
-                return action, "nothing matches here; scroll for more", "list"
+        # An action ("Tap Move to") not on screen is usually in the overflow menu; an item
+        # ("Tap 'Movies'") is usually further down the list. Try the likelier place first.
+        menu = self._overflow_menu(intent, obs, signature, tried)
+        wants_item = intent.subject.startswith(("'", '"'))
+        if menu is not None and not wants_item:
+            return menu
+        scroll = self._scroll_for(intent, obs, signature, "nothing matches here; scroll for more")
+        if scroll is not None:
+            return scroll
+        if menu is not None:
+            return menu
         if screen.is_launcher(obs):
             app = intent.app or (info.apps[0] if info.apps else None)
             if app:
@@ -1082,6 +1240,14 @@ def intent_target_ok(
         )
     if intent.kind == "first_item":
         return any(obs.ui_elements[i].is_scrollable for i in screen.content_indices(obs))
+    if intent.kind in ("tap", "generic") and label in OVERFLOW_LABELS and info is not None:
+        # The named control is nowhere on screen: the overflow menu is where it would hide.
+        terms = intent_terms(intent, info)
+        return not any(
+            screen.relevance(obs, i, terms) >= NAVIGATE_MIN_RELEVANCE
+            for i in screen.content_indices(obs)
+            if i != index
+        )
     if intent.kind == "delete":
         return (
             label in DELETE_LABELS
@@ -1216,7 +1382,7 @@ class OfflineVerifier:
             ):
                 return 1.0, f"{TAG} the switch is already in the wanted state"
             label = " ".join(screen.element_names(obs, index))
-            risky = _stem_words(label) & set(IRREVERSIBLE_STEMS)
+            risky = _stem_words(label) & set(IRREVERSIBLE_WORDS)
             if risky:
                 if risky & (_stem_words(info.goal) | implied_verbs(info.goal)):
                     return 10.0, f"{TAG} irreversible ({', '.join(risky)}) but the goal asks for it"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom.celil_geometry import element_box, element_label
@@ -272,28 +273,27 @@ def grant_button(observation: Observation) -> int | None:
     return None
 
 
-def find_switch(observation: Observation, subject: str, minimum: float = 0.8) -> int | None:
+def _best_match(
+    observation: Observation, subject: str, kind: Callable[[Element], bool], minimum: float
+) -> int | None:
+    """The element of `kind` whose names best match `subject` (at least `minimum`)."""
     terms = [(subject, 1.0)]
     best, best_score = None, minimum
     for i in content_indices(observation):
-        if not is_switch(observation.ui_elements[i]):
+        if not kind(observation.ui_elements[i]):
             continue
         score = relevance(observation, i, terms)
         if score >= best_score:
             best, best_score = i, score
     return best
+
+
+def find_switch(observation: Observation, subject: str, minimum: float = 0.8) -> int | None:
+    return _best_match(observation, subject, is_switch, minimum)
 
 
 def find_slider(observation: Observation, subject: str, minimum: float = 0.8) -> int | None:
-    terms = [(subject, 1.0)]
-    best, best_score = None, minimum
-    for i in content_indices(observation):
-        if not is_slider(observation.ui_elements[i]):
-            continue
-        score = relevance(observation, i, terms)
-        if score >= best_score:
-            best, best_score = i, score
-    return best
+    return _best_match(observation, subject, is_slider, minimum)
 
 
 def slider_at(element: Element, level: str) -> bool | None:
@@ -370,7 +370,34 @@ def more_below(observation: Observation) -> int | None:
         inside = [b for b in inside if box.y_min <= b.y_min <= box.y_max + 200]
         if any(b.y_max >= box.y_max - 8 or b.height <= 2 for b in inside):
             return i
+        rows = repeated_rows(inside)
+        if rows is not None and rows[1] + 2 * rows[0] > box.y_max + 8:
+            return i  # a next row would not fit whole, and lists hide rows they cannot show
     return None
+
+
+def repeated_rows(
+    boxes: Sequence[representation_utils.BoundingBox],
+) -> tuple[float, float] | None:
+    """(pitch, top of the last row) of a list's repeating rows, or None without a repeat.
+
+    Rows repeat the same parts (a title at the same x with the same height), so the most
+    repeated such part gives the distance between rows and where the last one starts.
+    """
+    groups: dict[tuple[int, int], set[int]] = {}
+    for b in boxes:
+        groups.setdefault((round(b.x_min), round(b.height)), set()).add(round(b.y_min))
+    best: tuple[int, float, float] | None = None  # (count, -last top, pitch)
+    for tops in groups.values():
+        ordered = sorted(tops)
+        steps = sorted(b - a for a, b in itertools.pairwise(ordered))
+        if not steps:
+            continue
+        # The most repeated part; among equals the highest, which is where a row starts.
+        candidate = (len(ordered), -float(ordered[-1]), float(steps[len(steps) // 2]))
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
+    return (best[2], -best[1]) if best is not None else None
 
 
 def has_up_button(observation: Observation) -> bool:

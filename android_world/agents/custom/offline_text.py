@@ -269,6 +269,7 @@ class GoalInfo:
     append: str | None = None
     edit: str | None = None
     day: str | None = None
+    move: tuple[str, str, str] | None = None
 
     def slot_values(self) -> list[str]:
         values = [v for _, v in self.fields] + self.quoted + self.numbers
@@ -370,9 +371,18 @@ def split_clauses(goal: str) -> list[str]:
         protected, tail = protected[: cut.end()], protected[cut.end() :]
     parts = [p.strip(" .,") for p in _CLAUSE_SPLIT.split(protected)]
     parts = [p for p in parts if p]
-    if tail and parts:
-        parts[-1] = parts[-1] + tail
-    return [_restore(p, quoted).strip(" .") for p in parts] or [goal.strip()]
+    clauses = [_restore(p, quoted).strip(" .") for p in parts]
+    if tail and clauses:
+        # A value that ends a sentence ends with two periods ("...on Sunday.. Share it"): what
+        # follows is a new sentence, so a new clause, and the value keeps its own period.
+        value, *after = _VALUE_END.split(tail, maxsplit=1)
+        ended = bool(after)
+        clauses[-1] = _restore(parts[-1] + value, quoted).strip(" " if ended else " .")
+        clauses += [_restore(p, quoted).strip(" .,") for p in after if p.strip(" .,")]
+    return clauses or [goal.strip()]
+
+
+_VALUE_END = re.compile(r"(?<=\.)\.\s+(?=[A-Z])")
 
 
 def find_apps(text: str, launcher_labels: Sequence[str] = ()) -> list[str]:
@@ -621,6 +631,24 @@ def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
     return []
 
 
+_MOVE = re.compile(
+    r"\b(?:move|transfer)\s+(?:the\s+)?(?:file|folder|note|document)?\s*['\"]?(?P<item>[^\s'\"]+)['\"]?"
+    r"\s+from\s+(?:the\s+)?(?P<source>.+?)(?:\s+(?:folder|directory))?"
+    r"(?:\s+(?:within|inside|in|on)\b.*?)?\s+to\s+(?:the\s+)?(?P<destination>.+?)"
+    r"(?:\s+(?:folder|directory))?(?:\s+(?:within|inside|in|on)\b.*)?[.\s]*$",
+    re.I | re.S,
+)
+
+
+def move_request(goal: str) -> tuple[str, str, str] | None:
+    """(item, source folder, destination folder) of "move X from A to B", or None."""
+    match = _MOVE.search(goal)
+    if not match:
+        return None
+    parts = tuple(match.group(k).strip(" .'\"") for k in ("item", "source", "destination"))
+    return parts if all(parts) else None  # type: ignore[return-value]
+
+
 def folder_hint(goal: str) -> str | None:
     match = re.search(r"\bthe (\w+) folder\b", goal, re.I)
     return match.group(1).strip() if match else None
@@ -722,6 +750,7 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         append=append_text(text),
         edit=edit_target(text),
         day=day_of_month(text),
+        move=move_request(text) if "move" in verbs else None,
     )
 
 

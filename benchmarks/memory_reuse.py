@@ -1,0 +1,265 @@
+"""What episodic memory saves: the same tasks twice, the second time with new parameters.
+
+Run: `python benchmarks/memory_reuse.py [--tasks A B ...] [--seeds-a 0 1 2] [--seeds-b 3 4 5]`.
+
+Pass 1 runs CelilAgent with the offline roles (SimEnv render=False, OCR off) over the tasks with
+seeds A and an empty episodic memory; every verified success stores its plan. Pass 2 runs the
+same tasks with NEW seeds (so new names, numbers and texts in the goals) and the memory of pass
+1. The table compares, per task: memory hits in pass 2, success, mean steps, plans written by the
+planner (initial + corrective), all planner invocations, and model calls from the usage ledger.
+
+With the offline roles the planner is rules, not a model: planner invocations are counted, but
+they cost no model calls, and the ledger's model-call count is 0 in both passes. With model
+roles, every plan written is a model call, so the "plans written" column is what memory saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
+
+from android_world import suite_utils
+from android_world.agents.custom import celil_agent, celil_episodic, offline
+from android_world.agents.custom.celil_models import UsageLedger
+from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan
+from android_world.env.sim.sim_env import SimEnv
+from android_world.task_evals import registry
+
+DEFAULT_SEEDS_A = (0, 1, 2)
+DEFAULT_SEEDS_B = (3, 4, 5)
+
+
+class CountingPlanner:
+    """Forwards to a planner and counts its invocations by kind."""
+
+    def __init__(self, planner: Any) -> None:
+        self._planner = planner
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    def generate_initial_plan(
+        self, goal: str, observation: Observation, retrieved_plan: list[str] | None
+    ) -> Plan:
+        self.calls["initial_plan"] += 1
+        return self._planner.generate_initial_plan(goal, observation, retrieved_plan)
+
+    def generate_corrective_plan(self, failure_context: FailureContext) -> Plan:
+        self.calls["corrective_plan"] += 1
+        return self._planner.generate_corrective_plan(failure_context)
+
+    def is_sub_goal_done(self, *args: Any) -> bool:
+        self.calls["progress_check"] += 1
+        return self._planner.is_sub_goal_done(*args)
+
+    def answer_question(self, *args: Any) -> str | None:
+        self.calls["answer"] += 1
+        return self._planner.answer_question(*args)
+
+    @property
+    def plans_written(self) -> int:
+        return self.calls["initial_plan"] + self.calls["corrective_plan"]
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+
+@dataclasses.dataclass
+class EpisodeResult:
+    task: str
+    seed: int
+    goal: str
+    score: float
+    steps: int
+    memory_hit: bool
+    memory_entry: str | None
+    stored: bool
+    plan: list[str]
+    plans_written: int
+    planner_calls: int
+    model_calls: int
+    events: list[dict[str, Any]]
+    error: str | None = None
+
+
+def run_episode(task_name: str, seed: int, memory_path: Path) -> EpisodeResult:
+    """One episode of `task_name` (params drawn for `seed`) with the offline roles and memory."""
+    task_cls = registry.TaskRegistry().get_registry()[task_name]
+    env = SimEnv(seed=seed, render=False)
+    try:
+        suite = suite_utils.create_suite({task_name: task_cls}, seed=seed, env=env)
+        task = suite[task_name][0]
+        roles = offline.build_offline_roles()
+        planner = CountingPlanner(roles.planner)
+        ledger = UsageLedger()
+        agent = celil_agent.CelilAgent(
+            env,
+            PerceptionModule(ocr="off"),
+            planner,
+            roles.action_generator,
+            roles.verifier,
+            episodic_memory=celil_episodic.EpisodicMemory(memory_path),
+            vision_selector=roles.element_selector,
+            ledger=ledger,
+            transition_pause=0.0,
+        )
+        events: list[dict[str, Any]] = []
+        agent.set_event_sink(events.append)
+        episode = suite_utils.run_task(task, agent, print_fn=lambda _: None)
+        summary = agent.episode_summary()  # again: `stored` is settled after episode_finished
+        memory = summary.get("memory") or {}
+        plan_events = [e for e in events if e.get("type") == "plan_created"]
+        return EpisodeResult(
+            task=task_name,
+            seed=seed,
+            goal=str(episode["goal"]),
+            score=float(episode["is_successful"] or 0.0),
+            steps=int(episode["episode_length"] or 0),
+            memory_hit=bool(memory.get("hit")),
+            memory_entry=memory.get("entry_id"),
+            stored=bool(memory.get("stored")),
+            plan=list(plan_events[0]["sub_goals"]) if plan_events else [],
+            plans_written=planner.plans_written,
+            planner_calls=planner.total,
+            model_calls=int(ledger.totals().get("model_calls", 0)),
+            events=events,
+            error=episode.get("error"),
+        )
+    finally:
+        env.close()
+
+
+def run_pass(tasks: Sequence[str], seeds: Sequence[int], memory_path: Path) -> list[EpisodeResult]:
+    return [run_episode(task, seed, memory_path) for task in tasks for seed in seeds]
+
+
+@dataclasses.dataclass
+class TaskRow:
+    task: str
+    hits: int
+    episodes: int
+    success_1: float
+    success_2: float
+    steps_1: float
+    steps_2: float
+    plans_1: float
+    plans_2: float
+    planner_1: float
+    planner_2: float
+    model_calls_1: int
+    model_calls_2: int
+
+
+def _mean(values: Sequence[float]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def compare(first: Sequence[EpisodeResult], second: Sequence[EpisodeResult]) -> list[TaskRow]:
+    by_task: dict[str, tuple[list[EpisodeResult], list[EpisodeResult]]] = {}
+    for result in first:
+        by_task.setdefault(result.task, ([], []))[0].append(result)
+    for result in second:
+        by_task.setdefault(result.task, ([], []))[1].append(result)
+    rows = []
+    for task, (one, two) in by_task.items():
+        rows.append(
+            TaskRow(
+                task=task,
+                hits=sum(r.memory_hit for r in two),
+                episodes=len(two),
+                success_1=_mean([r.score for r in one]),
+                success_2=_mean([r.score for r in two]),
+                steps_1=_mean([r.steps for r in one]),
+                steps_2=_mean([r.steps for r in two]),
+                plans_1=_mean([r.plans_written for r in one]),
+                plans_2=_mean([r.plans_written for r in two]),
+                planner_1=_mean([r.planner_calls for r in one]),
+                planner_2=_mean([r.planner_calls for r in two]),
+                model_calls_1=sum(r.model_calls for r in one),
+                model_calls_2=sum(r.model_calls for r in two),
+            )
+        )
+    return rows
+
+
+def format_table(rows: Sequence[TaskRow]) -> str:
+    header = (
+        f"{'task':34s} {'hits':>5s} {'success 1->2':>13s} {'steps 1->2':>12s} "
+        f"{'plans 1->2':>11s} {'planner 1->2':>13s} {'model calls':>11s}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{r.task:34s} {r.hits:>2d}/{r.episodes:<2d} "
+            f"{r.success_1:>5.2f}->{r.success_2:<5.2f} "
+            f"{r.steps_1:>5.1f}->{r.steps_2:<5.1f} "
+            f"{r.plans_1:>4.1f}->{r.plans_2:<4.1f} "
+            f"{r.planner_1:>5.1f}->{r.planner_2:<5.1f} "
+            f"{r.model_calls_1:>4d}->{r.model_calls_2:<4d}"
+        )
+    if rows:
+        hit_rows = [r for r in rows if r.hits]
+        lines.append("-" * len(header))
+        lines.append(
+            f"{'all tasks':34s} {sum(r.hits for r in rows):>2d}/{sum(r.episodes for r in rows):<2d} "
+            f"{_mean([r.success_1 for r in rows]):>5.2f}->{_mean([r.success_2 for r in rows]):<5.2f} "
+            f"{_mean([r.steps_1 for r in rows]):>5.1f}->{_mean([r.steps_2 for r in rows]):<5.1f} "
+            f"{_mean([r.plans_1 for r in rows]):>4.1f}->{_mean([r.plans_2 for r in rows]):<4.1f} "
+            f"{_mean([r.planner_1 for r in rows]):>5.1f}->{_mean([r.planner_2 for r in rows]):<5.1f} "
+            f"{sum(r.model_calls_1 for r in rows):>4d}->{sum(r.model_calls_2 for r in rows):<4d}"
+        )
+        if hit_rows:
+            saved_steps = sum((r.steps_1 - r.steps_2) * r.episodes for r in hit_rows)
+            saved_plans = sum((r.plans_1 - r.plans_2) * r.episodes for r in hit_rows)
+            lines.append(
+                f"tasks with hits: {len(hit_rows)}; steps saved in pass 2: {saved_steps:.0f}; "
+                f"plans written saved: {saved_plans:.0f} (offline planner: rules, 0 model calls)"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", nargs="*", default=None, help="task names (default: all)")
+    parser.add_argument("--seeds-a", type=int, nargs="+", default=list(DEFAULT_SEEDS_A))
+    parser.add_argument("--seeds-b", type=int, nargs="+", default=list(DEFAULT_SEEDS_B))
+    parser.add_argument("--memory", type=Path, default=None, help="memory file (default: temp)")
+    args = parser.parse_args(argv)
+    known = registry.TaskRegistry().get_registry()
+    tasks = args.tasks or sorted(known)
+    unknown = [t for t in tasks if t not in known]
+    if unknown:
+        print(
+            f"error: unknown task {unknown[0]!r}; run with no --tasks to use all", file=sys.stderr
+        )
+        return 2
+    if set(args.seeds_a) & set(args.seeds_b):
+        print("error: --seeds-b must be new seeds, not any of --seeds-a", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        memory = args.memory or Path(tmp) / "memory.json"
+        if memory.exists():
+            print(f"error: {memory} exists; pass 1 needs an empty memory", file=sys.stderr)
+            return 2
+        start = time.perf_counter()
+        first = run_pass(tasks, args.seeds_a, memory)
+        second = run_pass(tasks, args.seeds_b, memory)
+        wall = time.perf_counter() - start
+    print(f"pass 1 seeds {args.seeds_a} (empty memory) -> pass 2 seeds {args.seeds_b}")
+    print(format_table(compare(first, second)))
+    print(f"wall time {wall:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
