@@ -235,9 +235,6 @@ def run_task(
             episode["goal"] = task.template
     episode["run_time"] = round(time.time() - start, 3)
     episode["finish_dtime"] = datetime.datetime.now(datetime.UTC).isoformat()
-    summary = _safe_summary(agent)
-    episode["usage"] = _usage_from(summary)
-    episode["memory_hit"] = memory_hit_from(summary)
     try:
         if episode["error"] is None:
             # The sink stays attached so what the agent learns (memory_stored) is in feedback.jsonl.
@@ -246,6 +243,10 @@ def run_task(
         episode["teardown_error"] = episode["teardown_error"] or _one_line(exc)
     finally:
         _call_hook(agent, "set_event_sink", None)
+    # After episode_finished, so the summary says whether the plan was stored.
+    summary = _safe_summary(agent)
+    episode["usage"] = _usage_from(summary)
+    episode["memory_hit"] = memory_hit_from(summary)
     if observer is not None:
         observer.finish_episode(episode, summary)
     return episode

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 import test_celil_fakes as fakes
@@ -224,6 +226,50 @@ def test_execution_error_is_a_failed_action_not_a_crash():
     assert result.data["executed"] is False
     assert "element gone" in result.data["execution_error"]
     assert result.data["rehearsal"] == "execution_error"
+
+
+class DeviceError(RuntimeError):
+    """Named like env.device.DeviceError, which the plugin recognises by name only."""
+
+
+class AdbLost(DeviceError):
+    pass
+
+
+class UntypeableText(DeviceError, ValueError):
+    pass
+
+
+def test_device_failures_end_the_episode_but_bad_actions_do_not():
+    env = fakes.FakePhone()
+    agent, _ = make_agent(env=env, executor=fakes.ScriptedExecutor([fakes.click(0)] * 3))
+
+    def lost(action):
+        raise AdbLost("device emulator-5554 not found: run `adb devices`")
+
+    env.execute_action = lost
+    with pytest.raises(AdbLost):
+        agent.step(GOAL)
+
+    env = fakes.FakePhone()
+    agent, _ = make_agent(env=env, executor=fakes.ScriptedExecutor([fakes.click(0)] * 3))
+
+    def untypeable(action):
+        raise UntypeableText("cannot type 'é' without ADBKeyboard")
+
+    env.execute_action = untypeable
+    result = agent.step(GOAL)
+    assert result.data["executed"] is False and "ADBKeyboard" in result.data["execution_error"]
+
+    env = fakes.FakePhone()
+    agent, _ = make_agent(env=env)
+
+    def no_screen(wait_to_stabilize=False):
+        raise AdbLost("screencap failed on emulator-5554")
+
+    env.get_state = no_screen
+    with pytest.raises(AdbLost):
+        agent.step(GOAL)
 
 
 def test_repeated_identical_actions_without_change_trigger_loop_rehearsal():

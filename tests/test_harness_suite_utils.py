@@ -74,6 +74,42 @@ def test_hooks_are_called_and_usage_recorded():
     assert agent.sink is None  # detached after each episode
 
 
+class _StoringAgent(fakes.ScriptedAgent):
+    """Stores its plan in episode_finished, as CelilAgent does, and says so in its summary."""
+
+    def episode_summary(self):
+        return {"memory": {"hit": False, "stored": len(self.finished) > self.summaries_before}}
+
+    def reset(self, go_home=False):
+        super().reset(go_home)
+        self.summaries_before = len(self.finished)
+
+
+def test_summary_is_taken_after_episode_finished():
+    suite = suite_utils.create_suite(fakes.TASKS, tasks=["FakeWifiOn"], seed=0)
+    observed = []
+
+    class Observer:
+        def start_episode(self, *args, **kwargs):
+            pass
+
+        def on_step_start(self, step_n):
+            pass
+
+        def on_step_end(self, step_n, result):
+            pass
+
+        def event_sink(self, event):
+            pass
+
+        def finish_episode(self, episode, summary):
+            observed.append(summary)
+
+    agent = _StoringAgent(fakes.FakeEnv(), done_after=1)
+    suite_utils.run(suite, agent, observer=Observer(), print_fn=_quiet)
+    assert observed == [{"memory": {"hit": False, "stored": True}}]
+
+
 def test_failure_is_recorded_and_torn_down():
     fakes.FakeBroken.torn_down = 0
     registry = {"FakeBroken": fakes.FakeBroken, **fakes.TASKS}

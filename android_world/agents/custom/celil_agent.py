@@ -176,6 +176,18 @@ def target_box(action: json_action.JSONAction, observation: Observation) -> list
     return celil_geometry.box_list(celil_geometry.element_box(element, observation.screen_size))
 
 
+def is_device_failure(error: BaseException) -> bool:
+    """A device that cannot be observed or driven (adb gone, screencap failing) fails the
+    episode with its reason; the agent cannot fix it, and retrying would only burn the budget.
+
+    Matched by class name because the plugin may not import the harness's `env.device`. Errors
+    that are also ValueErrors (an untypeable character, a bad index) are the agent's own bad
+    action, a recorded failure like any other.
+    """
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return "DeviceError" in names and "ValueError" not in names
+
+
 def _vote_dict(vote: Vote) -> dict[str, Any]:
     return {
         "persona": vote.persona,
@@ -445,6 +457,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         try:
             result = self._step(goal, data)
         except Exception as error:
+            if is_device_failure(error):
+                raise
             data["outcome"] = "internal_error"
             data["internal_error"] = f"{type(error).__name__}: {error}"
             data["traceback"] = traceback.format_exc(limit=6)
@@ -554,6 +568,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         try:
             self._env.execute_action(action)
         except Exception as error:
+            if is_device_failure(error):
+                raise
             error_text = f"{type(error).__name__}: {error}"
         device_s = round(time.perf_counter() - started, 6)
         self._stats.executed += 1
