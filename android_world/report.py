@@ -270,34 +270,45 @@ def usage_of(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def role_seconds(events: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Where an episode's time went, from what the events show.
 
-    Model time per role is the ledger's latency. Device time is gate -> executed (the action
-    itself); post-check is executed -> post_check (settling and observing the new screen, OCR
-    included). Events carrying `role` and `duration_s`/`latency_s` of another type (e.g. a future
-    `timing` event for OCR) count under their role.
+    Model time per role is the ledger's latency. Device time is the `executed` event's
+    `duration_s` (or gate -> executed for agents that do not time it). Post-check is executed ->
+    post_check (settling and observing the new screen) minus the OCR the same step reports in
+    its `timing` events, because that OCR runs inside the window and is counted under `ocr`.
+    Other events carrying `role` and `duration_s`/`latency_s` count under their role.
     """
     seconds: dict[str, float] = {}
+    ocr_by_step: dict[Any, float] = {}
+    for event in events:
+        if event.get("type") == "timing" and event.get("role") == "ocr":
+            step = event.get("step")
+            ocr_by_step[step] = ocr_by_step.get(step, 0.0) + (_num(event.get("duration_s")) or 0.0)
+
+    def add(role: str, value: float) -> None:
+        seconds[role] = seconds.get(role, 0.0) + value
+
     last_gate: float | None = None
     last_exec: float | None = None
     for event in events:
         kind = event.get("type")
         ts = _num(event.get("ts"))
         if kind == "model_call":
-            role = str(event.get("role") or "model")
-            seconds[role] = seconds.get(role, 0.0) + (_num(event.get("latency_s")) or 0.0)
+            add(str(event.get("role") or "model"), _num(event.get("latency_s")) or 0.0)
         elif kind == "gate":
             last_gate = ts
         elif kind == "executed":
-            if ts is not None and last_gate is not None and ts >= last_gate:
-                seconds["device"] = seconds.get("device", 0.0) + ts - last_gate
+            timed = _num(event.get("duration_s"))
+            if timed is not None:
+                add("device", timed)
+            elif ts is not None and last_gate is not None and ts >= last_gate:
+                add("device", ts - last_gate)
             last_gate, last_exec = None, ts
         elif kind == "post_check":
             if ts is not None and last_exec is not None and ts >= last_exec:
-                seconds["post_check"] = seconds.get("post_check", 0.0) + ts - last_exec
+                window = ts - last_exec - ocr_by_step.get(event.get("step"), 0.0)
+                add("post_check", max(0.0, window))
             last_exec = None
         elif event.get("role") and _num(event.get("duration_s") or event.get("latency_s")):
-            role = str(event["role"])
-            value = _num(event.get("duration_s") or event.get("latency_s")) or 0.0
-            seconds[role] = seconds.get(role, 0.0) + value
+            add(str(event["role"]), _num(event.get("duration_s") or event.get("latency_s")) or 0.0)
     return seconds
 
 

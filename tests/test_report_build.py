@@ -221,6 +221,23 @@ def test_events_group_by_the_runner_step_not_the_agent_step():
     assert 1 not in grouped and 3 not in grouped
 
 
+def test_time_by_role_counts_ocr_once_and_uses_timed_device_seconds():
+    events = [
+        {"type": "gate", "ts": 10.0, "step": 0},
+        {"type": "executed", "ts": 10.9, "step": 0, "duration_s": 0.25},
+        {"type": "post_check", "ts": 12.0, "step": 0},
+        {"type": "timing", "role": "ocr", "duration_s": 0.7, "step": 0},
+        {"type": "model_call", "role": "section_leader", "latency_s": 2.0, "step": 0},
+        {"type": "gate", "ts": 20.0, "step": 1},
+        {"type": "executed", "ts": 20.5, "step": 1},
+    ]
+    seconds = report.role_seconds(events)
+    assert seconds["device"] == pytest.approx(0.25 + 0.5)
+    assert seconds["ocr"] == pytest.approx(0.7)
+    assert seconds["post_check"] == pytest.approx(1.1 - 0.7)
+    assert seconds["section_leader"] == pytest.approx(2.0)
+
+
 def test_tolerates_missing_and_broken_files(tmp_path):
     run = tmp_path / "run_x"
     (run / "episodes" / "T_0").mkdir(parents=True)
