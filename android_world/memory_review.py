@@ -26,6 +26,7 @@ from android_world.agents.custom.celil_episodic import (
     CorruptMemoryError,
     EpisodicMemory,
     EpisodicMemoryError,
+    GoalTemplate,
     MemoryEntry,
     MemoryFile,
     atomic_write_text,
@@ -33,6 +34,7 @@ from android_world.agents.custom.celil_episodic import (
     migrate,
     new_entry_id,
     placeholders,
+    plan_leaks,
 )
 
 DEFAULT_CONFIG = Path("config/default.yaml")
@@ -316,6 +318,18 @@ def cmd_edit(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"plan uses slots the template does not have: {', '.join(unknown)} "
                 f"(template slots: {', '.join(sorted(allowed)) or 'none'})"
+            )
+        leaks = plan_leaks(GoalTemplate(current.goal_template, dict(current.slots)), new_plan)
+        if leaks:
+            # Allowed (a curator may mean it), but retrieval will then skip this entry for any
+            # goal whose values differ, so say so.
+            print(
+                "warning: the plan spells out "
+                + ", ".join(repr(v) for v in leaks[:3])
+                + " literally; use the template's slots ("
+                + (", ".join("{" + k + "}" for k in sorted(allowed)) or "none")
+                + ") or it will only be reused for goals with these values",
+                file=sys.stderr,
             )
 
     def change(_entries: list[MemoryEntry], entry: MemoryEntry) -> str:

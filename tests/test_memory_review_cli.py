@@ -179,3 +179,16 @@ def test_v0_ids_are_stable_before_migration_is_written(tmp_path, capsys):
     assert isinstance(json.loads(v0.read_text()), list)
     assert run(m, capsys, "pin", first.id[:4])[0] == 0
     assert m.entries()[0].status == "pinned"
+
+
+def test_edit_warns_when_the_plan_spells_out_the_example_goals_values(mem, tmp_path, capsys):
+    contact = ids(mem)["a"]
+    plan_file = tmp_path / "plan.txt"
+    plan_file.write_text("Open Contacts\nType Alice Smith\nType {number_1}\n")
+    code, _, err = run(mem, capsys, "edit", contact, "--plan-file", str(plan_file))
+    assert code == 0 and err.startswith("warning:") and "'Alice Smith'" in err and "{name_1}" in err
+    # Kept, as the curator asked, but never handed to a goal with another name.
+    assert (
+        mem.find_similar_task("Create a new contact for Bo Li. Their number is +15550101.") is None
+    )
+    assert mem.find_similar_task(CONTACT.replace("+15550100", "+15550199")) is not None

@@ -85,7 +85,9 @@ def test_resuccess_updates_instead_of_duplicating(tmp_path):
 def test_retired_never_retrieved_and_pinned_preferred(tmp_path):
     mem = EpisodicMemory(tmp_path / "mem.json", similarity_threshold=0.6)
     a = mem.add_successful_plan("Turn wifi on.", ["Open Settings", "Switch Wi-Fi on."])
-    b = mem.add_successful_plan("Turn the wifi on.", ["Pull down quick settings", "Tap Wi-Fi"])
+    b = mem.add_successful_plan(
+        "Turn the wifi on.", ["Pull down quick settings", "Tap Wi-Fi to switch it on"]
+    )
     assert mem.find_similar_task("Turn wifi off.").entry_id == a  # exact template wins
     with mem.transaction() as entries:
         next(e for e in entries if e.id == b).status = "pinned"
@@ -237,3 +239,93 @@ def test_writer_killed_mid_write_leaves_a_valid_file(tmp_path):
     assert len(mem.entries(strict=True)) == seen + 1
     assert not list(tmp_path.glob(".mem.json.*.tmp"))  # orphans of killed writers are removed
     assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+# --- never poison: plans that would carry one goal's values into another -----------------------
+
+
+def test_an_app_named_in_lowercase_does_not_retrieve_another_apps_plan(tmp_path):
+    mem = EpisodicMemory(tmp_path / "mem.json")
+    tail = " Clear any pop-ups that may appear by granting all permissions that are required."
+    mem.add_successful_plan("Open the contacts app." + tail, ["Open Contacts", "Allow"])
+    assert mem.find_similar_task("Open the settings app." + tail) is None
+    assert mem.find_similar_task("Open the Contacts app." + tail).plan == ["Open Contacts", "Allow"]
+    [entry] = mem.entries()
+    assert entry.app_names == ["contacts"]
+
+
+def test_a_plan_that_still_names_the_goals_values_is_not_stored(tmp_path):
+    mem = EpisodicMemory(tmp_path / "mem.json")
+    goal = "Delete the following expenses from pro expense: Taxi Fare."
+    assert mem.add_successful_plan(goal, ["Open Pro Expense", "Delete the Taxi expense"]) == ""
+    assert "not stored" in mem.warnings[-1] and "'Taxi'" in mem.warnings[-1]
+    assert not mem.path.exists()
+    assert mem.add_successful_plan(goal, ["Open Pro Expense", "Delete 'Taxi Fare'"])
+    hit = mem.find_similar_task("Delete the following expenses from pro expense: Jeans.")
+    assert hit.plan == ["Open Pro Expense", "Delete 'Jeans'"]
+
+
+def _write_entries(path: Path, *entries: dict) -> None:
+    now = "2024-01-01T00:00:00Z"
+    body = [{"created_at": now, "updated_at": now, "successes": 1, **e} for e in entries]
+    path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "entries": body}))
+
+
+MOVE = (
+    "Move the file {} from {} within the sdk_gphone_x86_64 storage area to the {} within the "
+    "same sdk_gphone_x86_64 storage area in the Android filesystem."
+)
+
+
+def test_entries_stored_by_an_older_abstraction_never_leak_their_values(tmp_path):
+    """Entries as the first abstraction wrote them: DCIM unslotted, a list as one slot, and a
+    plan that spelled the old value out. None of them may serve a new goal."""
+    path = tmp_path / "mem.json"
+    _write_entries(
+        path,
+        {
+            "id": "move",
+            "goal_template": MOVE.format("{file_1}", "{name_1}", "DCIM"),
+            "example_goal": MOVE.format("a.jpg", "Music", "DCIM"),
+            "slots": {
+                "file_1": {"type": "file", "value": "a.jpg"},
+                "name_1": {"type": "name", "value": "Music"},
+            },
+            "plan": ["Open Files", "Tap '{name_1}'", "Select '{file_1}'", "Tap 'DCIM'"],
+        },
+        {
+            "id": "delete",
+            "goal_template": "Delete the following expenses from pro expense: {text_1}.",
+            "example_goal": "Delete the following expenses from pro expense: Taxi Fare.",
+            "slots": {"text_1": {"type": "text", "value": "Taxi Fare"}},
+            "plan": ["Open Pro Expense", "Delete 'Taxi Fare'"],
+            "app_names": ["pro expense"],
+        },
+    )
+    mem = EpisodicMemory(path)
+    assert mem.find_similar_task(MOVE.format("b.mp3", "DCIM", "Music")) is None
+    assert mem.find_similar_task(MOVE.format("b.mp3", "Alarms", "DCIM")) is None
+    goal = "Delete the following expenses from pro expense: Jeans."
+    assert mem.find_similar_task(goal) is None
+    [match] = [m for m in mem.rank(goal) if m.entry.id == "delete"]
+    assert "repeats the example goal's 'Taxi Fare'" in match.reason
+    # The same goal as the example is fine: nothing in the plan differs from it.
+    assert mem.find_similar_task("Delete the following expenses from pro expense: Taxi Fare.")
+
+
+def test_a_plan_that_assumes_a_setting_is_reused_only_for_that_setting(tmp_path):
+    mem = EpisodicMemory(tmp_path / "mem.json")
+    edit = "Edit a_1.md in Markor. Add to the {} of the note {}"
+    plan = ["Open Markor", "Tap 'a_1.md'", "Append 'Hello there my friend.' to the text"]
+    assert mem.add_successful_plan(edit.format("bottom", "Hello there my friend."), plan)
+    hit = mem.find_similar_task(edit.format("bottom", "See you at noon."))
+    assert hit.plan[-1] == "Append 'See you at noon.' to the text"
+    assert mem.find_similar_task(edit.format("top", "See you at noon.")) is None
+    assert "made for 'bottom'" in mem.rank(edit.format("top", "See you at noon."))[0].reason
+
+
+def test_similar_goals_of_other_tasks_are_not_retrieved(tmp_path):
+    mem = EpisodicMemory(tmp_path / "mem.json", similarity_threshold=0.5)
+    mem.add_successful_plan("Pause the stopwatch.", ["Open Clock", "Tap Stopwatch", "Tap Pause"])
+    assert mem.find_similar_task("Run the stopwatch.") is None
+    assert "another task" in mem.rank("Run the stopwatch.")[0].reason

@@ -7,11 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from android_world.agents.custom.celil_episodic import (
+    GoalTemplate,
     SlotValue,
     abstract_goal,
     abstract_plan,
     apps_in_goal,
     instantiate,
+    plan_leaks,
+    template_differences,
     template_similarity,
 )
 
@@ -194,3 +197,163 @@ def test_similarity_ignores_slot_numbers_but_not_words():
 def test_apps_in_goal():
     assert apps_in_goal(CASES[3][0]) == ["pro expense"]
     assert apps_in_goal("Open Simple Calendar Pro then Markor") == ["markor", "simple calendar pro"]
+
+
+# --- the abstraction gaps that let one goal's values into another goal's plan ----------------
+
+MOVE = (
+    "Move the file {} from {} within the sdk_gphone_x86_64 storage area to the {} within the "
+    "same sdk_gphone_x86_64 storage area in the Android filesystem."
+)
+
+
+def test_all_caps_folders_are_slots_so_source_and_destination_keep_their_roles():
+    a = abstract_goal(MOVE.format("a.jpg", "DCIM", "Music"))
+    b = abstract_goal(MOVE.format("b.mp3", "Music", "DCIM"))
+    assert a.template == b.template
+    assert (a.slots["folder_1"].value, a.slots["folder_2"].value) == ("DCIM", "Music")
+    plan = abstract_plan(["Open Files", "Tap 'DCIM'", "Select 'a.jpg'", "Tap 'Music'"], a.slots)
+    assert [instantiate(s, b.slots) for s in plan] == [
+        "Open Files",
+        "Tap 'Music'",
+        "Select 'b.mp3'",
+        "Tap 'DCIM'",
+    ]
+    # All-caps wording is not a value.
+    assert abstract_goal("Fill the form. Do NOT hit save. Send it via SMS.").slots == {}
+
+
+@pytest.mark.parametrize(
+    ("goal", "apps"),
+    [
+        ("Open the settings app. Clear any pop-ups.", ["settings"]),
+        ("Turn on Wifi, then open the camera app", ["camera"]),
+        ("Open contacts and add Bob.", ["contacts"]),
+        ("Delete a file in the Android filesystem located in the DCIM folder.", []),
+        ("Share the note with the phone number +15550100 via SMS.", []),
+        ("Run the stopwatch.", []),
+        ("Delete the following expenses from pro expense: Jeans.", ["pro expense"]),
+    ],
+)
+def test_app_names_are_found_case_insensitively_where_they_name_an_app(goal, apps):
+    assert apps_in_goal(goal) == apps
+
+
+def test_a_comma_separated_list_becomes_one_slot_per_item():
+    goal = "Delete the following expenses from pro expense: Taxi Fare, Jeans, Property Taxes."
+    got = abstract_goal(goal)
+    assert got.template == (
+        "Delete the following expenses from pro expense: {text_1}, {text_2}, {text_3}."
+    )
+    plan = abstract_plan(
+        ["Delete 'Taxi Fare'", "Delete 'Jeans'", "Delete 'Property Taxes'"], got.slots
+    )
+    assert plan == ["Delete '{text_1}'", "Delete '{text_2}'", "Delete '{text_3}'"]
+    single = abstract_goal("Delete the following expenses from pro expense: Taxi Fare.")
+    assert single.template.endswith(": {text_1}.") and single.slots["text_1"].value == "Taxi Fare"
+
+
+def test_table_cells_are_slots_and_the_header_stays_literal():
+    goal = (
+        "Add the following expenses into the pro expense:\n"
+        "name|amount_dollars|category_name|note\nUtilities|$479.89|Others|Urgent to have"
+    )
+    got = abstract_goal(goal)
+    assert got.template == (
+        "Add the following expenses into the pro expense:\n"
+        "name|amount_dollars|category_name|note\n{text_1}|${number_1}|{text_2}|{text_3}"
+    )
+    assert [s.value for s in got.slots.values()] == [
+        "Utilities",
+        "479.89",
+        "Others",
+        "Urgent to have",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("goal", "template"),
+    [
+        (
+            "Go to the new contact screen and enter the following details: First Name: Leila, "
+            "Last Name: Kim, Phone: 876-530-1663, Phone Label: Work. Do NOT hit save.",
+            "Go to the new contact screen and enter the following details: First Name: {text_1}, "
+            "Last Name: {text_2}, Phone: {number_1}, Phone Label: {text_3}. Do NOT hit save.",
+        ),
+        (
+            "Create a new note in Markor named a_b.txt with the following text: Call Grandma now.. "
+            "Share the entire content of the note with the phone number +19382421948 via SMS "
+            "using Simple SMS Messenger",
+            "Create a new note in Markor named {file_1} with the following text: {text_1}. "
+            "Share the entire content of the note with the phone number {number_1} via SMS "
+            "using Simple SMS Messenger",
+        ),
+        (
+            "Reply to +12914177763 with message: We discuss '1984' at 11 AM. in Simple SMS Messenger",
+            "Reply to {number_1} with message: {text_1} in Simple SMS Messenger",
+        ),
+        (
+            "Edit note_UAqFz.txt in Markor. Add to the top of the note Book club meets next Tuesday.",
+            "Edit {file_1} in Markor. Add to the {toggle_1} of the note {text_1}",
+        ),
+        (
+            "Create a new folder in Markor named folder_20230725_130216.",
+            "Create a new folder in Markor named {text_1}.",
+        ),
+        (
+            "Delete the file happy_harbor_copy.exe from the Android filesystem located in the "
+            "Alarms folder.",
+            "Delete the file {file_1} from the Android filesystem located in the {folder_1} folder.",
+        ),
+    ],
+)
+def test_fields_messages_and_identifiers_end_where_the_goal_goes_on(goal, template):
+    got = abstract_goal(goal)
+    assert got.template == template
+    assert instantiate(got.template, got.slots) == goal
+
+
+def test_plan_leaks_finds_values_the_abstraction_missed():
+    goal = abstract_goal("Delete the following expenses from pro expense: Taxi Fare.")
+    assert plan_leaks(goal, ["Open Pro Expense", "Delete '{text_1}'"]) == []
+    assert plan_leaks(goal, ["Open Pro Expense", "Delete the Taxi expense"]) == ["Taxi"]
+    message = abstract_goal("Reply to +15550100 with message: We will explore roles. Let's go.")
+    leaks = plan_leaks(message, ["Enter 'We will explore roles. Let' as the message"])
+    assert "We will explore roles." in leaks and "Let" in leaks
+    # A value the goal template itself kept literal (as an older abstraction did with DCIM).
+    old = GoalTemplate("Move {file_1} from DCIM to {name_1}.", {})
+    assert plan_leaks(old, ["Open Files", "Tap 'DCIM'", "Tap '{name_1}'"]) == ["DCIM"]
+    assert plan_leaks(old, ["Open Files", "Tap Move to"]) == []
+
+
+def test_template_differences_ignore_fillers_but_not_words():
+    assert template_differences("Turn the wifi {toggle_1}.", "Turn wifi {toggle_1}") == []
+    assert template_differences("Pause the stopwatch.", "Run the stopwatch.") == [("pause", "run")]
+    assert template_differences("Open the contacts app.", "Open the settings app.")
+    assert template_differences("Delete: {text_1}.", "Delete: {text_1}, {text_2}.")
+
+
+_PIECES = [
+    *"aZ 019.:-'\"{}$+_,?\n|",
+    "Leila Kim",
+    "DCIM",
+    "October 16",
+    "Name: ",
+    "message: ",
+    ", Phone: ",
+    " in Markor",
+    " of the note ",
+    " named f_1.md",
+    "..",
+    " Simple SMS Messenger",
+    "the settings app",
+    "Taxi Fare, Jeans",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_round_trip_property_with_fields_lists_tables_and_apps(goal):
+    got = abstract_goal(goal)
+    assert instantiate(got.template, got.slots) == goal
+    assert all(isinstance(v, str) for v in plan_leaks(got, abstract_plan([goal], got.slots)))

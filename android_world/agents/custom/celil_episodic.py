@@ -15,6 +15,10 @@ Safety properties the rest of the system relies on:
   overwritten; a file from a newer schema is refused rather than downgraded.
 - Retired entries are never retrieved; the agent-facing methods never raise for storage problems
   (a broken memory must not break an episode), they log and append to `warnings` instead.
+- A memory must help later goals and never poison them. A plan that, once abstracted, still
+  spells out one of its goal's values is not stored (`plan_leaks`); a remembered plan is not
+  retrieved for a goal of another app or other wording, nor when its fixed text repeats a value
+  of its example goal that this goal does not share (`misfit_reason`).
 
 This file is part of the plugin: it imports only the standard library, pydantic and filelock.
 """
@@ -77,7 +81,7 @@ class GoalTemplate:
     slots: dict[str, SlotValue]
 
 
-# Capitalised words that are app names: left literal, because the app decides the plan.
+# App names: left literal, because the app decides the plan.
 KNOWN_APP_NAMES: tuple[str, ...] = (
     "Simple Calendar Pro",
     "Simple Calendar",
@@ -131,15 +135,74 @@ _APP_ALIASES: dict[str, str] = {
     "gallery": "simple gallery pro",
 }
 
-# Capitalised words that are not people even mid-sentence.
+# App names that are everyday words: they name an app where the goal capitalises them or says so
+# ("the settings app", "open contacts"), not in "the clock is ticking".
+_COMMON_WORD_APPS = frozenset(
+    {
+        "contacts",
+        "clock",
+        "camera",
+        "settings",
+        "files",
+        "tasks",
+        "dialer",
+        "chrome",
+        "clipper",
+        "broccoli",
+    }
+)
+# ...and those that name an app only in such a context, even capitalised ("Android filesystem",
+# "the phone number", "Expense: Taxi Fare").
+_CONTEXT_ONLY_APPS = frozenset({"phone", "messages", "gallery", "recipe", "expense"})
+# Platform words, never the app a goal is about ("in the Android filesystem").
+_NEVER_NAMED_APPS = frozenset({"android", "google"})
+_APP_WORDS = frozenset(w for a in KNOWN_APP_NAMES for w in a.lower().split()) | {"sms"}
+_APP_PATTERN = re.compile(
+    r"(?<![\w\-])(?:"
+    + "|".join(re.escape(a) for a in sorted(KNOWN_APP_NAMES, key=len, reverse=True))
+    + r")(?![\w\-])",
+    re.I,
+)
+_APP_CONTEXT_BEFORE = re.compile(
+    r"\b(?:open|opens|opening|launch|start|using|use|via|in|inside)\s+(?:the\s+)?$", re.I
+)
+_APP_CONTEXT_AFTER = re.compile(r"\s+app\b", re.I)
+
+# Capitalised words that are not people even mid-sentence (all-caps ones included: "Do NOT").
 _NON_NAME_TEXT = (
     "I OK Wi-Fi WiFi Wifi Bluetooth Internet Airplane Mode Dark Do Not Disturb "
     "January February March April May June July August September October November December "
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday "
-    "Today Tomorrow Yesterday Expense Expenses"
+    "Today Tomorrow Yesterday Expense Expenses "
+    "A AM PM NOT NO AND OR THE TO DO SMS MMS URL USB GPS PIN ID PDF TV UI API FAQ ETA ASAP UTC GMT"
 )
 _NON_NAME_WORDS = frozenset(_NON_NAME_TEXT.split())
+# Words a paraphrase may add or drop without changing what the goal asks for.
+_FILLER_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "new",
+        "please",
+        "kindly",
+        "my",
+        "your",
+        "this",
+        "that",
+        "just",
+        "now",
+        "also",
+        "then",
+        "app",
+        "application",
+    }
+)
+# Small words inside names and list items ("Cup of Coffee", "Bread and Butter").
+_CONNECTORS = frozenset(
+    {"of", "and", "the", "for", "&", "to", "in", "on", "a", "at", "with", "de", "la", "van", "von"}
+)
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -148,7 +211,7 @@ _MONTHS = (
 _WEEKDAYS = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
 _FILE_EXTENSIONS = (
     r"(?:md|txt|jpg|jpeg|png|gif|bmp|webp|mp3|mp4|m4a|wav|ogg|opus|3gp|mkv|avi|m3u|pdf|html|htm|"
-    r"csv|json|xml|zip|apk|doc|docx|xls|xlsx|ppt|pptx|gpx|kml)"
+    r"csv|json|xml|zip|apk|exe|ics|vcf|doc|docx|xls|xlsx|ppt|pptx|gpx|kml)"
 )
 _MASK = "\x00"
 _APP_MASK = "\x01"
@@ -160,10 +223,24 @@ _QUOTE_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("text", re.compile(r"‘([^’\n]+)’"), 1),
     ("text", re.compile(r"“([^”\n]+)”"), 1),
 )
-# "label: value" fields (expense fields, "with message: ...", "the following text: ..."); the value
-# runs to the end of the line or to the next ", label:".
-_LABELLED = re.compile(
-    r"(?<![\w\x00])[A-Za-z_]+:[ \t]+([^\n\x00]*?[^\s\x00])(?=,[ \t]*[A-Za-z_]+:[ \t]|[ \t]*\n|[ \t]*$)"
+# Phrases after which the rest of the goal is free text ("Add to the top of the note <text>").
+_CONTENT_RULE = re.compile(
+    r"\b(?:(?:top|bottom|end|beginning|start) of the note|[Rr]eplace the (?:text|content|note) with)"
+    r"[ \t]+(\S.*?)\s*\Z",
+    re.S,
+)
+# "label: value" fields ("with message: ...", "First Name: Leila, Last Name: Kim"). A label is one
+# word, or up to three capitalised ones; a field runs to the end of its line or the next label.
+_LABEL_WORDS = r"(?:[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}|[A-Za-z][A-Za-z_]*)"
+_LABEL_RE = re.compile(rf"(?<![\w\x00\x01'’\-])({_LABEL_WORDS}):[ \t]+(?=\S)")
+_INNER_LABEL = re.compile(r"(?:[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}|[a-z]+_[a-z_]+):[ \t]")
+_NEXT_LABEL = re.compile(rf",[ \t]*{_LABEL_WORDS}:[ \t]")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z])")
+# Identifiers after "named"/"file" (folder_20230725_130216, sharp_teacup_c7E4): no name rule
+# would take them, and a plan types them verbatim.
+_NAMED_RULE = re.compile(
+    r"\b(named|called|titled|file)[ \t]+((?=[\w.\-]*[_\d])[A-Za-z0-9][\w\-]*(?:\.[\w\-]+)*)"
+    r"(?=[.,;:!?]*(?:\s|$))"
 )
 _DATE_RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w.])\d{4}-\d{1,2}-\d{1,2}(?![\w])"),
@@ -177,7 +254,11 @@ _TIME_RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w.:])\d{1,2}\s?(?:[ap]\.m\.|[AaPp][Mm](?![\w]))"),
     re.compile(r"(?<![\w.:])\d{1,2}h(?:\d{2})?(?![\w])"),
 )
-_FILE_RULE = re.compile(rf"(?<![\w.\-])[\w\-]+(?:\.[\w\-]+)*\.{_FILE_EXTENSIONS}(?![\w.])", re.I)
+_FILE_RULES: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"(?<![\w.\-])[\w\-]+(?:\.[\w\-]+)*\.{_FILE_EXTENSIONS}(?![\w.])", re.I),
+    # snake_case names with any short extension (happy_harbor_copy.exe)
+    re.compile(r"(?<![\w.\-])[\w\-]*_[\w\-]*\.[A-Za-z][A-Za-z0-9]{0,4}(?![\w.])"),
+)
 _PHONE_RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w+])\+\d[\d\- ().]{5,}\d(?![\w])"),
     re.compile(r"(?<![\w+(])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w])"),
@@ -187,16 +268,14 @@ _TOGGLE_RULES: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\b(?:turn|switch|toggle|set)\s+(on|off)\b", re.I), 1),
     (re.compile(r"\b(on|off)(?=\s*(?:[.,;!?)]|$))", re.I), 1),
     (re.compile(r"\b(max|min|maximum|minimum)\b", re.I), 1),
+    (re.compile(r"\b(top|bottom)(?= of\b)", re.I), 1),
 )
-_FOLDER_RULE = re.compile(r"\b([A-Z][A-Za-z0-9_]*)(?= (?:folder|directory)\b)")
-_NAME_TOKEN = r"[A-Z][A-Za-z'\-]*[a-z][A-Za-z'\-]*"
+# A capitalised or all-caps word before "folder"/"within" is a folder (Music, DCIM, Alarms).
+_FOLDER_RULE = re.compile(r"\b([A-Z][A-Za-z0-9_]*)(?= (?:folder|directory|within)\b)")
+_NAME_TOKEN = r"(?:[A-Z][A-Za-z'\-]*[a-z][A-Za-z'\-]*|[A-Z][A-Z0-9]+(?![a-z]))"
 _NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: {_NAME_TOKEN}){{0,3}}\b")
-_APP_RULE = re.compile(
-    r"\b(?:"
-    + "|".join(re.escape(a) for a in sorted(KNOWN_APP_NAMES, key=len, reverse=True))
-    + r")\b"
-)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+_\d+)\}")
+_TOKEN = re.compile(r"[\w$+][\w'’+\-./:$]*")
 
 
 def _claim(masked: list[str], start: int, end: int) -> None:
@@ -208,6 +287,46 @@ def _is_free(masked: list[str], start: int, end: int) -> bool:
     return all(c not in (_MASK, _APP_MASK) for c in masked[start:end])
 
 
+@dataclasses.dataclass(frozen=True)
+class AppMention:
+    start: int
+    end: int
+    app: str  # canonical key
+    named: bool  # the text names this app (rather than using the word)
+
+
+def app_mentions(text: str) -> list[AppMention]:
+    """Known app names in `text`, found case-insensitively, each judged by its context."""
+    out: list[AppMention] = []
+    for m in _APP_PATTERN.finditer(text):
+        key = " ".join(m.group(0).lower().split())
+        in_context = bool(
+            _APP_CONTEXT_BEFORE.search(text, 0, m.start())
+            or _APP_CONTEXT_AFTER.match(text, m.end())
+        )
+        if key in _NEVER_NAMED_APPS:
+            named = False
+        elif key in _CONTEXT_ONLY_APPS:
+            named = in_context
+        elif key in _COMMON_WORD_APPS:
+            named = in_context or m.group(0)[:1].isupper()
+        else:
+            named = True
+        out.append(AppMention(m.start(), m.end(), canonical_app(key), named))
+    return out
+
+
+def _name_like(value: str) -> bool:
+    """A short run of capitalised words or numbers: a title, a name, a list item, a field value."""
+    words = value.split()
+    if not 1 <= len(words) <= 5 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
+        return False
+    return all(
+        w[:1].isupper() or w[:1].isdigit() or w.lower() in _CONNECTORS or not w[:1].isalpha()
+        for w in words
+    )
+
+
 def _classify_value(value: str) -> tuple[str, int, int]:
     """The slot type of a labelled value and the span to slot ("$57.47" slots only 57.47)."""
     for rule in _DATE_RULES:
@@ -216,7 +335,7 @@ def _classify_value(value: str) -> tuple[str, int, int]:
     for rule in _TIME_RULES:
         if rule.fullmatch(value):
             return "time", 0, len(value)
-    if _FILE_RULE.fullmatch(value):
+    if any(rule.fullmatch(value) for rule in _FILE_RULES):
         return "file", 0, len(value)
     for rule in _PHONE_RULES:
         if rule.fullmatch(value):
@@ -234,32 +353,151 @@ def _sentence_initial(text: str, start: int) -> bool:
     return i < 0 or text[i] in ".!?:;\n"
 
 
+def _value_items(goal: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the values in goal[start:end]: one, or one per item of a comma-separated list.
+
+    A list of names ("Taxi Fare, Jeans, Property Taxes.") becomes one slot per item, so a plan
+    that deletes them one by one names each through its own slot. The final period of a list or
+    of a short name-like value belongs to the sentence, not the value.
+    """
+    body_end = end - 1 if goal[end - 1 : end] == "." else end
+    body = goal[start:body_end]
+    parts = [(m.start() + start, m.end() + start) for m in re.finditer(r"[^,]+", body)]
+    parts = [(s + len(goal[s:e]) - len(goal[s:e].lstrip()), e) for s, e in parts]
+    if len(parts) >= 2 and all(_name_like(goal[s:e]) for s, e in parts):
+        return parts
+    if body and _name_like(body):
+        return [(start, body_end)]
+    return [(start, end)]
+
+
+def _cut_value(goal: str, start: int, end: int, field_list: bool) -> int:
+    """Where a labelled value really ends, when the goal goes on after it on the same line."""
+    value = goal[start:end]
+    named = [m for m in app_mentions(value) if m.named]
+    # "with message: Lorem ipsum. in Simple SMS Messenger": the trailing app is not the message.
+    if named and re.fullmatch(r"[ \t]*\.?", value[named[-1].end :]):
+        before = re.search(r"[ \t]+in[ \t]+(?:the[ \t]+)?$", value[: named[-1].start])
+        if before:
+            end = start + before.start()
+            value = goal[start:end]
+            named = named[:-1]
+    # "...text: Call Grandma.. Share it ... using Simple SMS Messenger": a sentence that names an
+    # app is the goal's next instruction, not more of the value.
+    if named:
+        breaks = [b.start() for b in _SENTENCE_BREAK.finditer(value, 0, named[0].start)]
+        if breaks:
+            end = start + breaks[-1]
+    # "Phone Label: Work. Do NOT hit save.": a field of a list ends with its sentence.
+    if field_list:
+        brk = _SENTENCE_BREAK.search(goal, start, end)
+        if brk:
+            end = brk.start()
+    if goal[start:end].endswith(".."):
+        end -= 1  # "birthday.. Share": the value's period, then the goal's
+    return end
+
+
+def _quote_spans(goal: str) -> list[tuple[int, int]]:
+    return [m.span() for _, pattern, _ in _QUOTE_RULES for m in pattern.finditer(goal)]
+
+
+def _labelled_spans(goal: str, masked: list[str]) -> list[tuple[int, int, str]]:
+    """Label values, taken before quotes so that a message may quote ("discuss '1984'.")."""
+    spans: list[tuple[int, int, str]] = []
+    quotes = _quote_spans(goal)
+    for m in _LABEL_RE.finditer(goal):
+        start = m.end()
+        if not _is_free(masked, m.start(), start) or _INNER_LABEL.match(goal, start):
+            continue
+        if any(qs < m.start() < qe for qs, qe in quotes):
+            continue  # "title 'Agenda: budget'" is a quote, not a field
+        line_end = goal.find("\n", start)
+        line_end = len(goal) if line_end < 0 else line_end
+        nxt = _NEXT_LABEL.search(goal, start, line_end)
+        end = nxt.start() if nxt else line_end
+        taken = next((i for i in range(start, end) if masked[i] in (_MASK, _APP_MASK)), end)
+        end = taken
+        while end > start and goal[end - 1].isspace():
+            end -= 1
+        if end <= start:
+            continue
+        field_list = nxt is not None or bool(re.search(r",[ \t]*$", goal[: m.start()]))
+        end = _cut_value(goal, start, end, field_list)
+        if end <= start:
+            continue
+        quoted = next(((qs, qe) for qs, qe in quotes if (qs, qe) == (start, end)), None)
+        items = [(start + 1, end - 1)] if quoted else _value_items(goal, start, end)
+        for s, e in items:
+            kind, sub_s, sub_e = _classify_value(goal[s:e])
+            spans.append((s + sub_s, s + sub_e, kind))
+        _claim(masked, start, end)
+        for i in range(*m.span(1)):
+            masked[i] = _APP_MASK  # the label is wording: no name rule may take "First Name"
+    return spans
+
+
+def _table_spans(goal: str) -> list[tuple[int, int, str]]:
+    """Cells of `a|b|c` rows (upstream's csv expense goals); header and rule rows stay literal."""
+    rows: list[list[tuple[int, int]]] = []
+    for line in re.finditer(r"[^\n]+", goal):
+        if line.group(0).count("|") < 1:
+            continue
+        cells = [
+            (c.start() + line.start(), c.end() + line.start())
+            for c in re.finditer(r"[^|]+", line.group(0))
+        ]
+        rows.append(cells)
+    if len(rows) < 2:
+        return []
+    spans: list[tuple[int, int, str]] = []
+    for cells in rows:
+        texts = [goal[s:e].strip() for s, e in cells]
+        if all(re.fullmatch(r"[a-z][a-z0-9_ ]*|:?-{2,}:?|", t) for t in texts):
+            continue  # a header (column names) or a rule
+        for s, e in cells:
+            lead = len(goal[s:e]) - len(goal[s:e].lstrip())
+            s, e = s + lead, s + lead + len(goal[s:e].strip())
+            if s < e:
+                kind, sub_s, sub_e = _classify_value(goal[s:e])
+                spans.append((s + sub_s, s + sub_e, kind))
+    return spans
+
+
 def _find_spans(goal: str) -> list[tuple[int, int, str]]:
     """Slot spans (start, end, type) in goal order, by rule priority; no two spans overlap."""
     masked = list(goal)
     spans: list[tuple[int, int, str]] = []
 
+    def add(s: int, e: int, kind: str) -> None:
+        if s < e and _is_free(masked, s, e):
+            spans.append((s, e, kind))
+            _claim(masked, s, e)
+
     def take(kind: str, pattern: re.Pattern[str], group: int = 0) -> None:
         for m in pattern.finditer("".join(masked)):
-            s, e = m.span(group)
-            if s < e and _is_free(masked, s, e):
-                spans.append((s, e, kind))
-                _claim(masked, s, e)
+            add(*m.span(group), kind)
 
+    for s, e, kind in _table_spans(goal):
+        add(s, e, kind)
+    if not any(
+        qs < m.start(1) < qe for m in _CONTENT_RULE.finditer(goal) for qs, qe in _quote_spans(goal)
+    ):
+        take("text", _CONTENT_RULE, 1)
+    for s, e, kind in _labelled_spans(goal, masked):
+        spans.append((s, e, kind))  # already claimed
     for kind, pattern, group in _QUOTE_RULES:
         take(kind, pattern, group)
-    for m in _LABELLED.finditer("".join(masked)):
-        s, e = m.span(1)
-        if not _is_free(masked, s, e):
-            continue
-        kind, sub_s, sub_e = _classify_value(goal[s:e])
-        spans.append((s + sub_s, s + sub_e, kind))
-        _claim(masked, s, e)
+    for m in _NAMED_RULE.finditer("".join(masked)):
+        value = m.group(2)
+        is_file = m.group(1) == "file" or re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", value)
+        add(*m.span(2), "file" if is_file else "text")
     for pattern in _DATE_RULES:
         take("date", pattern)
     for pattern in _TIME_RULES:
         take("time", pattern)
-    take("file", _FILE_RULE)
+    for pattern in _FILE_RULES:
+        take("file", pattern)
     for pattern in _PHONE_RULES:
         take("number", pattern)
     take("number", _NUMBER_RULE)
@@ -267,9 +505,10 @@ def _find_spans(goal: str) -> list[tuple[int, int, str]]:
         take("toggle", pattern, group)
 
     # App names stay literal: hide them from the folder and name rules without making them slots.
-    for m in _APP_RULE.finditer("".join(masked)):
-        if _is_free(masked, *m.span()):
-            for i in range(*m.span()):
+    for mention in app_mentions(goal):
+        written_capitalised = goal[mention.start : mention.start + 1].isupper()
+        if (mention.named or written_capitalised) and _is_free(masked, mention.start, mention.end):
+            for i in range(mention.start, mention.end):
                 masked[i] = _APP_MASK
     take("folder", _FOLDER_RULE, 1)
     for m in _NAME_RULE.finditer("".join(masked)):
@@ -284,8 +523,7 @@ def _find_spans(goal: str) -> list[tuple[int, int, str]]:
                 run.append((ws, we))
                 continue
             if run:
-                spans.append((run[0][0], run[-1][1], "name"))
-                _claim(masked, run[0][0], run[-1][1])
+                add(run[0][0], run[-1][1], "name")
             run = []
     spans.sort()
     return spans
@@ -342,8 +580,9 @@ def placeholders(text: str) -> set[str]:
 def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
     """Replace a goal's slot values where they appear in other text (e.g. a plan's sub-goal).
 
-    Values are matched whole-word, longest first. When several slots share a value ("5 hours, 5
-    minutes"), successive occurrences take successive slots. On/off-like values are replaced only
+    Values are matched whole-word, longest first (a sentence also without its final period).
+    When several slots share a value ("5 hours, 5 minutes"), successive occurrences take
+    successive slots. On/off-like values are replaced only
     where they read as a setting ("switch it off."), not as prepositions ("tap on Save").
     """
     masked = list(text)
@@ -362,9 +601,11 @@ def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
                 if m.group(g).lower() == value.lower()
             ]
         else:
-            left = r"(?<!\w)" if value[0].isalnum() or value[0] == "_" else ""
-            right = r"(?!\w)" if value[-1].isalnum() or value[-1] == "_" else ""
-            matches = [m.span() for m in re.finditer(left + re.escape(value) + right, text)]
+            matches = [m.span() for m in _whole(value).finditer(text)]
+            bare = value.rstrip(".!?")
+            if not matches and bare != value and len(bare) > 3:
+                # A plan may quote a sentence without its final period: still the same value.
+                matches = [m.span() for m in _whole(bare).finditer(text)]
         n = 0
         for s, e in sorted(set(matches)):
             if all(c != _MASK for c in masked[s:e]):
@@ -383,6 +624,150 @@ def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
 
 def abstract_plan(plan: Sequence[str], slots: Mapping[str, SlotValue]) -> list[str]:
     return [abstract_text(step, slots) for step in plan]
+
+
+def _whole(value: str, flags: int = 0) -> re.Pattern[str]:
+    left = r"(?<!\w)" if value[:1].isalnum() or value[:1] == "_" else ""
+    right = r"(?!\w)" if value[-1:].isalnum() or value[-1:] == "_" else ""
+    return re.compile(left + re.escape(value) + right, flags)
+
+
+# ---------------------------------------------------------------------------------------------
+# Plan safety: a stored plan must not carry one goal's values into another goal
+# ---------------------------------------------------------------------------------------------
+
+
+def literal_text(template: str) -> str:
+    """A plan template's fixed text, which every instantiation repeats whatever the goal."""
+    return _PLACEHOLDER.sub(lambda m: {"{{": "{", "}}": "}"}.get(m.group(0), _MASK), template)
+
+
+def _tokens(text: str) -> list[tuple[int, str]]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        word = m.group(0).rstrip(".,:;'’/-")
+        if word:
+            out.append((m.start(), word))
+    return out
+
+
+def _is_marker(word: str) -> bool:
+    """Capitalised, all-caps or numeric: the kind of word that is a goal's value, not its verb."""
+    if any(c.isdigit() for c in word):
+        return True
+    return (
+        len(word) > 1
+        and word[0].isupper()
+        and word not in _NON_NAME_WORDS
+        and word.lower() not in _APP_WORDS
+    )
+
+
+def slot_markers(slot: SlotValue) -> list[str]:
+    """What of a slot value must never appear in a plan's fixed text: the value itself and its
+    capitalised or numeric words (except a sentence's first word: "Call Grandma" starts a verb)."""
+    if slot.type == "toggle":
+        return []
+    value = slot.value.strip()
+    out = [value] if value else []
+    stripped = value.rstrip(".!?")
+    if stripped and stripped != value:
+        out.append(stripped)
+    sentence = not _name_like(stripped)
+    for i, (_, token) in enumerate(_tokens(value)):
+        if i == 0 and sentence:
+            continue
+        # "Let's" is also "Let": a plan may cut a value at its apostrophe.
+        for word in dict.fromkeys([token, *re.findall(r"\w+", token)]):
+            if _is_marker(word) and word not in out:
+                out.append(word)
+    # Four words in a row of a sentence value: a plan that quotes part of a message.
+    words = stripped.split()
+    if sentence and len(words) > 4:
+        out += [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
+    return out
+
+
+def template_markers(template: str) -> list[str]:
+    """Capitalised and numeric words a goal template kept literal though they look like values.
+
+    App names, labels ("First Name:"), sentence starts and words in `_NON_NAME_WORDS` are the
+    goal's wording; anything else capitalised or numeric should have been a slot.
+    """
+    text = literal_text(template)
+    labels = {w for m in _LABEL_RE.finditer(text) for w in m.group(1).split()}
+    out: list[str] = []
+    for start, word in _tokens(text):
+        numeric = re.fullmatch(r"[$+\-]?\d[\d.,:]*", word) is not None
+        capital = word[0].isupper() and not any(c.isdigit() for c in word)
+        if not (numeric or capital) or not _is_marker(word) or word in labels:
+            continue
+        if capital and _sentence_initial(text, start):
+            continue
+        if word not in out:
+            out.append(word)
+    return out
+
+
+def _found(marker: str, text: str) -> bool:
+    return bool(marker) and _whole(marker).search(text) is not None
+
+
+def plan_leaks(goal: GoalTemplate, plan: Sequence[str]) -> list[str]:
+    """Goal values an abstracted plan still spells out literally (empty = safe to store).
+
+    Such a plan would hand this goal's values to the next goal of the same shape: the slot
+    values, their capitalised or numeric words, and capitalised or numeric goal words that the
+    abstraction left literal.
+    """
+    literal = literal_text("\n".join(plan))
+    markers = [m for slot in goal.slots.values() for m in slot_markers(slot)]
+    markers += template_markers(goal.template)
+    out: list[str] = []
+    for marker in markers:
+        if marker not in out and _found(marker, literal):
+            out.append(marker)
+    return out
+
+
+def stale_values(
+    stored_slots: Mapping[str, SlotValue], goal_slots: Mapping[str, SlotValue], plan: Sequence[str]
+) -> list[str]:
+    """Values of the stored example goal that a plan's fixed text repeats, though this goal's
+    value for the same slot differs (e.g. a source folder the old abstraction did not slot)."""
+    literal = literal_text("\n".join(plan))
+    out: list[str] = []
+    for key, old in stored_slots.items():
+        new = goal_slots.get(key)
+        keep = set(slot_markers(new)) if new is not None else set()
+        for marker in slot_markers(old):
+            if marker not in keep and marker not in out and _found(marker, literal):
+                out.append(marker)
+    return out
+
+
+def template_differences(stored: str, wanted: str) -> list[tuple[str, str]]:
+    """Where two templates differ in more than filler words and punctuation (empty = same task).
+
+    A similar template with a different word ("top" vs "bottom", "settings" vs "contacts", "Pause"
+    vs "Run") is another task, however high its similarity.
+    """
+    a, b = _template_tokens(stored), _template_tokens(wanted)
+    out: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        changed = a[i1:i2] + b[j1:j2]
+        if all(t in _FILLER_WORDS or not (t[0].isalnum() or t[0] == "<") for t in changed):
+            continue
+        out.append((_render(a[i1:i2]), _render(b[j1:j2])))
+    return out
+
+
+def _render(tokens: Sequence[str]) -> str:
+    words = ["{" + t[1:-1] + "}" if t.startswith("<") else t for t in tokens]
+    return re.sub(r" ([^\w{])", r"\1", " ".join(words))
 
 
 def _template_tokens(template: str) -> list[str]:
@@ -406,18 +791,8 @@ def canonical_app(name: str) -> str:
 
 
 def apps_in_goal(goal: str) -> list[str]:
-    """Apps a goal names (capitalised, as upstream goals write them, plus "pro expense")."""
-    found: list[str] = []
-    rest = goal
-    for app in sorted(KNOWN_APP_NAMES, key=len, reverse=True):
-        if app in ("Android", "Google", "Phone", "Messages", "Gallery", "Recipe", "Expense"):
-            continue
-        if re.search(rf"\b{re.escape(app)}\b", rest):
-            found.append(canonical_app(app))
-            rest = re.sub(rf"\b{re.escape(app)}\b", " ", rest)
-    if re.search(r"\bpro expense\b", rest, re.I):
-        found.append("pro expense")
-    return sorted(set(found))
+    """Apps a goal names, found case-insensitively ("the settings app", "Simple Calendar Pro")."""
+    return sorted({m.app for m in app_mentions(goal) if m.named})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -489,6 +864,39 @@ class Match:
     plan: list[str]
     usable: bool
     reason: str = ""
+
+
+def misfit_reason(entry: MemoryEntry, goal: GoalTemplate, goal_apps: Iterable[str] = ()) -> str:
+    """Why a remembered plan must not be used for this goal, however similar ("" = it fits).
+
+    These are the retrieval half of "help later goals, never poison them": another app, another
+    task wording, a value the plan needs but the goal lacks, a setting the plan silently assumes,
+    or a value of the example goal that the plan spells out literally.
+    """
+    wanted, have = set(goal_apps), set(entry.app_names)
+    if wanted and have and not wanted & have:
+        return f"for another app ({', '.join(sorted(have))}, not {', '.join(sorted(wanted))})"
+    differences = template_differences(entry.goal_template, goal.template)
+    if differences:
+        old, new = differences[0]
+        return f"another task (remembered {old or '-'!r}, this goal {new or '-'!r})"
+    used = set().union(*map(placeholders, entry.plan)) if entry.plan else set()
+    missing = sorted(used - set(goal.slots))
+    if missing:
+        return "goal lacks slots " + ", ".join(missing)
+    for key, old_slot in entry.slots.items():
+        new_slot = goal.slots.get(key)
+        if (
+            old_slot.type == "toggle"
+            and key not in used
+            and new_slot is not None
+            and new_slot.value.lower() != old_slot.value.lower()
+        ):
+            return f"the plan does not say {key}, and it was made for {old_slot.value!r}"
+    stale = stale_values(entry.slots, goal.slots, entry.plan)
+    if stale:
+        return "the plan repeats the example goal's " + ", ".join(repr(v) for v in stale[:3])
+    return ""
 
 
 def new_entry_id() -> str:
@@ -822,16 +1230,16 @@ class EpisodicMemory:
                 overlap = len(wanted_apps & have_apps) / len(wanted_apps | have_apps)
                 sim *= 0.5 + 0.5 * overlap
             plan = [instantiate(step, abstracted.slots) for step in entry.plan]
-            missing = sorted(set().union(*map(placeholders, entry.plan)) - set(abstracted.slots))
             reason = ""
             if entry.status == "retired":
                 reason = "retired"
             elif sim < self.similarity_threshold:
                 reason = f"similarity {sim:.2f} < {self.similarity_threshold:.2f}"
-            elif missing:
-                reason = "goal lacks slots " + ", ".join(missing)
-            elif (
-                entry.status != "pinned"
+            else:
+                reason = misfit_reason(entry, abstracted, wanted_apps)
+            if (
+                not reason
+                and entry.status != "pinned"
                 and entry.trials >= MIN_TRIALS_FOR_RATE_FLOOR
                 and entry.success_rate < self.min_success_rate
             ):
@@ -909,7 +1317,8 @@ class EpisodicMemory:
         The goal and plan are abstracted to templates. A success for a template already stored
         (same template and apps) updates that entry: one more success (unless `record_outcome`
         already counted it) and, unless the entry is pinned or retired, the newest plan. Retired
-        entries stay retired. Returns the entry id, or "" if the memory could not be written.
+        entries stay retired. Returns the entry id, or "" if the memory could not be written or
+        the plan was refused because it still names the goal's values (see `plan_leaks`).
         """
         steps = [s.strip() for s in plan if s and s.strip()]
         if not steps:
@@ -917,6 +1326,16 @@ class EpisodicMemory:
             return ""
         abstracted = abstract_goal(goal)
         tplan = abstract_plan(steps, abstracted.slots)
+        leaks = plan_leaks(abstracted, tplan)
+        if leaks:
+            # Stored, this plan would hand these values to the next goal of the same shape.
+            self._counted_success = set()
+            self._warn(
+                "plan not stored: after abstraction it still spells out the goal's "
+                + ", ".join(repr(v) for v in leaks[:3])
+                + f" (template {abstracted.template!r})"
+            )
+            return ""
         apps = sorted({canonical_app(a) for a in app_names} | set(apps_in_goal(goal)))
         source = {**self.provenance, **dict(provenance or {})}
         now = self._clock()
