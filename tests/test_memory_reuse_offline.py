@@ -67,6 +67,35 @@ def test_the_table_reports_hits_steps_and_planner_calls(passes):
     assert [r.hits for r in rows] == [1, 1, 1]
     table = memory_reuse.format_table(rows)
     assert "ContactsAddContact" in table and "hits" in table and "0 model calls" in table
+    # Every retrieval is counted, and none carried a value of the goal it was stored for.
+    assert [(r.retrieved, r.foreign) for r in rows] == [(1, 0), (1, 0), (1, 0)]
+    assert "foreign" in table and "0/3" in table.splitlines()[-2]
+    assert memory_reuse.format_refusals([*passes[0], *passes[1]]) == "plans refused at storage: 0"
+
+
+def test_a_retrieved_plan_carrying_the_stored_goals_values_is_counted_as_foreign():
+    stored = "Add a contact named Jane Roe with number 555-0100"
+    new = "Add a contact named John Doe with number 555-0199"
+    clean = ["Open Contacts", "Enter 'John Doe' as the name", "Enter '555-0199' as the phone"]
+    assert memory_reuse.foreign_values(stored, new, clean) == []
+    leaky = ["Open Contacts", "Enter 'Jane Roe' as the name", "Enter '555-0199' as the phone"]
+    assert memory_reuse.foreign_values(stored, new, leaky) == ["Jane Roe"]
+    # A value both goals share is not foreign.
+    same = "Add a contact named Jane Roe with number 555-0199"
+    assert memory_reuse.foreign_values(stored, same, leaky) == []
+
+
+def test_refused_plans_are_counted_from_the_memorys_warnings():
+    refused = "plan not stored: after abstraction it still spells out the goal's 'Buy' (template x)"
+    results = [
+        memory_reuse.EpisodeResult(
+            "A", 0, "g", 1.0, 3, False, None, False, [], 1, 1, 0, [], memory_warnings=[refused]
+        ),
+        memory_reuse.EpisodeResult(
+            "B", 0, "g", 1.0, 3, False, None, True, [], 1, 1, 0, [], memory_warnings=["other"]
+        ),
+    ]
+    assert memory_reuse.format_refusals(results) == "plans refused at storage: 1 (A 1)"
 
 
 def test_a_remembered_plan_that_does_not_fit_this_goal_is_not_reused():
@@ -90,6 +119,10 @@ def test_a_remembered_plan_that_does_not_fit_this_goal_is_not_reused():
     opening = offline_text.parse_goal("Open the settings app.")
     other = ["Open Contacts"]
     assert "opens Contacts" in misfit(other, opening, offline.build_plan(opening)[0])
+    # Leaving out an app this goal needs ("Wednesday" needs the clock's date first).
+    relative = offline_text.parse_goal("What events do I have Wednesday in Simple Calendar Pro?")
+    dated = ["Open Simple Calendar Pro", offline.FIND_SUB_GOAL]
+    assert "never opens Clock" in misfit(dated, relative, offline.build_plan(relative)[0])
 
 
 def test_the_planner_falls_back_to_its_own_plan_with_a_warning():

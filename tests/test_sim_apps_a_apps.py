@@ -16,15 +16,15 @@ from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import clock as clock_app
 from android_world.env.sim.apps import markor as markor_app
 from android_world.env.sim.sim_env import SimEnv
-from android_world.task_evals.single import contacts
-from android_world.task_evals.single.files import (
-    STORAGE,
-    clear_folder,
-    make_storage_folders,
+from android_world.task_evals.oracle_utils import (
+    class_endswith,
+    find,
+    matching,
     scroll_and_tap,
     tap,
 )
-from android_world.task_evals.single.system import find_element
+from android_world.task_evals.single import contacts
+from android_world.task_evals.single.files import STORAGE, clear_folder, make_storage_folders
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def open_app(env: SimEnv, name: str) -> None:
 
 
 def visible(env: SimEnv, *, text: str | None = None, desc: str | None = None) -> bool:
-    return find_element(env.get_state().ui_elements, text=text, desc=desc) is not None
+    return find(env.get_state().ui_elements, matching(text=text, desc=desc)) is not None
 
 
 def type_into(env: SimEnv, hint: str, text: str) -> None:
@@ -179,7 +179,7 @@ def test_markor_note_gets_extension_and_saves_on_back(env: SimEnv) -> None:
 
 
 def editor_field(env: SimEnv) -> int:
-    index = find_element(env.get_state().ui_elements, class_suffix="EditText")
+    index = find(env.get_state().ui_elements, class_endswith("EditText"))
     assert index is not None
     return index
 

@@ -15,10 +15,10 @@ import pytest
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import task_eval
+from android_world.task_evals.oracle_utils import done, scroll_and_tap, tap
 from android_world.task_evals.registry import TaskRegistry
 from android_world.task_evals.single import contacts, markor
-from android_world.task_evals.single.files import STORAGE, scroll_and_tap, tap
-from android_world.task_evals.single.system import done
+from android_world.task_evals.single.files import STORAGE
 
 TASKS = (
     "CameraTakePhoto",

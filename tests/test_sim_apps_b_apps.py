@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import datetime
-import os
-import re
-import shutil
 
 import pytest
-from PIL import Image
 
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.sim_env import SimEnv
+from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp
 
@@ -32,13 +29,13 @@ def act(env, **kw) -> None:
 
 
 def tap(env, match, long=False) -> None:
-    index = exp.find(env.get_state().ui_elements, match)
+    index = ui.find(env.get_state().ui_elements, match)
     assert index is not None, "element not on screen"
     act(env, action_type="long_press" if long else "click", index=index)
 
 
 def type_in(env, match, text) -> None:
-    index = exp.find(env.get_state().ui_elements, match)
+    index = ui.find(env.get_state().ui_elements, match)
     assert index is not None
     act(env, action_type="input_text", index=index, text=text)
 
@@ -69,17 +66,17 @@ def seed_expenses(env, n=15):
 def test_expense_add_through_the_form_stores_cents_and_category(env):
     act(env, action_type="open_app", app_name="Pro Expense")
     assert "No expenses yet" in texts(env)
-    tap(env, exp.desc_is("Add expense"))
-    type_in(env, exp.hint_is("Name"), "Coffee")
-    type_in(env, exp.hint_is("Amount"), "$1,234.5")
-    tap(env, exp.text_is("Save"))
+    tap(env, ui.desc_is("Add expense"))
+    type_in(env, ui.hint_is("Name"), "Coffee")
+    type_in(env, ui.hint_is("Amount"), "$1,234.5")
+    tap(env, ui.text_is("Save"))
     assert (
         env.controller.sqlite_query(expense_app.DB, "SELECT * FROM expense") == []
     )  # no category yet
-    tap(env, exp.text_is("Category"))
-    tap(env, exp.text_is("Food"))
-    type_in(env, exp.hint_is("Note"), "A need")
-    tap(env, exp.text_is("Save"))
+    tap(env, ui.text_is("Category"))
+    tap(env, ui.text_is("Food"))
+    type_in(env, ui.hint_is("Note"), "A need")
+    tap(env, ui.text_is("Save"))
     (row,) = env.controller.sqlite_query(expense_app.DB, "SELECT * FROM expense")
     assert (row["name"], row["amount"], row["category"], row["note"]) == (
         "Coffee",
@@ -98,16 +95,16 @@ def test_expense_list_scrolls_and_selection_deletes_only_selected(env):
     act(env, action_type="scroll", direction="down")
     act(env, action_type="scroll", direction="down")
     assert "Item 00" in texts(env)
-    tap(env, exp.text_is("Item 00"), long=True)
-    tap(env, exp.text_is("Item 01"))
+    tap(env, ui.text_is("Item 00"), long=True)
+    tap(env, ui.text_is("Item 01"))
     assert "2 selected" in texts(env)
     act(env, action_type="navigate_back")  # Back leaves selection mode
     assert "Pro Expense" in texts(env)
-    tap(env, exp.text_is("Item 01"), long=True)
-    tap(env, exp.desc_is("Delete"))
-    tap(env, exp.text_is("Cancel"))
+    tap(env, ui.text_is("Item 01"), long=True)
+    tap(env, ui.desc_is("Delete"))
+    tap(env, ui.text_is("Cancel"))
     assert len(exp.list_rows(env)) == 15
-    tap(env, exp.desc_is("Delete"))
+    tap(env, ui.desc_is("Delete"))
     tap(env, lambda e: e.text == "Delete" and e.class_name.endswith("Button"))
     names = {r["name"] for r in exp.list_rows(env)}
     assert len(names) == 14 and "Item 01" not in names
@@ -116,13 +113,13 @@ def test_expense_list_scrolls_and_selection_deletes_only_selected(env):
 def test_expense_detail_delete_and_edit(env):
     seed_expenses(env, 3)
     act(env, action_type="open_app", app_name="Pro Expense")
-    tap(env, exp.text_is("Item 02"))
+    tap(env, ui.text_is("Item 02"))
     assert "Entertainment" in texts(env) or "Expense" in texts(env)
-    tap(env, exp.desc_is("Edit"))
-    type_in(env, exp.hint_is("Name"), "!")  # appends to the prefilled name
-    tap(env, exp.text_is("Save"))
+    tap(env, ui.desc_is("Edit"))
+    type_in(env, ui.hint_is("Name"), "!")  # appends to the prefilled name
+    tap(env, ui.text_is("Save"))
     assert {r["name"] for r in exp.list_rows(env)} == {"Item 00", "Item 01", "Item 02!"}
-    tap(env, exp.desc_is("Delete"))
+    tap(env, ui.desc_is("Delete"))
     tap(env, lambda e: e.text == "Delete" and e.class_name.endswith("Button"))
     assert {r["name"] for r in exp.list_rows(env)} == {"Item 00", "Item 01"}
     assert "Pro Expense" in texts(env)
@@ -136,35 +133,35 @@ def test_calendar_month_navigation_and_day_view(env):
     cal.add_events(env, [cal.make_event(start, start + 1800, "Dentist", "Check up")])
     act(env, action_type="open_app", app_name="Simple Calendar Pro")
     assert "October 2023" in texts(env)
-    tap(env, exp.desc_is("Next month"))
+    tap(env, ui.desc_is("Next month"))
     assert "November 2023" in texts(env)
-    tap(env, exp.desc_is("Previous month"))
-    tap(env, exp.text_is("20"))
+    tap(env, ui.desc_is("Previous month"))
+    tap(env, ui.text_is("20"))
     assert "Friday, October 20" in texts(env)
     assert "09:00 - 09:30" in texts(env)
-    tap(env, exp.desc_is("Next day"))
+    tap(env, ui.desc_is("Next day"))
     assert "No upcoming events" in texts(env)
 
 
 def test_calendar_create_event_with_pickers(env):
     act(env, action_type="open_app", app_name="Simple Calendar Pro")
-    tap(env, exp.text_is("18"))
-    tap(env, exp.desc_is("New Event"))
-    type_in(env, exp.hint_is("Title"), "Review")
-    type_in(env, exp.hint_is("Description"), "Quarterly numbers")
-    tap(env, exp.res_is("event_start_time"))
+    tap(env, ui.text_is("18"))
+    tap(env, ui.desc_is("New Event"))
+    type_in(env, ui.hint_is("Title"), "Review")
+    type_in(env, ui.hint_is("Description"), "Quarterly numbers")
+    tap(env, ui.res_is("event_start_time"))
     tap(env, lambda e: e.resource_name == "time_picker_cell" and e.text == "09")
     assert "Select minutes" in texts(env)
     tap(env, lambda e: e.resource_name == "time_picker_cell" and e.text == "30")
-    tap(env, exp.text_is("OK"))
+    tap(env, ui.text_is("OK"))
     # moving the start keeps the one-hour default duration
     assert [e.text for e in env.get_state().ui_elements if e.resource_name == "event_end_time"] == [
         "10:30"
     ]
-    tap(env, exp.res_is("event_end_date"))
-    tap(env, exp.text_is("19"))
-    tap(env, exp.text_is("OK"))
-    tap(env, exp.desc_is("Save"))
+    tap(env, ui.res_is("event_end_date"))
+    tap(env, ui.text_is("19"))
+    tap(env, ui.text_is("OK"))
+    tap(env, ui.desc_is("Save"))
     (row,) = cal.list_events(env)
     assert row["title"] == "Review" and row["description"] == "Quarterly numbers"
     assert row["start_ts"] == int(datetime.datetime(2023, 10, 18, 9, 30, tzinfo=UTC).timestamp())
@@ -175,16 +172,16 @@ def test_calendar_refuses_untitled_and_deletes_after_confirmation(env):
     start = int(datetime.datetime(2023, 10, 16, 9, tzinfo=UTC).timestamp())
     cal.add_events(env, [cal.make_event(start, start + 1800, "Standup", "")])
     act(env, action_type="open_app", app_name="Simple Calendar Pro")
-    tap(env, exp.desc_is("New Event"))
-    tap(env, exp.desc_is("Save"))
+    tap(env, ui.desc_is("New Event"))
+    tap(env, ui.desc_is("Save"))
     assert "Title cannot be empty" in texts(env)
     act(env, action_type="navigate_back")
-    tap(env, exp.text_is("16"))
-    tap(env, exp.text_is("Standup"))
-    tap(env, exp.desc_is("Delete"))
-    tap(env, exp.text_is("Cancel"))
+    tap(env, ui.text_is("16"))
+    tap(env, ui.text_is("Standup"))
+    tap(env, ui.desc_is("Delete"))
+    tap(env, ui.text_is("Cancel"))
     assert len(cal.list_events(env)) == 1
-    tap(env, exp.desc_is("Delete"))
+    tap(env, ui.desc_is("Delete"))
     tap(env, lambda e: e.text == "Delete" and e.class_name.endswith("Button"))
     assert cal.list_events(env) == []
 
@@ -208,12 +205,12 @@ def test_sms_conversations_most_recent_first_and_reply(env):
     act(env, action_type="open_app", app_name="Simple SMS Messenger")
     order = [t for t in texts(env) if t.startswith("+1555")]
     assert order == ["+15550000002", "+15550000001"]
-    tap(env, exp.text_is("+15550000002"))
+    tap(env, ui.text_is("+15550000002"))
     assert all(m["read"] for m in sms_app.messages(env.controller, sms_app.INBOX))
-    tap(env, exp.desc_is("Send"))  # empty draft: nothing is sent
+    tap(env, ui.desc_is("Send"))  # empty draft: nothing is sent
     assert sms_app.messages(env.controller, sms_app.SENT) == []
-    type_in(env, exp.hint_is("Type a message"), "On my way")
-    tap(env, exp.desc_is("Send"))
+    type_in(env, ui.hint_is("Type a message"), "On my way")
+    tap(env, ui.desc_is("Send"))
     (sent,) = sms_app.messages(env.controller, sms_app.SENT)
     assert (sent["address"], sent["body"], sent["date"]) == ("+15550000002", "On my way", now)
     act(env, action_type="navigate_back")
@@ -223,101 +220,12 @@ def test_sms_conversations_most_recent_first_and_reply(env):
 def test_sms_new_conversation(env):
     act(env, action_type="open_app", app_name="Simple SMS Messenger")
     assert "No stored conversations have been found" in texts(env)
-    tap(env, exp.desc_is("New conversation"))
-    type_in(env, exp.hint_is("Add Contact or Number…"), "+1 555-123-4567")
+    tap(env, ui.desc_is("New conversation"))
+    type_in(env, ui.hint_is("Add Contact or Number…"), "+1 555-123-4567")
     assert "+1 555-123-4567" in texts(env)  # the thread's title
-    type_in(env, exp.hint_is("Type a message"), "Hi")
-    tap(env, exp.desc_is("Send"))
+    type_in(env, ui.hint_is("Type a message"), "Hi")
+    tap(env, ui.desc_is("Send"))
     (sent,) = sms_app.messages(env.controller, sms_app.SENT)
     assert sms_app.normalize_number(sent["address"]) == "+15551234567"
     threads = env.controller.sqlite_query(sms_app.DB, "SELECT * FROM threads")
     assert len(threads) == 1 and threads[0]["snippet"] == "Hi" and threads[0]["message_count"] == 1
-
-
-# ---- OCR ------------------------------------------------------------------------------------
-
-SYSTEM_UI = "com.android.systemui"  # status and navigation bars are the phone's, not these apps'
-_WORD = re.compile(r"[^\w$]+")
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in (_WORD.sub("", part).lower() for part in text.split()) if w]
-
-
-def _recall(state) -> float:
-    import pytesseract
-
-    wanted = [
-        w
-        for e in state.ui_elements
-        if e.text and e.package_name != SYSTEM_UI
-        for w in _words(e.text)
-    ]
-    image = Image.fromarray(state.pixels).convert("L")
-    read = set(_words(pytesseract.image_to_string(image, config="--psm 6")))
-    return sum(w in read for w in wanted) / max(1, len(wanted))
-
-
-def _ocr_frames():
-    """(name, state) for each app's first screen and each of the apps' dialogs."""
-    sim = SimEnv(render=True)
-    try:
-        seed_expenses(sim, 15)
-        start = int(datetime.datetime(2023, 10, 16, 9, tzinfo=UTC).timestamp())
-        cal.add_events(
-            sim, [cal.make_event(start, start + 1800, "Meeting with Alice", "We will plan.")]
-        )
-        now = int(sim.controller.device_time().timestamp() * 1000)
-        sms_app.insert_message(
-            sim.controller,
-            "+15550000001",
-            "Winter is coming.",
-            msg_type=sms_app.INBOX,
-            date_ms=now - 60_000,
-        )
-        sms_app.insert_message(
-            sim.controller,
-            "+15550000002",
-            "The cake is a lie.",
-            msg_type=sms_app.INBOX,
-            date_ms=now - 86_400_000,
-        )
-        frames = []
-        act(sim, action_type="open_app", app_name="Pro Expense")
-        frames.append(("expense list", sim.get_state()))
-        tap(sim, exp.text_is("Item 14"), long=True)
-        tap(sim, exp.desc_is("Delete"))
-        frames.append(("expense delete dialog", sim.get_state()))
-        act(sim, action_type="navigate_back")
-        act(sim, action_type="navigate_back")
-        tap(sim, exp.desc_is("Add expense"))
-        tap(sim, exp.text_is("Category"))
-        frames.append(("expense category dialog", sim.get_state()))
-        act(sim, action_type="open_app", app_name="Simple Calendar Pro")
-        frames.append(("calendar month", sim.get_state()))
-        tap(sim, exp.text_is("16"))
-        tap(sim, exp.text_is("Meeting with Alice"))
-        tap(sim, exp.res_is("event_start_date"))
-        frames.append(("calendar date picker", sim.get_state()))
-        tap(sim, exp.text_is("Cancel"))
-        tap(sim, exp.res_is("event_start_time"))
-        frames.append(("calendar time picker", sim.get_state()))
-        tap(sim, exp.text_is("Cancel"))
-        tap(sim, exp.desc_is("Delete"))
-        frames.append(("calendar delete dialog", sim.get_state()))
-        act(sim, action_type="open_app", app_name="Simple SMS Messenger")
-        frames.append(("sms conversations", sim.get_state()))
-        return frames
-    finally:
-        sim.close()
-
-
-@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
-def test_ocr_reads_the_screens_and_dialogs(monkeypatch):
-    pytest.importorskip("pytesseract")
-    monkeypatch.setenv("OMP_THREAD_LIMIT", "1")
-    os.environ["OMP_THREAD_LIMIT"] = "1"
-    results = {name: _recall(state) for name, state in _ocr_frames()}
-    print({k: round(v, 3) for k, v in results.items()})
-    low = {k: v for k, v in results.items() if v < 0.95}
-    assert not low, f"OCR word recall below 95%: {low}"

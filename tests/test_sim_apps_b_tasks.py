@@ -13,6 +13,7 @@ from android_world.env.sim.apps import calendar as calendar_app
 from android_world.env.sim.apps import expense as expense_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.sim_env import SimEnv
+from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import registry
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp
@@ -179,14 +180,14 @@ def _send_via_ui(env, number: str, body: str) -> None:
     env.execute_action(JSONAction(action_type="open_app", app_name="Simple SMS Messenger"))
     elements = env.get_state().ui_elements
     env.execute_action(
-        JSONAction(action_type="click", index=exp.find(elements, exp.desc_is("New conversation")))
+        JSONAction(action_type="click", index=ui.find(elements, ui.desc_is("New conversation")))
     )
     elements = env.get_state().ui_elements
     env.execute_action(
         JSONAction(
             action_type="input_text",
             text=number,
-            index=exp.find(elements, exp.hint_is("Add Contact or Number…")),
+            index=ui.find(elements, ui.hint_is("Add Contact or Number…")),
         )
     )
     elements = env.get_state().ui_elements
@@ -194,13 +195,11 @@ def _send_via_ui(env, number: str, body: str) -> None:
         JSONAction(
             action_type="input_text",
             text=body,
-            index=exp.find(elements, exp.hint_is("Type a message")),
+            index=ui.find(elements, ui.hint_is("Type a message")),
         )
     )
     elements = env.get_state().ui_elements
-    env.execute_action(
-        JSONAction(action_type="click", index=exp.find(elements, exp.desc_is("Send")))
-    )
+    env.execute_action(JSONAction(action_type="click", index=ui.find(elements, ui.desc_is("Send"))))
 
 
 def test_sms_wrong_number_wrong_text_or_other_app_fails(env):

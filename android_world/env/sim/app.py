@@ -81,6 +81,34 @@ class Screen:
         self.app.phone.toast(text)
 
 
+class Selecting:
+    """Long-press multi-selection for a list screen (Files, Markor, Pro Expense): while rows are
+    selected, a tap toggles a row and Back clears the selection instead of leaving."""
+
+    selected: set
+
+    def toggle(self, item: object) -> None:
+        self.selected ^= {item}
+
+    def clear_selection(self) -> None:
+        self.selected = set()
+
+    def on_back(self) -> bool:
+        if self.selected:
+            self.clear_selection()
+            return True
+        return False
+
+
+def folder_entries(controller: SimController, path: str) -> list[tuple[str, bool]]:
+    """(name, is a folder) under `path`: folders first, then files, each A-Z as file managers
+    list them."""
+    names = controller.list_dir(path)
+    dirs = sorted((n for n in names if controller.is_dir(f"{path}/{n}")), key=str.lower)
+    files = sorted((n for n in names if n not in dirs), key=str.lower)
+    return [(n, True) for n in dirs] + [(n, False) for n in files]
+
+
 class App:
     """An app, addressed by its package name, which must be an entry of `device.APPS`."""
 

@@ -8,6 +8,7 @@ hit-tested against that same frame, top-most and deepest first, as Android dispa
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 
 from android_world.env import device, representation_utils
@@ -39,16 +40,50 @@ class Window:
     in_tree: bool = True  # content under a dialog is drawn but not reachable
 
 
-@dataclasses.dataclass
 class Frame:
-    windows: list[Window]
-    nodes: list[Node]  # the accessibility nodes, tree order, over windows in tree
-    packages: list[str]
-    forest: list[representation_utils.AccessibilityNode]
-    elements: list[representation_utils.UIElement]
-    element_nodes: list[Node]
-    focused: Node | None
-    overlay: Node | None
+    """One observation: the windows drawn, and the accessibility view of the nodes in the tree.
+
+    The accessibility forest and element list are built on first use: typing rebuilds the frame
+    after every key but reads only the focused field, so most frames never need them.
+    """
+
+    def __init__(
+        self,
+        windows: list[Window],
+        nodes: list[Node],
+        packages: list[str],
+        focused: Node | None,
+        overlay: Node | None,
+    ):
+        self.windows = windows
+        self.nodes = nodes  # the accessibility nodes, tree order, over windows in tree
+        self.packages = packages
+        self.focused = focused
+        self.overlay = overlay
+
+    @functools.cached_property
+    def forest(self) -> list[representation_utils.AccessibilityNode]:
+        ids = {id(n): i for i, n in enumerate(self.nodes)}
+        return [
+            _a11y(node, i, [ids[id(c)] for c in node.children if id(c) in ids], package)
+            for i, (node, package) in enumerate(zip(self.nodes, self.packages, strict=True))
+        ]
+
+    @functools.cached_property
+    def _element_pairs(self) -> list[tuple[representation_utils.UIElement, Node]]:
+        return [
+            (representation_utils.accessibility_node_to_ui_element(a11y), node)
+            for node, a11y in zip(self.nodes, self.forest, strict=True)
+            if representation_utils.node_becomes_element(a11y)
+        ]
+
+    @property
+    def elements(self) -> list[representation_utils.UIElement]:
+        return [element for element, _ in self._element_pairs]
+
+    @property
+    def element_nodes(self) -> list[Node]:
+        return [node for _, node in self._element_pairs]
 
 
 def _interactive(node: Node) -> bool:
@@ -138,10 +173,10 @@ class Phone:
     def back(self) -> None:
         self._toast = None
         screen = self.current_screen()
-        if screen.overlay is not None:
-            screen.dismiss()
-        elif screen.focus is not None:
+        if screen.focus is not None:  # Back first hides the keyboard, even over a dialog
             screen.focus = None
+        elif screen.overlay is not None:
+            screen.dismiss()
         elif self.current_app is None:
             pass
         elif not screen.on_back():
@@ -497,27 +532,14 @@ class Phone:
 def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) -> Frame:
     nodes: list[Node] = []
     packages: list[str] = []
-    forest: list[representation_utils.AccessibilityNode] = []
     for window in windows:
         if not window.in_tree:
             continue
-        start = len(nodes)
         for node in window.root.walk():
-            if node.kind == "space":
-                continue  # layout filler, not a view anyone could see
-            nodes.append(node)
-            packages.append(window.package)
-        ids = {id(n): start + i for i, n in enumerate(nodes[start:])}
-        for node in nodes[start:]:
-            children = [ids[id(c)] for c in node.children if id(c) in ids]
-            forest.append(_a11y(node, ids[id(node)], children, window.package))
-    elements: list[representation_utils.UIElement] = []
-    element_nodes: list[Node] = []
-    for node, a11y in zip(nodes, forest, strict=True):
-        if representation_utils.node_becomes_element(a11y):
-            elements.append(representation_utils.accessibility_node_to_ui_element(a11y))
-            element_nodes.append(node)
-    return Frame(windows, nodes, packages, forest, elements, element_nodes, focused, overlay)
+            if node.kind != "space":  # layout filler, not a view anyone could see
+                nodes.append(node)
+                packages.append(window.package)
+    return Frame(windows, nodes, packages, focused, overlay)
 
 
 def _a11y(

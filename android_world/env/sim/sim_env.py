@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from android_world.env import device, interface, json_action
+from android_world.env import device, interface, json_action, representation_utils
 from android_world.env.sim.controller import SimController
 from android_world.env.sim.phone import Phone
 from android_world.env.sim.render import Renderer, blank_frame
@@ -103,19 +103,22 @@ class SimEnv(interface.AsyncEnv):
         else:  # pragma: no cover - JSONAction rejects other types
             raise ValueError(f"Unsupported action type {kind!r}")
 
+    def _element_box(self, index: int) -> representation_utils.BoundingBox:
+        """The box of the element at `index` in a fresh element list, as upstream resolves it."""
+        elements = self.phone.frame().elements
+        if not 0 <= index < len(elements):
+            raise ValueError(
+                f"Index {index} is out of range; the screen has {len(elements)} elements (0..{len(elements) - 1})."
+            )
+        box = elements[index].bbox_pixels
+        if box is None:
+            raise ValueError(f"Element {index} has no bounding box.")
+        return box
+
     def _target(self, action: json_action.JSONAction) -> tuple[float, float]:
         """The touch point: the centre of the element at `index` (fresh list), or (x, y)."""
         if action.index is not None:
-            elements = self.phone.frame().elements
-            index = int(action.index)
-            if not 0 <= index < len(elements):
-                raise ValueError(
-                    f"Index {index} is out of range; the screen has {len(elements)} elements (0..{len(elements) - 1})."
-                )
-            box = elements[index].bbox_pixels
-            if box is None:
-                raise ValueError(f"Element {index} has no bounding box.")
-            return box.center
+            return self._element_box(int(action.index)).center
         if action.x is not None and action.y is not None:
             x, y = int(action.x), int(action.y)
             if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
@@ -139,14 +142,7 @@ class SimEnv(interface.AsyncEnv):
         if not direction:
             raise ValueError("scroll needs a direction: up, down, left or right.")
         if action.index:  # upstream quirk: index 0 scrolls the whole screen
-            elements = self.phone.frame().elements
-            index = int(action.index)
-            if not 0 <= index < len(elements):
-                raise ValueError(
-                    f"Index {index} is out of range; the screen has {len(elements)} elements."
-                )
-            box = elements[index].bbox_pixels
-            assert box is not None
+            box = self._element_box(int(action.index))
             left, top = max(0, box.x_min), max(0, box.y_min)
             right, bottom = min(WIDTH, box.x_max), min(HEIGHT, box.y_max)
         else:

@@ -500,8 +500,17 @@ def number_picker(
     )
 
 
-def tabs(labels: Sequence[str], selected: int, on_select: Callable[[int], None]) -> Node:
-    """A TabLayout; each tab is a clickable label (selected one underlined)."""
+def tabs(
+    labels: Sequence[str],
+    selected: int,
+    on_select: Callable[[int], None],
+    *,
+    bottom: bool = False,
+    h: int = 140,
+    res_id: str = "",
+) -> Node:
+    """A TabLayout, or with `bottom` a BottomNavigationView; each tab is a clickable label (the
+    selected one underlined)."""
     items = [
         Node(
             kind="tab",
@@ -511,10 +520,16 @@ def tabs(labels: Sequence[str], selected: int, on_select: Callable[[int], None])
             clickable=True,
             selected=i == selected,
             on_click=(lambda i=i: on_select(i)),
+            res_id=res_id,
         )
         for i, text in enumerate(labels)
     ]
-    return row(*items, cls="android.widget.HorizontalScrollView", h=140)
+    cls = (
+        "com.google.android.material.bottomnavigation.BottomNavigationView"
+        if bottom
+        else "android.widget.HorizontalScrollView"
+    )
+    return row(*items, cls=cls, h=h)
 
 
 def dialog(

@@ -18,8 +18,9 @@ from typing import Any
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import calendar as calendar_app
+from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import task_eval
-from android_world.task_evals.single import expense as ui
+from android_world.task_evals.single import expense
 
 APP_NAME = "simple calendar pro"
 DB = calendar_app.DB
@@ -283,7 +284,7 @@ class SimpleCalendarAddOneEvent(_SimpleCalendar):
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        ok = ui.addition_ok(
+        ok = expense.addition_ok(
             self.before,
             list_events(env),
             self.params[ROW_OBJECTS],
@@ -364,7 +365,9 @@ class SimpleCalendarDeleteOneEvent(_SimpleCalendar):
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        return 1.0 if ui.removal_ok(self.before, list_events(env), self.target_ids, "id") else 0.0
+        return (
+            1.0 if expense.removal_ok(self.before, list_events(env), self.target_ids, "id") else 0.0
+        )
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         p = self.params

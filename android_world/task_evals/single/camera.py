@@ -12,8 +12,8 @@ from typing import Any
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval
-from android_world.task_evals.single.files import clear_folder, tap
-from android_world.task_evals.single.system import done
+from android_world.task_evals.oracle_utils import done, tap
+from android_world.task_evals.single.files import clear_folder
 
 CAMERA_DIR = device.CAMERA_DATA
 

@@ -16,8 +16,7 @@ from typing import Any
 from android_world.env import interface, representation_utils
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval
-from android_world.task_evals.single.files import tap
-from android_world.task_evals.single.system import done
+from android_world.task_evals.oracle_utils import done, tap
 
 CLOCK_PREFS = "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.json"
 

@@ -16,8 +16,8 @@ from typing import Any
 from android_world.env import interface, representation_utils
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval
-from android_world.task_evals.single.files import fuzzy_match, tap
-from android_world.task_evals.single.system import done, find_element
+from android_world.task_evals.oracle_utils import done, elements, find, require, tap, text_is
+from android_world.task_evals.single.files import fuzzy_match
 
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
 PERMISSION_FILE = "/data/data/com.google.android.contacts/shared_prefs/permissions.xml"
@@ -118,15 +118,12 @@ def seed_contact(env: interface.AsyncEnv, name: str, number: str) -> None:
 def open_contacts(env: interface.AsyncEnv) -> Iterator[JSONAction]:
     """Open Contacts and accept the permission prompt if it shows."""
     yield JSONAction(action_type="open_app", app_name="Contacts")
-    if find_element(env.get_state().ui_elements, text="Allow") is not None:
+    if find(elements(env), text_is("Allow")) is not None:
         yield tap(env, text="Allow")
 
 
 def field_index(env: interface.AsyncEnv, hint: str) -> int:
-    for i, element in enumerate(env.get_state().ui_elements):
-        if (element.hint_text or "") == hint and element.is_editable:
-            return i
-    raise RuntimeError(f"Oracle could not find the {hint!r} field.")
+    return require(env, lambda e: e.hint_text == hint and bool(e.is_editable), f"the {hint} field")
 
 
 def fill_form(env: interface.AsyncEnv, values: list[tuple[str, str]]) -> Iterator[JSONAction]:

@@ -4,143 +4,39 @@ Rows are plain dicts with upstream's columns (amount in cents, category id, date
 params stay JSON-friendly. Adding and deleting use upstream's integrity rules: the wanted rows
 appear (name and note fuzzy, amount and category exact) or disappear, and every other row is
 untouched. Delete tasks seed noise rows, so deleting everything fails, and enough of them that
-the list is longer than the screen.
-
-The screen helpers at the top are the oracles' eyes, shared by this suite's other task modules:
-they look only at the live element list and scroll when a target is not visible.
+the list is longer than the screen. Oracles use the shared screen helpers (`oracle_utils`).
 """
 
 from __future__ import annotations
 
 import datetime
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from android_world.env import device, interface, representation_utils
+from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
 from android_world.task_evals import answer_check, task_eval
-
-Element = representation_utils.UIElement
-Match = Callable[[Element], bool]
+from android_world.task_evals.oracle_utils import (
+    click,
+    desc_is,
+    done,
+    elements,
+    hint_is,
+    open_app,
+    res_is,
+    scroll_to,
+    text_is,
+    type_into,
+    visible,
+)
 
 APP_NAME = "pro expense"
 DB = expense_app.DB
 ROW_OBJECTS = "row_objects"
 NOISE_ROW_OBJECTS = "noise_row_objects"
 CATEGORIES = expense_app.CATEGORIES
-_CONTENT_TOP, _CONTENT_BOTTOM = 110, device.SCREEN_HEIGHT - 132
-
-
-# ---- oracle helpers: they read only what is on screen ----------------------------------------
-
-
-def elements(env: interface.AsyncEnv) -> list[Element]:
-    return env.get_state().ui_elements
-
-
-def visible(element: Element) -> bool:
-    """Fully tappable: a real height inside the content area (not cut by a list edge)."""
-    box = element.bbox_pixels
-    return (
-        box is not None
-        and box.y_max - box.y_min >= 30
-        and box.y_min >= _CONTENT_TOP
-        and box.y_max <= _CONTENT_BOTTOM
-    )
-
-
-def text_is(text: str) -> Match:
-    wanted = text.strip().lower()
-    return lambda e: (e.text or "").strip().lower() == wanted
-
-
-def desc_is(desc: str) -> Match:
-    wanted = desc.lower()
-    return lambda e: (e.content_description or "").lower() == wanted
-
-
-def hint_is(hint: str) -> Match:
-    wanted = hint.lower()
-    return lambda e: (e.hint_text or "").lower() == wanted
-
-
-def res_is(res: str) -> Match:
-    return lambda e: e.resource_name == res
-
-
-def find(items: list[Element], match: Match, *, need_visible: bool = True) -> int | None:
-    for i, element in enumerate(items):
-        if match(element) and (visible(element) or not need_visible):
-            return i
-    return None
-
-
-def require(env: interface.AsyncEnv, match: Match, what: str) -> int:
-    index = find(elements(env), match)
-    if index is None:
-        raise RuntimeError(f"Oracle could not find {what} on screen.")
-    return index
-
-
-def _signature(items: list[Element]) -> tuple:
-    return tuple((e.text, e.bbox_pixels.y_min if e.bbox_pixels else None) for e in items if e.text)
-
-
-def scroll_to(
-    env: interface.AsyncEnv,
-    match: Match,
-    what: str,
-    *,
-    max_scrolls: int = 8,
-    container: Match | None = None,
-) -> Iterator[JSONAction]:
-    """Scroll (down, then back up once the end is reached) until `match` is visible.
-
-    Returns the element's index (use `index = yield from scroll_to(...)`).
-    """
-    direction = "down"
-    for _ in range(max_scrolls + 1):
-        items = elements(env)
-        index = find(items, match)
-        if index is not None:
-            return index
-        list_index = find(items, container, need_visible=False) if container else None
-        before = _signature(items)
-        yield JSONAction(action_type="scroll", direction=direction, index=list_index)
-        if _signature(elements(env)) == before:
-            if direction == "up":
-                break
-            direction = "up"
-    raise RuntimeError(f"Oracle could not find {what}, even after scrolling.")
-
-
-def click(env: interface.AsyncEnv, match: Match, what: str) -> JSONAction:
-    return JSONAction(action_type="click", index=require(env, match, what))
-
-
-def type_into(env: interface.AsyncEnv, match: Match, text: str, what: str) -> JSONAction:
-    return JSONAction(action_type="input_text", index=require(env, match, what), text=text)
-
-
-def open_app(name: str) -> JSONAction:
-    return JSONAction(action_type="open_app", app_name=name)
-
-
-def done() -> JSONAction:
-    return JSONAction(action_type="status", goal_status="complete")
-
-
-def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:
-    """Elements on the same list row as `anchor` (vertical centres close together)."""
-    assert anchor.bbox_pixels is not None
-    y = anchor.bbox_pixels.center[1]
-    return [
-        e
-        for e in items
-        if e.text and e.bbox_pixels is not None and abs(e.bbox_pixels.center[1] - y) <= tolerance
-    ]
 
 
 # ---- data -----------------------------------------------------------------------------------

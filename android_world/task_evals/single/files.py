@@ -17,7 +17,7 @@ from typing import Any
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval
-from android_world.task_evals.single.system import done, find_element
+from android_world.task_evals.oracle_utils import done, scroll_and_tap, tap
 
 STORAGE = device.EMULATOR_DATA
 
@@ -231,47 +231,6 @@ def make_storage_folders(controller: device.DeviceController) -> None:
 
 def file_content(name: str) -> bytes:
     return f"{name}\n".encode()
-
-
-# ---- oracle helpers (screen only) -----------------------------------------------------------
-
-
-def _texts(env: interface.AsyncEnv) -> list[str]:
-    return [e.text or "" for e in env.get_state().ui_elements]
-
-
-def scroll_to(
-    env: interface.AsyncEnv,
-    *,
-    text: str | None = None,
-    desc: str | None = None,
-    max_scrolls: int = 8,
-) -> Iterator[JSONAction]:
-    """Scroll down until an element with `text` (or `desc`) is on screen; the caller re-reads."""
-    for _ in range(max_scrolls):
-        if find_element(env.get_state().ui_elements, text=text, desc=desc) is not None:
-            return
-        before = _texts(env)
-        yield JSONAction(action_type="scroll", direction="down")
-        if _texts(env) == before:
-            break
-    if find_element(env.get_state().ui_elements, text=text, desc=desc) is None:
-        raise RuntimeError(f"Oracle could not find {text or desc!r} on screen.")
-
-
-def tap(
-    env: interface.AsyncEnv, *, text: str | None = None, desc: str | None = None, long: bool = False
-) -> JSONAction:
-    """Click (or long-press) the element with this text or description, read from the screen."""
-    index = find_element(env.get_state().ui_elements, text=text, desc=desc)
-    if index is None:
-        raise RuntimeError(f"Oracle could not find {text or desc!r} on screen.")
-    return JSONAction(action_type="long_press" if long else "click", index=index)
-
-
-def scroll_and_tap(env: interface.AsyncEnv, text: str, long: bool = False) -> Iterator[JSONAction]:
-    yield from scroll_to(env, text=text)
-    yield tap(env, text=text, long=long)
 
 
 # ---- tasks ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
 from android_world.task_evals import answer_check, task_eval
+from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp
@@ -234,8 +235,8 @@ class _CalendarQuestion(_InformationRetrieval):
             for row in cal.day_events_on_screen(env):
                 if row not in seen:
                     seen.append(row)
-            items = exp.elements(env)
-            lst = exp.find(items, exp.res_is("day_events"), need_visible=False)
+            items = ui.elements(env)
+            lst = ui.find(items, ui.res_is("day_events"), need_visible=False)
             if lst is None:
                 break
             before = cal.day_events_on_screen(env)
@@ -284,7 +285,7 @@ class SimpleCalendarEventsOnDate(_CalendarQuestion):
         yield from cal.open_day(env, self._day())
         rows = yield from self.read_day(env)
         yield JSONAction(action_type="answer", text=", ".join(title for title, _, _ in rows))
-        yield exp.done()
+        yield ui.done()
 
 
 class SimpleCalendarNextEvent(_CalendarQuestion):
@@ -317,10 +318,10 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
         )
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        clock = exp.find(
-            exp.elements(env), exp.res_is("com.android.systemui:id/clock"), need_visible=False
+        clock = ui.find(
+            ui.elements(env), ui.res_is("com.android.systemui:id/clock"), need_visible=False
         )
-        now = exp.elements(env)[clock].text if clock is not None else "00:00"
+        now = ui.elements(env)[clock].text if clock is not None else "00:00"
         yield from cal.open_day(env, TODAY)
         answer: list[str] = []
         for _ in range(7):
@@ -331,10 +332,10 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
             if upcoming:
                 answer = [title for start, title in upcoming if start == upcoming[0][0]]
                 break
-            yield exp.click(env, exp.desc_is("Next day"), "Next day")
+            yield ui.click(env, ui.desc_is("Next day"), "Next day")
             now = "00:00"
         yield JSONAction(action_type="answer", text=", ".join(answer))
-        yield exp.done()
+        yield ui.done()
 
 
 class ExpenseTotalForCategory(_InformationRetrieval):
@@ -385,20 +386,20 @@ class ExpenseTotalForCategory(_InformationRetrieval):
         super().tear_down(env)
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield exp.open_app("Pro Expense")
+        yield ui.open_app("Pro Expense")
         prefix = f"{self.params['category']} · "
         seen: dict[tuple[str, str], int] = {}
         for _ in range(8):
-            items = exp.elements(env)
+            items = ui.elements(env)
             for i, e in enumerate(items):
                 if (
                     e.resource_name == "android:id/summary"
                     and (e.text or "").startswith(prefix)
-                    and exp.visible(e)
+                    and ui.visible(e)
                 ):
                     title = items[i - 1].text or ""
                     amounts = [
-                        x for x in exp.row_texts_near(items, e) if x.resource_name == "tvAmount"
+                        x for x in ui.row_texts_near(items, e) if x.resource_name == "tvAmount"
                     ]
                     if amounts:
                         seen[(title, e.text or "")] = (
@@ -406,7 +407,7 @@ class ExpenseTotalForCategory(_InformationRetrieval):
                         )
             before = [e.text for e in items if e.text]
             yield JSONAction(action_type="scroll", direction="down")
-            if [e.text for e in exp.elements(env) if e.text] == before:
+            if [e.text for e in ui.elements(env) if e.text] == before:
                 break
         yield JSONAction(action_type="answer", text=f"{sum(seen.values()) / 100:.2f}")
-        yield exp.done()
+        yield ui.done()

@@ -15,6 +15,16 @@ from typing import Any
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval
+from android_world.task_evals.oracle_utils import (
+    class_endswith,
+    done,
+    elements,
+    find,
+    hint_is,
+    scroll_and_tap,
+    tap,
+    type_into,
+)
 from android_world.task_evals.single.files import (
     clear_folder,
     clear_storage_files,
@@ -22,10 +32,7 @@ from android_world.task_evals.single.files import (
     noise_names,
     random_file_name,
     random_string,
-    scroll_and_tap,
-    tap,
 )
-from android_world.task_evals.single.system import done, find_element
 
 NOTEBOOK = device.MARKOR_DATA
 
@@ -74,7 +81,7 @@ def open_markor() -> JSONAction:
 
 
 def editor_index(env: interface.AsyncEnv) -> int:
-    index = find_element(env.get_state().ui_elements, class_suffix="EditText")
+    index = find(elements(env), class_endswith("EditText"))
     if index is None:
         raise RuntimeError("Oracle could not find the note editor.")
     return index
@@ -83,11 +90,7 @@ def editor_index(env: interface.AsyncEnv) -> int:
 def new_file_dialog(env: interface.AsyncEnv, name: str) -> Iterator[JSONAction]:
     """Open Markor's "New file" dialog and type the name (the caller picks OK or Folder)."""
     yield tap(env, desc="Create a new file or folder")
-    elements = env.get_state().ui_elements
-    index = next((i for i, e in enumerate(elements) if (e.hint_text or "") == "Name"), None)
-    if index is None:
-        raise RuntimeError("Oracle could not find the name field of the New file dialog.")
-    yield JSONAction(action_type="input_text", index=index, text=name)
+    yield type_into(env, hint_is("Name"), name, "the name field of the New file dialog")
 
 
 class _MarkorTask(task_eval.TaskEval):

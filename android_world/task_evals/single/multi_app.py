@@ -14,7 +14,7 @@ from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import sms as sms_app
 from android_world.task_evals import answer_check, task_eval
-from android_world.task_evals.single import expense as ui
+from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import markor, sms
 
 NOTEBOOK = device.MARKOR_DATA

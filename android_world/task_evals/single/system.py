@@ -12,9 +12,10 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from android_world.env import interface, representation_utils
+from android_world.env import interface
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import task_eval
+from android_world.task_evals import oracle_utils, task_eval
+from android_world.task_evals.oracle_utils import done, find, matching, set_switch, tap_through
 from android_world.task_evals.single import open_app
 
 _ON_OFF_SCHEMA = {
@@ -57,59 +58,8 @@ def set_brightness(env: interface.AsyncEnv, max_or_min: str) -> None:
     env.controller.put_setting("system", "screen_brightness", "255" if max_or_min == "max" else "1")
 
 
-# ---- oracle helpers: they only read what is on screen --------------------------------------
-
-
-def find_element(
-    elements: list[representation_utils.UIElement],
-    *,
-    text: str | None = None,
-    desc: str | None = None,
-    class_suffix: str | None = None,
-) -> int | None:
-    """Index of the first element matching every given criterion (case-insensitive)."""
-    for i, element in enumerate(elements):
-        if text is not None and (element.text or "").lower() != text.lower():
-            continue
-        if desc is not None and (element.content_description or "").lower() != desc.lower():
-            continue
-        if class_suffix is not None and not (element.class_name or "").endswith(class_suffix):
-            continue
-        return i
-    return None
-
-
-def tap_through(
-    env: interface.AsyncEnv, labels: tuple[str, ...], max_scrolls: int = 4
-) -> Iterator[JSONAction]:
-    """Click each label in turn, scrolling down to find a label that is off screen."""
-    for label in labels:
-        for _ in range(max_scrolls + 1):
-            index = find_element(env.get_state().ui_elements, text=label)
-            if index is not None:
-                break
-            yield JSONAction(action_type="scroll", direction="down")
-        else:
-            raise RuntimeError(f"Oracle could not find {label!r} on screen.")
-        yield JSONAction(action_type="click", index=index)
-
-
-def set_switch(env: interface.AsyncEnv, name: str, on: bool) -> Iterator[JSONAction]:
-    """Click the switch described as `name` if it is not already in the wanted state."""
-    elements = env.get_state().ui_elements
-    index = find_element(elements, desc=name, class_suffix="Switch")
-    if index is None:
-        raise RuntimeError(f"Oracle could not find the {name!r} switch.")
-    if bool(elements[index].is_checked) != on:
-        yield JSONAction(action_type="click", index=index)
-
-
 def open_settings() -> JSONAction:
-    return JSONAction(action_type="open_app", app_name="Settings")
-
-
-def done() -> JSONAction:
-    return JSONAction(action_type="status", goal_status="complete")
+    return oracle_utils.open_app("Settings")
 
 
 # ---- brightness -----------------------------------------------------------------------------
@@ -148,7 +98,7 @@ class _SystemBrightnessToggle(task_eval.TaskEval):
         yield open_settings()
         yield from tap_through(env, DISPLAY_PATH)
         elements = env.get_state().ui_elements
-        index = find_element(elements, class_suffix="SeekBar", desc="Brightness level")
+        index = find(elements, matching(class_suffix="SeekBar", desc="Brightness level"))
         if index is None:
             raise RuntimeError("Oracle could not find the brightness slider.")
         box = elements[index].bbox_pixels

@@ -84,7 +84,7 @@ Rules and building blocks
   `radio_row`; `switch`, `checkbox`; `button(text, handler, variant="tonal"|"filled"|"outlined"
   |"text")`; `fab(desc, handler)` + `with_fab(content, fab)`; `text_field(value, on_change,
   hint=, key=, multiline=, on_enter=)`; `seekbar`; `number_picker(value, lo, hi, on_change,
-  desc=, key=)`; `tabs(labels, selected, on_select)`; `label(text, size=, color="text"|
+  desc=, key=)`; `tabs(labels, selected, on_select, bottom=)`; `label(text, size=, color="text"|
   "secondary"|"accent", max_lines=)`; `divider()`; `empty_state(text)`. Glyph names for icons are
   listed in `render.GLYPHS` (unknown names draw the description's first letter).
 * Text fields: tapping one focuses it (`screen.focus = key`) and the keyboard appears (the
@@ -102,6 +102,8 @@ Rules and building blocks
   (`show_dialog(builder, dismissable=False)` to prevent the tap-outside). While one is open only
   it (plus the system bars and keyboard) is in the accessibility tree; a focused text field in a
   dialog brings up the keyboard and the dialog moves above it.
+* Multi-selection: subclass `app.Selecting` next to `Screen` (long press selects, taps then
+  toggle rows, Back clears); `app.folder_entries(device, path)` lists a folder as file managers do.
 * Pickers: build them from `number_picker`s inside a dialog body (time, date, duration), or from
   `radio_row`s for a list of choices.
 * Navigation: `self.push(Screen)` opens a page, `self.close()` leaves it (the root screen returns

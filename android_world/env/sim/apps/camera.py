@@ -80,7 +80,9 @@ class Viewfinder(Screen):
         preview = Node(
             kind="box",
             cls="android.view.TextureView",
-            style={"bg": (58, 66, 72)},
+            style={
+                "bg": (190, 200, 206)
+            },  # light: a dark block makes tesseract drop the mode labels
             flex=1,
             res_id="preview_content",
         )

@@ -22,7 +22,6 @@ from android_world.env.sim.widgets import Node
 PACKAGE = "com.google.android.deskclock"
 STATE_FILE = f"/data/data/{PACKAGE}/shared_prefs/com.google.android.deskclock_preferences.json"
 TABS = ("Alarm", "Clock", "Timer", "Stopwatch", "Bedtime")
-TAB_GLYPHS = ("alarm", "clock", "timer", "stopwatch", "bell")
 MS_PER_TICK = 1300
 MAX_TIMER_DIGITS = 6
 
@@ -101,23 +100,7 @@ class DeskClock(Screen):
             "Stopwatch": self._stopwatch,
             "Bedtime": self._bedtime,
         }[name]()
-        nav = w.row(
-            *[
-                Node(
-                    kind="tab",
-                    cls="android.widget.TextView",
-                    text=label,
-                    desc=label,
-                    clickable=True,
-                    selected=i == self.tab,
-                    on_click=lambda i=i: self._select(i),
-                    res_id="navigation_bar_item",
-                )
-                for i, label in enumerate(TABS)
-            ],
-            cls="com.google.android.material.bottomnavigation.BottomNavigationView",
-            h=150,
-        )
+        nav = w.tabs(TABS, self.tab, self._select, bottom=True, h=150, res_id="navigation_bar_item")
         return w.column(
             w.app_bar(name, actions=[w.icon_button("More options", "more", self._more)]),
             content,

@@ -170,12 +170,11 @@ class ContactList(Screen):
             letter = ""
             for person in people:
                 initial = _initials(person["display_name"] or "")
-                if initial != letter:
-                    letter = initial
-                    rows.append(
-                        w.label(letter, size=44, color="accent", bold=True, pad=(60, 0, 0, 0), h=90)
-                    )
-                rows.append(self._row(person))
+                # The section letter sits left of its first contact, as in Google Contacts (a
+                # letter alone on its line is also what tesseract misses).
+                section = initial if initial != letter else ""
+                letter = initial
+                rows.append(self._row(person, section))
             if not rows:
                 rows.append(w.empty_state("No contacts yet"))
             body = w.scroll_list("contact_list", *rows, res_id="contact_list")
@@ -190,12 +189,18 @@ class ContactList(Screen):
             w.fab("Create contact", self._create, glyph="add", res_id="floating_action_button"),
         )
 
-    def _row(self, person: dict[str, Any]) -> Node:
-        return w.list_row(
-            person["display_name"],
-            icon="person",
-            on_click=lambda pid=person["id"]: self.push(ContactDetails(self.contacts_app, pid)),
-            key=f"contact_{person['id']}",
+    def _row(self, person: dict[str, Any], section: str) -> Node:
+        return w.row(
+            w.label(section, size=44, color="accent", bold=True, center=True, w=100)
+            if section
+            else w.spacer(w=100),
+            w.list_row(
+                person["display_name"],
+                icon="person",
+                on_click=lambda pid=person["id"]: self.push(ContactDetails(self.contacts_app, pid)),
+                key=f"contact_{person['id']}",
+            ),
+            h=w.ROW_H,
         )
 
     def _create(self) -> None:

@@ -12,7 +12,7 @@ import datetime
 from decimal import Decimal, InvalidOperation
 
 from android_world.env.sim import widgets as w
-from android_world.env.sim.app import App, Screen
+from android_world.env.sim.app import App, Screen, Selecting
 from android_world.env.sim.widgets import Node
 
 PACKAGE = "com.arduia.expense"
@@ -72,7 +72,7 @@ class ExpenseApp(App):
         return ExpenseList(self)
 
 
-class ExpenseList(Screen):
+class ExpenseList(Selecting, Screen):
     """Home: total, then every expense (newest first); long press selects."""
 
     def __init__(self, app: App):
@@ -135,18 +135,6 @@ class ExpenseList(Screen):
             selected=expense_id in self.selected,
             key=f"expense_{expense_id}",
         )
-
-    def toggle(self, expense_id: int) -> None:
-        self.selected ^= {expense_id}
-
-    def clear_selection(self) -> None:
-        self.selected = set()
-
-    def on_back(self) -> bool:
-        if self.selected:
-            self.selected = set()
-            return True
-        return False
 
     def open(self, expense_id: int) -> None:
         self.push(ExpenseDetail(self.app, expense_id))

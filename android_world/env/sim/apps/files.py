@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from android_world.env import device
 from android_world.env.sim import widgets as w
-from android_world.env.sim.app import App, Screen
+from android_world.env.sim.app import App, Screen, Selecting, folder_entries
 from android_world.env.sim.widgets import Node
 
 PACKAGE = "com.google.android.documentsui"
@@ -27,6 +27,12 @@ def crumbs(path: str) -> str:
     """ "sdk_gphone_x86_64 > Download > x" for a device path under the root."""
     rest = path[len(ROOT) :].strip("/")
     return " > ".join([ROOT_NAME, *([p for p in rest.split("/")] if rest else [])])
+
+
+def breadcrumb(path: str) -> Node:
+    return w.label(
+        crumbs(path), size=36, color="secondary", pad=(48, 0, 48, 0), h=90, res_id="breadcrumb"
+    )
 
 
 def size_label(size: int) -> str:
@@ -52,10 +58,7 @@ class _Listing(Screen):
         self.path = path
 
     def entries(self) -> list[tuple[str, bool]]:
-        names = self.device.list_dir(self.path)
-        dirs = sorted((n for n in names if self.device.is_dir(f"{self.path}/{n}")), key=str.lower)
-        files = sorted((n for n in names if n not in dirs), key=str.lower)
-        return [(n, True) for n in dirs] + [(n, False) for n in files]
+        return folder_entries(self.device, self.path)
 
     def summary(self, name: str, is_dir: bool) -> str:
         path = f"{self.path}/{name}"
@@ -65,7 +68,7 @@ class _Listing(Screen):
         return f"{date}, {size_label(len(self.device.read_file(path)))}"
 
 
-class Browser(_Listing):
+class Browser(Selecting, _Listing):
     """FilesActivity showing one folder; tapping a folder opens it, Back goes up."""
 
     activity = "com.android.documentsui.files.FilesActivity"
@@ -80,7 +83,7 @@ class Browser(_Listing):
         if self.selected:
             bar = w.app_bar(
                 f"{len(self.selected)} selected",
-                on_up=self._clear,
+                on_up=self.clear_selection,
                 actions=[
                     w.icon_button("Share", "share", lambda: None),
                     w.icon_button("Delete", "delete", self._confirm_delete),
@@ -102,7 +105,7 @@ class Browser(_Listing):
                 self.summary(name, is_dir),
                 icon="folder" if is_dir else "file",
                 on_click=lambda name=name, is_dir=is_dir: self._tap(name, is_dir),
-                on_long_click=lambda name=name: self._toggle(name),
+                on_long_click=lambda name=name: self.toggle(name),
                 selected=name in self.selected,
                 key=f"doc_{name}",
             )
@@ -112,14 +115,7 @@ class Browser(_Listing):
             rows = [w.empty_state("No items")]
         return w.column(
             bar,
-            w.label(
-                crumbs(self.path),
-                size=36,
-                color="secondary",
-                pad=(48, 0, 48, 0),
-                h=90,
-                res_id="breadcrumb",
-            ),
+            breadcrumb(self.path),
             w.divider(),
             w.scroll_list("dir_list", *rows, res_id="dir_list"),
             flex=1,
@@ -127,23 +123,11 @@ class Browser(_Listing):
 
     def _tap(self, name: str, is_dir: bool) -> None:
         if self.selected:
-            self._toggle(name)
+            self.toggle(name)
         elif is_dir:
             self.push(Browser(self.app, f"{self.path}/{name}"))
         else:
             self.toast(f"No app can open {name}")
-
-    def _toggle(self, name: str) -> None:
-        self.selected ^= {name}
-
-    def _clear(self) -> None:
-        self.selected.clear()
-
-    def on_back(self) -> bool:
-        if self.selected:
-            self.selected.clear()
-            return True
-        return False
 
     def _roots(self) -> None:
         self.show_menu(
@@ -267,14 +251,7 @@ class FolderChooser(_Listing):
                 on_up=self._up,
                 subtitle=f"Move {count} item" + ("" if count == 1 else "s") + " to…",
             ),
-            w.label(
-                crumbs(self.path),
-                size=36,
-                color="secondary",
-                pad=(48, 0, 48, 0),
-                h=90,
-                res_id="breadcrumb",
-            ),
+            breadcrumb(self.path),
             w.divider(),
             w.scroll_list("pick_list", *rows),
             w.divider(),

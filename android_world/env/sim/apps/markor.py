@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from android_world.env import device
 from android_world.env.sim import widgets as w
-from android_world.env.sim.app import App, Screen
+from android_world.env.sim.app import App, Screen, Selecting, folder_entries
 from android_world.env.sim.widgets import Node
 
 PACKAGE = "net.gsantner.markor"
@@ -37,7 +37,7 @@ class MarkorApp(App):
         return FileBrowser(self, NOTEBOOK)
 
 
-class FileBrowser(Screen):
+class FileBrowser(Selecting, Screen):
     """The "Files" tab: folders first, then notes, A-Z; long-press to select."""
 
     activity = "net.gsantner.markor.activity.MainActivity"
@@ -57,10 +57,7 @@ class FileBrowser(Screen):
     def entries(self) -> list[tuple[str, bool]]:
         if not self.device.is_dir(self.folder):
             self.device.make_dirs(self.folder)
-        names = self.device.list_dir(self.folder)
-        dirs = sorted((n for n in names if self.device.is_dir(f"{self.folder}/{n}")), key=str.lower)
-        files = sorted((n for n in names if n not in dirs), key=str.lower)
-        return [(n, True) for n in dirs] + [(n, False) for n in files]
+        return folder_entries(self.device, self.folder)
 
     def build(self) -> Node:
         entries = self.entries()
@@ -68,7 +65,7 @@ class FileBrowser(Screen):
         if self.selected:
             bar = w.app_bar(
                 f"{len(self.selected)} selected",
-                on_up=self._clear_selection,
+                on_up=self.clear_selection,
                 actions=[
                     w.icon_button(
                         "Select all", "check", lambda: self.selected.update(n for n, _ in entries)
@@ -99,22 +96,7 @@ class FileBrowser(Screen):
             w.scroll_list("markor_files", *rows, res_id="recycler_view"),
             flex=1,
         )
-        nav = w.row(
-            *[
-                Node(
-                    kind="tab",
-                    cls="android.widget.TextView",
-                    text=t,
-                    desc=t,
-                    clickable=True,
-                    selected=t == "Files",
-                    on_click=lambda: None,
-                )
-                for t in ("Files", "To-Do", "QuickNote", "More")
-            ],
-            cls="com.google.android.material.bottomnavigation.BottomNavigationView",
-            h=140,
-        )
+        nav = w.tabs(("Files", "To-Do", "QuickNote", "More"), 0, lambda _: None, bottom=True)
         fab = w.fab("Create a new file or folder", self._new_file_dialog, res_id="fab_add_new_item")
         return w.column(w.with_fab(listing, fab), nav, flex=1)
 
@@ -127,7 +109,7 @@ class FileBrowser(Screen):
             summary,
             icon="folder" if is_dir else "file",
             on_click=lambda: self._tap(name, is_dir),
-            on_long_click=lambda: self._toggle(name),
+            on_long_click=lambda: self.toggle(name),
             selected=name in self.selected,
             key=f"entry_{name}",
         )
@@ -135,23 +117,11 @@ class FileBrowser(Screen):
     # selection ------------------------------------------------------------------------------
     def _tap(self, name: str, is_dir: bool) -> None:
         if self.selected:
-            self._toggle(name)
+            self.toggle(name)
         elif is_dir:
             self.push(FileBrowser(self.app, f"{self.folder}/{name}"))
         else:
             self.push(NoteEditor(self.app, f"{self.folder}/{name}"))
-
-    def _toggle(self, name: str) -> None:
-        self.selected ^= {name}
-
-    def _clear_selection(self) -> None:
-        self.selected.clear()
-
-    def on_back(self) -> bool:
-        if self.selected:
-            self.selected.clear()
-            return True
-        return False
 
     def _selection_menu(self) -> None:
         self.show_menu([("Rename", lambda: None), ("Move", lambda: None), ("Share", lambda: None)])
@@ -203,7 +173,9 @@ class FileBrowser(Screen):
                 ),
                 w.row(
                     w.label("Extension", color="secondary", w=260, h=110),
-                    w.label(self.new_ext, h=110, res_id="new_file_dialog__ext"),
+                    w.text_field(
+                        self.new_ext, self._set_ext, hint="Extension", key="new_file_dialog__ext"
+                    ),
                     h=150,
                     gap=12,
                     pad=(36, 0, 0, 0),
@@ -218,6 +190,9 @@ class FileBrowser(Screen):
 
     def _set_name(self, text: str) -> None:
         self.new_name = text
+
+    def _set_ext(self, text: str) -> None:
+        self.new_ext = text
 
     def _choose_type(self) -> None:
         # The menu replaces the dialog while open; choosing reopens the dialog.
