@@ -6,7 +6,11 @@ Pass 1 runs CelilAgent with the offline roles (SimEnv render=False, OCR off) ove
 seeds A and an empty episodic memory; every verified success stores its plan. Pass 2 runs the
 same tasks with NEW seeds (so new names, numbers and texts in the goals) and the memory of pass
 1. The table compares, per task: memory hits in pass 2, success, mean steps, plans written by the
-planner (initial + corrective), all planner invocations, and model calls from the usage ledger.
+planner (initial + corrective), all planner invocations, model calls from the usage ledger, and
+"foreign": of all plans retrieved in either pass, how many (filled in for the new goal) still
+carry a slot value of the stored example goal that the new goal does not have, which is memory
+poisoning and should be 0. A last line counts the plans episodic memory refused to store
+because they still spelled out their goal's values (its "plan not stored" warnings).
 
 With the offline roles the planner is rules, not a model: planner invocations are counted, but
 they cost no model calls, and the ledger's model-call count is 0 in both passes. With model
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import re
 import statistics
 import sys
 import tempfile
@@ -74,6 +79,56 @@ class CountingPlanner:
         return sum(self.calls.values())
 
 
+class RecordingMemory:
+    """Forwards to an EpisodicMemory and keeps every plan retrieval returned (with the stored
+    example goal, which the agent's memory_hit event does not carry)."""
+
+    def __init__(self, memory: celil_episodic.EpisodicMemory) -> None:
+        self._memory = memory
+        self.retrieved: list[celil_episodic.RetrievedPlan] = []
+
+    def find_similar_task(
+        self, goal: str, app_names: Any = ()
+    ) -> celil_episodic.RetrievedPlan | None:
+        found = self._memory.find_similar_task(goal, app_names)
+        if found is not None:
+            self.retrieved.append(found)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._memory, name)
+
+
+REFUSED_PREFIX = "plan not stored: after abstraction"
+
+
+def foreign_values(example_goal: str, goal: str, plan: Sequence[str]) -> list[str]:
+    """Slot values of the stored example goal that a plan retrieved for `goal` still carries,
+    though `goal` has no such value: the old goal's data leaking into the new one.
+
+    On/off slots are left out: "on" is also a preposition ("Tap on Save").
+    """
+    old = celil_episodic.abstract_goal(example_goal).slots.values()
+    new = {slot.value for slot in celil_episodic.abstract_goal(goal).slots.values()}
+    text = "\n".join(plan)
+    out: list[str] = []
+    for slot in old:
+        value = slot.value.strip()
+        if slot.type == "toggle" or not value or value in new or value in out:
+            continue
+        if _whole_word(value, goal):
+            continue
+        if _whole_word(value, text):
+            out.append(value)
+    return out
+
+
+def _whole_word(value: str, text: str) -> bool:
+    left = r"(?<!\w)" if value[:1].isalnum() else ""
+    right = r"(?!\w)" if value[-1:].isalnum() else ""
+    return re.search(left + re.escape(value) + right, text) is not None
+
+
 @dataclasses.dataclass
 class EpisodeResult:
     task: str
@@ -90,6 +145,15 @@ class EpisodeResult:
     model_calls: int
     events: list[dict[str, Any]]
     error: str | None = None
+    retrieved_example: str | None = None
+    retrieved_plan: list[str] = dataclasses.field(default_factory=list)
+    foreign: list[str] = dataclasses.field(default_factory=list)
+    memory_warnings: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def refused(self) -> list[str]:
+        """The memory's warnings about plans it would not store (they named goal values)."""
+        return [w for w in self.memory_warnings if w.startswith(REFUSED_PREFIX)]
 
 
 def run_episode(task_name: str, seed: int, memory_path: Path) -> EpisodeResult:
@@ -102,13 +166,14 @@ def run_episode(task_name: str, seed: int, memory_path: Path) -> EpisodeResult:
         roles = offline.build_offline_roles()
         planner = CountingPlanner(roles.planner)
         ledger = UsageLedger()
+        memory = RecordingMemory(celil_episodic.EpisodicMemory(memory_path))
         agent = celil_agent.CelilAgent(
             env,
             PerceptionModule(ocr="off"),
             planner,
             roles.action_generator,
             roles.verifier,
-            episodic_memory=celil_episodic.EpisodicMemory(memory_path),
+            episodic_memory=memory,
             vision_selector=roles.element_selector,
             ledger=ledger,
             transition_pause=0.0,
@@ -117,23 +182,31 @@ def run_episode(task_name: str, seed: int, memory_path: Path) -> EpisodeResult:
         agent.set_event_sink(events.append)
         episode = suite_utils.run_task(task, agent, print_fn=lambda _: None)
         summary = agent.episode_summary()  # again: `stored` is settled after episode_finished
-        memory = summary.get("memory") or {}
+        outcome = summary.get("memory") or {}
         plan_events = [e for e in events if e.get("type") == "plan_created"]
+        goal = str(episode["goal"])
+        retrieved = memory.retrieved[0] if memory.retrieved else None
         return EpisodeResult(
             task=task_name,
             seed=seed,
-            goal=str(episode["goal"]),
+            goal=goal,
             score=float(episode["is_successful"] or 0.0),
             steps=int(episode["episode_length"] or 0),
-            memory_hit=bool(memory.get("hit")),
-            memory_entry=memory.get("entry_id"),
-            stored=bool(memory.get("stored")),
+            memory_hit=bool(outcome.get("hit")),
+            memory_entry=outcome.get("entry_id"),
+            stored=bool(outcome.get("stored")),
             plan=list(plan_events[0]["sub_goals"]) if plan_events else [],
             plans_written=planner.plans_written,
             planner_calls=planner.total,
             model_calls=int(ledger.totals().get("model_calls", 0)),
             events=events,
             error=episode.get("error"),
+            retrieved_example=retrieved.example_goal if retrieved else None,
+            retrieved_plan=list(retrieved.plan) if retrieved else [],
+            foreign=(
+                foreign_values(retrieved.example_goal, goal, retrieved.plan) if retrieved else []
+            ),
+            memory_warnings=list(memory.warnings),
         )
     finally:
         env.close()
@@ -158,6 +231,8 @@ class TaskRow:
     planner_2: float
     model_calls_1: int
     model_calls_2: int
+    retrieved: int = 0
+    foreign: int = 0
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -187,6 +262,8 @@ def compare(first: Sequence[EpisodeResult], second: Sequence[EpisodeResult]) -> 
                 planner_2=_mean([r.planner_calls for r in two]),
                 model_calls_1=sum(r.model_calls for r in one),
                 model_calls_2=sum(r.model_calls for r in two),
+                retrieved=sum(r.retrieved_example is not None for r in (*one, *two)),
+                foreign=sum(bool(r.foreign) for r in (*one, *two)),
             )
         )
     return rows
@@ -195,7 +272,7 @@ def compare(first: Sequence[EpisodeResult], second: Sequence[EpisodeResult]) -> 
 def format_table(rows: Sequence[TaskRow]) -> str:
     header = (
         f"{'task':34s} {'hits':>5s} {'success 1->2':>13s} {'steps 1->2':>12s} "
-        f"{'plans 1->2':>11s} {'planner 1->2':>13s} {'model calls':>11s}"
+        f"{'plans 1->2':>11s} {'planner 1->2':>13s} {'model calls':>11s} {'foreign':>7s}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -205,7 +282,8 @@ def format_table(rows: Sequence[TaskRow]) -> str:
             f"{r.steps_1:>5.1f}->{r.steps_2:<5.1f} "
             f"{r.plans_1:>4.1f}->{r.plans_2:<4.1f} "
             f"{r.planner_1:>5.1f}->{r.planner_2:<5.1f} "
-            f"{r.model_calls_1:>4d}->{r.model_calls_2:<4d}"
+            f"{r.model_calls_1:>4d}->{r.model_calls_2:<4d} "
+            f"{r.foreign:>3d}/{r.retrieved:<3d}"
         )
     if rows:
         hit_rows = [r for r in rows if r.hits]
@@ -216,7 +294,8 @@ def format_table(rows: Sequence[TaskRow]) -> str:
             f"{_mean([r.steps_1 for r in rows]):>5.1f}->{_mean([r.steps_2 for r in rows]):<5.1f} "
             f"{_mean([r.plans_1 for r in rows]):>4.1f}->{_mean([r.plans_2 for r in rows]):<4.1f} "
             f"{_mean([r.planner_1 for r in rows]):>5.1f}->{_mean([r.planner_2 for r in rows]):<5.1f} "
-            f"{sum(r.model_calls_1 for r in rows):>4d}->{sum(r.model_calls_2 for r in rows):<4d}"
+            f"{sum(r.model_calls_1 for r in rows):>4d}->{sum(r.model_calls_2 for r in rows):<4d} "
+            f"{sum(r.foreign for r in rows):>3d}/{sum(r.retrieved for r in rows):<3d}"
         )
         if hit_rows:
             saved_steps = sum((r.steps_1 - r.steps_2) * r.episodes for r in hit_rows)
@@ -226,6 +305,25 @@ def format_table(rows: Sequence[TaskRow]) -> str:
                 f"plans written saved: {saved_plans:.0f} (offline planner: rules, 0 model calls)"
             )
     return "\n".join(lines)
+
+
+def format_refusals(results: Sequence[EpisodeResult]) -> str:
+    """One line: how many verified plans memory refused to store, and for which tasks."""
+    refused = [(r.task, w) for r in results for w in r.refused]
+    line = f"plans refused at storage: {len(refused)}"
+    if refused:
+        tasks = collections.Counter(task for task, _ in refused)
+        line += " (" + ", ".join(f"{t} {n}" for t, n in sorted(tasks.items())) + ")"
+    return line
+
+
+def format_foreign(results: Sequence[EpisodeResult]) -> list[str]:
+    """One line per retrieved plan that carried another goal's values (none is the goal)."""
+    return [
+        f"foreign values in {r.task} seed {r.seed}: {', '.join(repr(v) for v in r.foreign)}"
+        for r in results
+        if r.foreign
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,6 +355,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         wall = time.perf_counter() - start
     print(f"pass 1 seeds {args.seeds_a} (empty memory) -> pass 2 seeds {args.seeds_b}")
     print(format_table(compare(first, second)))
+    print(format_refusals([*first, *second]))
+    for line in format_foreign([*first, *second]):
+        print(line)
     print(f"wall time {wall:.1f} s")
     return 0
 

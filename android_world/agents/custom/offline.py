@@ -17,6 +17,7 @@ can be offline while the others use models.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 from typing import Any
 
@@ -80,6 +81,7 @@ _TAP = re.compile(r"^(?:tap|press|click|select|choose|go to)\s+(?:the\s+|on\s+)?
 _DELETE = re.compile(r"^(?:delete|remove)\s+'(.+)'$", re.I)
 _SELECT = re.compile(r"^select\s+'(.+)'$", re.I)
 _APPEND = re.compile(r"^append\s+'(.+)'\s+to\s+(?:the\s+)?(.+)$", re.I | re.S)
+_PREPEND = re.compile(r"^prepend\s+'(.+)'\s+to\s+(?:the\s+)?(.+)$", re.I | re.S)
 # Written out in words ("2 hours 5 minutes 0 seconds") so episodic memory turns each number of
 # the goal into a slot and a remembered plan fills in the next goal's duration.
 _DURATION = re.compile(
@@ -87,6 +89,13 @@ _DURATION = re.compile(
     re.I,
 )
 _REOPEN = re.compile(r"^(?:re)?open\s+(?:the\s+)?(.+?)(?:\s+app)?(?:\s+\(.*\))?$", re.I)
+# "Set the start date to 2023-10-27", "Set the end time to 15 mins after the start": the goal's
+# own words, so episodic memory slots them; the executor works the form's pickers out.
+_WHEN = re.compile(r"^set the (start|end) (date|time) to (.+)$", re.I)
+_READ_DATE = re.compile(r"^read today'?s date\b", re.I)
+READ_DATE_SUB_GOAL = "Read today's date on the Clock"
+DATE_SOURCE_APP = "Clock"
+FIND_SUB_GOAL = "Find the information the question asks for"
 
 
 def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
@@ -97,6 +106,12 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
         return Intent("open", sub_goal, app=apps[0])
     if lowered.startswith("go back"):
         return Intent("back", sub_goal)
+    match = _WHEN.match(text)
+    if match:
+        subject = f"{match.group(1).casefold()} {match.group(2).casefold()}"
+        return Intent("when", sub_goal, subject=subject, value=match.group(3).strip())
+    if _READ_DATE.match(text):
+        return Intent("read_date", sub_goal, subject=text)
     if re.search(r"\b(permission|pop-?ups?|allow)\b", lowered):
         return Intent("permission", sub_goal)
     level = text_lib.parse_level(text)
@@ -111,6 +126,9 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     match = _APPEND.match(text)
     if match:
         return Intent("append", sub_goal, field=match.group(2).strip(), value=match.group(1))
+    match = _PREPEND.match(text)
+    if match:
+        return Intent("prepend", sub_goal, field=match.group(2).strip(), value=match.group(1))
     match = _DELETE.match(text)
     if match:
         return Intent("delete", sub_goal, subject=match.group(1))
@@ -137,7 +155,7 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
 
 def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, float]]:
     """The words that lead toward the intent's target on screen, weighted."""
-    if intent.kind in ("fill", "append"):
+    if intent.kind in ("fill", "append", "prepend"):
         base = [intent.field or ""]
     elif intent.kind == "delete":
         return [
@@ -198,6 +216,12 @@ def sub_goal_done(
         return False, f"the {intent.subject} slider is not at its {intent.level}"
     if intent.kind == "fill":
         return fill_done(intent, observation)
+    if intent.kind == "prepend":
+        for i in screen.fields(observation):
+            current = text_lib.normalize(screen.field_text(elements[i]))
+            if current.startswith(text_lib.normalize(intent.value)):
+                return True, "the text was added at the top"
+        return False, "the text is not at the top yet"
     if intent.kind == "append":
         for i in screen.fields(observation):
             current = text_lib.normalize(screen.field_text(elements[i]))
@@ -240,8 +264,14 @@ def sub_goal_done(
         if step is not None and subject and subject.split()[0] in text_lib.normalize(step.action):
             return True, f"the step '{step.action}' for it went through"
         return False, "the named element was not tapped yet"
+    if intent.kind == "when":
+        return when_done(intent, observation)
+    if intent.kind == "read_date":
+        return False, "the executor reads the date when the screen shows it"
     if intent.kind == "find":
         goal = intent.value or ""
+        if text_lib.parse_question(goal).kind != "other":
+            return False, "the answer needs the whole list read; the executor says when"
         if goal and question_answer(goal, observation, ""):
             return True, "the screen shows text that answers the question"
         return False, "no answer on screen yet"
@@ -317,6 +347,44 @@ def fill_done(intent: Intent, observation: Observation) -> tuple[bool, str]:
     ):
         return True, "first and last name are filled in"
     return False, f"no field holds {value!r} yet"
+
+
+def when_target(
+    intent: Intent, observation: Observation
+) -> datetime.date | tuple[int, int] | datetime.datetime | None:
+    """What a "Set the start/end date/time to ..." sub-goal wants: a date, an (hour, minute), or
+    for "N mins after the start" the end as a datetime, worked out from the start the form shows.
+    """
+    part = (intent.subject or "start date").split()[-1]
+    value = intent.value or ""
+    if "after the start" in value.casefold():
+        minutes = text_lib.duration_minutes(value)
+        start = screen.row_datetime(observation, "start")
+        if minutes is None or start is None:
+            return None
+        return start + datetime.timedelta(minutes=minutes)
+    if part == "date":
+        return text_lib.parse_date(value, default_year=screen.shown_year(observation))
+    return text_lib.parse_clock(value)
+
+
+def when_done(intent: Intent, observation: Observation) -> tuple[bool, str]:
+    which, part = (intent.subject or "start date").split()
+    target = when_target(intent, observation)
+    if target is None:
+        return False, f"the form shows no {which} row to check"
+    if isinstance(target, datetime.datetime):
+        shown = screen.row_datetime(observation, which)
+        if shown is not None and shown == target:
+            return True, f"the {which} shows {target:%Y-%m-%d %H:%M}"
+        return False, f"the {which} does not show {target:%Y-%m-%d %H:%M} yet"
+    shown = screen.row_datetime(observation, which)
+    if shown is None:
+        return False, f"the form shows no {which} row"
+    have = shown.date() if part == "date" else (shown.hour, shown.minute)
+    if have == target:
+        return True, f"the {which} {part} already shows it"
+    return False, f"the {which} {part} shows {have}, not {target}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,7 +506,11 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     creating = verbs & {"create", "add", "make", "new", "write", "send"}
     fields = dict(info.fields)
     if info.is_question:
-        subs.append("Find the information the question asks for")
+        question = text_lib.parse_question(info.goal)
+        if question.needs_today and DATE_SOURCE_APP not in info.apps:
+            # "Wednesday", "next": relative to today, which the clock shows.
+            subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
+        subs.append(FIND_SUB_GOAL)
     elif info.move is not None:
         item, source, destination = info.move
         subs += [
@@ -459,9 +531,11 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         subs.append(f"Set the duration to {h} hours {m} minutes {sec} seconds")
         if not forbidden & {"start", "save"} and creating - {"create", "make", "new"}:
             subs.append("Tap Start")
-    elif info.edit or info.append:
+    elif info.edit or info.append or info.prepend:
         if info.edit:
             subs.append(f"Tap '{info.edit}'")
+        if info.prepend:
+            subs.append(f"Prepend '{info.prepend}' to the text")
         if info.append:
             subs.append(f"Append '{info.append}' to the text")
         subs += [f"Enter '{v}' as the {k}" for k, v in info.fields if k == "text"]
@@ -479,6 +553,7 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             subs.append(f"Start a new {obj}")
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
+        subs += when_sub_goals(info.when)
         if "send" in verbs and "send" not in forbidden:
             subs.append("Tap Send")
         elif "save" not in forbidden and (info.fields or creating):
@@ -509,9 +584,36 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     return deduped, rationale
 
 
+def when_sub_goals(when: text_lib.When | None) -> list[str]:
+    """Start date, start time, then the end from the duration (a new start moves the end)."""
+    if when is None:
+        return []
+    subs = []
+    if when.date:
+        subs.append(f"Set the start date to {when.date}")
+    if when.time:
+        subs.append(f"Set the start time to {when.time}")
+    if when.duration:
+        subs.append(f"Set the end time to {when.duration} after the start")
+    return subs
+
+
+_FOUND_FACT = re.compile(r"Find the information[^:\n]*:[ \t]*([^\n;]+)")
+
+
+def found_answer(context_summary: str) -> str:
+    """The answer the executor reported when it finished the question's sub-goal, if any."""
+    found = _FOUND_FACT.findall(context_summary or "")
+    return found[-1].strip() if found else ""
+
+
 def question_answer(goal: str, observation: Observation, context_summary: str) -> str:
-    """A best-effort answer from screen text and the scratchpad: the lines that share the most
-    words with the question (never invented: empty when nothing on screen relates)."""
+    """A best-effort answer: what the executor read off the screens for the question, else the
+    screen line that shares the most words with it (never invented: empty when nothing
+    relates)."""
+    reported = found_answer(context_summary)
+    if reported:
+        return reported
     info = text_lib.parse_goal(goal)
     wanted = set(text_lib.content_words(goal)) - {"answer", "titles", "only", "format", "list"}
     for app in info.apps:
@@ -535,7 +637,6 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
     return scored[0][1]
 
 
-_QUOTED_VALUE = re.compile(r"'(.+?)'(?=\s+(?:as|to|in|into)\b|\s*$)")
 _UNFILLED_SLOT = re.compile(r"\{[a-z]+_\d+\}")
 
 
@@ -544,15 +645,22 @@ def _plan_values(plan: list[str]) -> tuple[set[str], set[str]]:
     quoted: set[str] = set()
     numbers: set[str] = set()
     for step in plan:
-        quoted.update(text_lib.normalize(v) for v in _QUOTED_VALUE.findall(step))
-        unquoted = _QUOTED_VALUE.sub(" ", step)
+        quoted.update(text_lib.normalize(v) for v in text_lib.quoted_values(step))
+        unquoted = _unquoted(step)
         numbers.update(n.lstrip("0") or "0" for n in re.findall(r"\d+", unquoted))
     return quoted, numbers
 
 
+def _unquoted(step: str) -> str:
+    """The step with its quoted values blanked out (their digits are values, not counts)."""
+    for start, end in reversed(text_lib.quoted_spans(step)):
+        step = step[:start] + " " + step[end:]
+    return step
+
+
 def _value_order(plan: list[str], keep: set[str]) -> list[str]:
     """The plan's quoted values among `keep`, first mention order."""
-    values = [text_lib.normalize(v) for step in plan for v in _QUOTED_VALUE.findall(step)]
+    values = [text_lib.normalize(v) for step in plan for v in text_lib.quoted_values(step)]
     return list(dict.fromkeys(v for v in values if v in keep))
 
 
@@ -577,7 +685,7 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
     for step in plan:
         if _UNFILLED_SLOT.search(step):
             return f"unfilled slot in {step!r}"
-        for value in _QUOTED_VALUE.findall(step):
+        for value in text_lib.quoted_values(step):
             if not text_lib.value_in_goal(value, info.goal):
                 return f"{value!r} is not in this goal"
     goal_numbers = {n.lstrip("0") or "0" for n in re.findall(r"\d+", info.goal)}
@@ -595,6 +703,10 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
     extra_apps = sorted(_opened_apps(plan) - _opened_apps(own_plan) - set(info.apps))
     if extra_apps:
         return f"it opens {extra_apps[0]}, which this goal does not need"
+    # "Wednesday" needs the clock's date first, "October 18" does not: same template, not plan.
+    missing_apps = sorted(_opened_apps(own_plan) - _opened_apps(plan))
+    if missing_apps:
+        return f"it never opens {missing_apps[0]}, which this goal needs"
     return None
 
 
@@ -717,6 +829,12 @@ class OfflineActionGenerator:
         self._duds: dict[str, set[str]] = {}
         self._scrolls: dict[tuple[str, str], int] = {}
         self._last: tuple[str, str, str] | None = None  # (screen, action key, sub-goal)
+        # What reading a question has gathered so far, across scrolls and screens.
+        self._today: str | None = None
+        self._tally: dict[tuple[str, ...], float] = {}
+        self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
+        self._next_offset = 0
+        self._when_targets: dict[str, datetime.datetime] = {}
 
     def set_goal(self, goal: str) -> None:
         if goal != self._goal:
@@ -757,6 +875,15 @@ class OfflineActionGenerator:
                 thought=f"{TAG} the sub-goal is already done: {why}",
                 sub_goal_finished=True,
                 finished_content=None,
+            )
+        reading = self._read(intent, info, observation, context_summary)
+        if reading is not None:
+            content, why = reading
+            return ProposedAction(
+                None,
+                thought=f"{TAG} {why}",
+                sub_goal_finished=True,
+                finished_content=content,
             )
         action, thought, target = self._choose(intent, info, observation, history, signature)
         leaving = action is None or action.action_type in (
@@ -838,8 +965,10 @@ class OfflineActionGenerator:
                         element_label(elements[index]),
                     )
         specific = {
+            "when": lambda: self._when(intent, obs, signature),
             "fill": lambda: self._fill(intent, obs, signature, info.fields),
             "append": lambda: self._append(intent, obs, signature),
+            "prepend": lambda: self._prepend(intent, obs, signature),
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
@@ -875,6 +1004,26 @@ class OfflineActionGenerator:
         return (
             action,
             f"add {intent.value!r} at the end of the text",
+            element_label(obs.ui_elements[index]),
+        )
+
+    def _prepend(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Typing goes to the end of a field, so the field is rewritten: the new line, then
+        what it held."""
+        candidates = screen.form_fields(obs)
+        if not candidates:
+            return None
+        index = screen.find_field(obs, intent.field or "text") or candidates[0]
+        current = screen.field_text(obs.ui_elements[index])
+        text = f"{intent.value}\n{current}" if current else intent.value or ""
+        action = _action(json_action.INPUT_TEXT, index=index, text=text, clear_text=True)
+        if not self._usable(action, signature):
+            return None
+        return (
+            action,
+            f"add {intent.value!r} at the top of the text",
             element_label(obs.ui_elements[index]),
         )
 
@@ -1025,6 +1174,8 @@ class OfflineActionGenerator:
         apps = info.apps or []
         if intent.kind == "toggle" or intent.kind == "level":
             apps = text_lib.find_apps(intent.subject) or apps
+        if intent.kind == "read_date":
+            apps = text_lib.find_apps(intent.sub_goal) or [DATE_SOURCE_APP]
         if not apps or any(text_lib.activity_matches_app(obs.foreground_activity, a) for a in apps):
             return None
         action = _action(json_action.OPEN_APP, app_name=apps[0])
@@ -1139,10 +1290,228 @@ class OfflineActionGenerator:
         signature: str,
     ) -> tuple[json_action.JSONAction | None, str, str]:
         del history
+        question = text_lib.parse_question(info.goal)
+        if question.kind in ("day", "next"):
+            target = self._question_day(question, obs)
+            if target is not None:
+                moved = self._go_to_day(intent, obs, signature, target)
+                if moved is not None:
+                    return moved
+        if question.kind in ("total", "day", "next"):
+            scroll = self._scroll_for(intent, obs, signature, "read the rest of the list")
+            if scroll is not None:
+                return scroll
         day = self._day_cell(obs, signature, intent)
         if day is not None:
             return day
         return self._navigate(intent, info, obs, signature)
+
+    # --- reading questions off the screen ------------------------------------------------------
+
+    def _read(
+        self,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        obs: Observation,
+        context_summary: str,
+    ) -> tuple[str, str] | None:
+        """(answer, why) once the screens read so far answer the sub-goal, else None."""
+        if intent.kind == "read_date":
+            for line in screen.screen_text(obs):
+                if _WEEKDAY_DATE.match(line) and text_lib.parse_date(line, default_year=2000):
+                    self._today = line
+                    return line, f"the screen shows today's date: {line!r}"
+            return None
+        if intent.kind != "find":
+            return None
+        self._today = self._today or _fact_today(context_summary)
+        question = text_lib.parse_question(info.goal)
+        end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
+        if question.kind == "total":
+            return self._read_total(question, obs, end_of_list)
+        if question.kind in ("day", "next"):
+            target = self._question_day(question, obs)
+            day, rows = screen.day_view(obs)
+            if target is None or day != target:
+                return None
+            for row in rows:
+                self._rows.setdefault((row.title, row.start, row.end), day)
+            if not end_of_list:
+                return None
+            return self._day_answer(question, obs, day)
+        return None
+
+    def _list_exhausted(self, intent: Intent, obs: Observation) -> bool:
+        """The last scroll here changed nothing, or the scroll budget for the screen is spent."""
+        signature = screen.screen_signature(obs)
+        scroll = _key(_action(json_action.SCROLL, direction="down"))
+        spent = self._scrolls.get((intent.sub_goal, signature), 0) >= MAX_SCROLLS_PER_SCREEN
+        return spent or scroll in self._duds.get(signature, set())
+
+    def _read_total(
+        self, question: text_lib.Question, obs: Observation, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        for item in screen.list_items(obs):
+            texts = screen.item_texts(obs, item)
+            if not any(text_lib.phrase_in(question.qualifier, t) for t in texts):
+                continue
+            amounts = [a for a in (screen.money(t) for t in texts) if a is not None]
+            if amounts:
+                self._tally[tuple(texts)] = amounts[0]
+        if not end_of_list or not self._tally:
+            return None
+        total = sum(self._tally.values())
+        return (
+            f"{total:.2f}",
+            f"the {len(self._tally)} items naming {question.qualifier!r} add up to {total:.2f}",
+        )
+
+    def _question_day(self, question: text_lib.Question, obs: Observation) -> datetime.date | None:
+        year = screen.shown_year(obs)
+        today = text_lib.parse_date(self._today, default_year=year) if self._today else None
+        if question.kind == "next":
+            return today + datetime.timedelta(days=self._next_offset) if today else None
+        return text_lib.parse_date(question.day, today=today, default_year=year)
+
+    def _day_answer(
+        self, question: text_lib.Question, obs: Observation, day: datetime.date
+    ) -> tuple[str, str] | None:
+        rows = [key for key, seen_on in self._rows.items() if seen_on == day]
+        if question.kind == "day":
+            if not rows:
+                return None
+            titles = list(dict.fromkeys(title for title, _, _ in rows))
+            return ", ".join(titles), f"the day view of {day:%B %d %Y} lists {len(titles)} item(s)"
+        # On today only what starts from now on is upcoming; on a later day, everything is.
+        now = screen.status_time(obs) if self._next_offset == 0 else (0, 0)
+        upcoming = sorted(
+            ((start, title) for title, start, _ in rows if now is None or start >= now),
+            key=lambda pair: pair[0],  # equal starts keep the screen's order
+        )
+        if not upcoming:
+            if self._next_offset < 7:
+                self._next_offset += 1  # nothing left today: the next day's first item is next
+            return None
+        first = upcoming[0][0]
+        titles = list(dict.fromkeys(t for start, t in upcoming if start == first))
+        return ", ".join(titles), f"the first item from {first[0]:02d}:{first[1]:02d} on {day}"
+
+    def _go_to_day(
+        self, intent: Intent, obs: Observation, signature: str, target: datetime.date
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """One step toward the day view of `target`: day arrows in a day view, month arrows and
+        the day's cell in a month view."""
+        day, _ = screen.day_view(obs)
+        elements = obs.ui_elements
+        if day is not None and day != target:
+            word = "next" if target > day else "previous"
+            for i in screen.content_indices(obs):
+                if elements[i].is_clickable and _names_all(obs, i, word, "day"):
+                    chosen = self._click(obs, i, signature, f"go to the {word} day")
+                    if chosen is not None:
+                        return chosen
+            back = _action(json_action.NAVIGATE_BACK)
+            if self._usable(back, signature):
+                return back, "back to the month to pick the day", "back"
+            return None
+        if day is not None:
+            return None
+        grid = screen.month_grid(obs)
+        if grid is None or grid.ok is not None:
+            return None
+        if (grid.year, grid.month) != (target.year, target.month):
+            later = (target.year, target.month) > (grid.year, grid.month)
+            arrow = grid.next if later else grid.previous
+            if arrow is not None:
+                return self._click(obs, arrow, signature, "turn the month toward the day")
+            return None
+        cell = grid.days.get(target.day)
+        if cell is None:
+            return None
+        return self._click(obs, cell, signature, f"open {target:%B %d}")
+
+    # --- dates and times in forms ---------------------------------------------------------------
+
+    def _when(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        which, part = (intent.subject or "start date").split()
+        target = when_target(intent, obs)
+        if isinstance(target, datetime.datetime):
+            self._when_targets[intent.sub_goal] = target
+        elif target is None:
+            target = self._when_targets.get(intent.sub_goal)
+        if target is None:
+            return None
+        picker = screen.time_picker(obs)
+        if picker is not None:
+            want = (target.hour, target.minute) if isinstance(target, datetime.datetime) else target
+            if isinstance(want, tuple):
+                return self._pick_time(obs, signature, picker, want)
+        grid = screen.month_grid(obs)
+        if grid is not None and grid.ok is not None:
+            want_day = target.date() if isinstance(target, datetime.datetime) else target
+            if isinstance(want_day, datetime.date):
+                return self._pick_date(obs, signature, grid, want_day)
+        date_index, time_index = screen.when_row(obs, which)
+        if isinstance(target, datetime.datetime):
+            shown = screen.row_datetime(obs, which)
+            if shown is not None and shown.date() != target.date() and date_index is not None:
+                return self._click(obs, date_index, signature, f"open the {which} date picker")
+            if time_index is not None:
+                return self._click(obs, time_index, signature, f"open the {which} time picker")
+            return None
+        index = date_index if part == "date" else time_index
+        if index is None:
+            return None
+        return self._click(obs, index, signature, f"open the {which} {part} picker")
+
+    def _pick_date(
+        self, obs: Observation, signature: str, grid: screen.MonthGrid, want: datetime.date
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        if (grid.year, grid.month) != (want.year, want.month):
+            later = (want.year, want.month) > (grid.year, grid.month)
+            arrow = grid.next if later else grid.previous
+            return (
+                self._click(obs, arrow, signature, "turn the month") if arrow is not None else None
+            )
+        picked = any(
+            text_lib.parse_date(t, default_year=grid.year) == want
+            for t in grid.texts
+            if not t.isdigit() and text_lib.parse_month_title(t) is None
+        )
+        cell = grid.days.get(want.day)
+        if not picked and cell is not None:
+            chosen = self._click(obs, cell, signature, f"pick day {want.day}")
+            if chosen is not None:
+                return chosen
+        if grid.ok is not None:
+            return self._click(obs, grid.ok, signature, f"confirm {want:%B %d %Y}")
+        return None
+
+    def _pick_time(
+        self,
+        obs: Observation,
+        signature: str,
+        picker: screen.TimePicker,
+        want: tuple[int, int],
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        hour, minute = want
+        if picker.hour != hour:
+            if picker.mode == "hour" and hour in picker.cells:
+                return self._click(obs, picker.cells[hour], signature, f"pick hour {hour:02d}")
+            if picker.hour_at is not None:
+                return self._click(obs, picker.hour_at, signature, "switch to the hours")
+        elif picker.minute != minute:
+            if picker.mode == "minute" and minute in picker.cells:
+                return self._click(
+                    obs, picker.cells[minute], signature, f"pick minute {minute:02d}"
+                )
+            if picker.mode == "hour" and picker.minute_at is not None:
+                return self._click(obs, picker.minute_at, signature, "switch to the minutes")
+        if picker.ok is not None:
+            return self._click(obs, picker.ok, signature, f"confirm {hour:02d}:{minute:02d}")
+        return None
 
     def _navigate(
         self, intent: Intent, info: text_lib.GoalInfo, obs: Observation, signature: str
@@ -1200,6 +1569,40 @@ class OfflineActionGenerator:
         return None, "no candidate left on this screen", ""
 
 
+_WEEKDAY_DATE = re.compile(
+    r"^\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+\w+\.?\s+\d{1,2}\b", re.I
+)
+_TODAY_FACT = re.compile(r"Read today'?s date[^:\n]*:[ \t]*([^\n;]+)")
+
+
+def _fact_today(context_summary: str) -> str | None:
+    """Today's date as an earlier sub-goal read it off the clock (a fact in the context)."""
+    found = _TODAY_FACT.findall(context_summary or "")
+    return found[-1].strip() if found else None
+
+
+def _typed_from_goal(
+    action: json_action.JSONAction, intent: Intent, obs: Observation, info: text_lib.GoalInfo
+) -> bool:
+    """Typed text comes from the goal; so does a rewrite of a field that puts the goal's text
+    before what the field already holds (adding at the top)."""
+    if text_lib.value_in_goal(action.text, info.goal):
+        return True
+    typed, value = action.text or "", intent.value or ""
+    if intent.kind != "prepend" or not value or not typed.startswith(value):
+        return False
+    index = action.index
+    if not isinstance(index, int) or not 0 <= index < len(obs.ui_elements):
+        return False
+    held = screen.field_text(obs.ui_elements[index])
+    return text_lib.normalize(typed[len(value) :]) == text_lib.normalize(held)
+
+
+def _names_all(obs: Observation, index: int, *words: str) -> bool:
+    name = set(text_lib.words(element_label(obs.ui_elements[index])))
+    return all(w in name for w in words)
+
+
 # --------------------------------------------------------------------------------------------
 # Verifier
 
@@ -1225,6 +1628,10 @@ def intent_target_ok(
     element = obs.ui_elements[index]
     label = text_lib.normalize(element_label(element))
     if info is not None and info.day and label == info.day and intent.kind in ("delete", "find"):
+        return True
+    if intent.kind == "when":
+        return index in screen.when_controls(obs)
+    if intent.kind == "find" and index in screen.date_navigation(obs):
         return True
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
@@ -1329,7 +1736,7 @@ class OfflineVerifier:
                 rel = max(rel, 0.5 + 0.5 * rel)
             return round(1.0 + 8.5 * rel, 2), f"{TAG} target relevance to the sub-goal {rel:.2f}"
         if kind == json_action.INPUT_TEXT:
-            if not text_lib.value_in_goal(action.text, info.goal):
+            if not _typed_from_goal(action, intent, obs, info):
                 return 3.0, f"{TAG} the typed text is not from the goal"
             if intent.kind == "fill" and index is not None:
                 return 9.0, f"{TAG} types the goal's value into a field"
@@ -1365,7 +1772,7 @@ class OfflineVerifier:
             focused = any(e.is_focused and screen.is_field(e) for e in elements)
             if not target_is_field and not focused:
                 return 2.0, f"{TAG} typing needs a text field and the target is not one"
-            if not text_lib.value_in_goal(action.text, info.goal):
+            if not _typed_from_goal(action, intent, obs, info):
                 return 3.0, f"{TAG} the text differs from what the goal says"
         description = self._describe(action, obs)
         for step in history[-3:]:

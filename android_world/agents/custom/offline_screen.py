@@ -9,6 +9,7 @@ planner, executor and verifier so that all three judge a screen the same way.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import itertools
 import re
@@ -438,8 +439,10 @@ class PastStep:
 
 
 _STEP_LINE = re.compile(
-    r"^step (\d+): \[(.*?)\] (.*?) -> (.*?)(?: \(verifier [\d.]+\))?(?: - .*)?$"
+    r"^step (\d+): \[(.*?)\] (.*?) -> (.*?)(?: \(verifier [\d.]+\))?(?: - .*)?$", re.DOTALL
 )
+_STEP_START = re.compile(r"^step \d+: \[")
+_SECTION = re.compile(r"^(?:Task goal|Plan|Recent steps|Facts|Current sub-goal)\b")
 _GOAL_LINE = re.compile(
     r"^Task goal:[ \t]*(.*?)(?=\n(?:Plan:|Recent steps:|Facts:|Current sub-goal)|\Z)",
     re.MULTILINE | re.DOTALL,
@@ -447,9 +450,23 @@ _GOAL_LINE = re.compile(
 
 
 def parse_history(context_summary: str) -> list[PastStep]:
-    steps = []
+    """The steps of the summary; a step whose sub-goal or typed text spans lines is one step."""
+    records: list[str] = []
+    open_record = False
     for line in (context_summary or "").splitlines():
-        match = _STEP_LINE.match(line.strip())
+        stripped = line.strip()
+        if _STEP_START.match(stripped):
+            records.append(stripped)
+        elif open_record and not _SECTION.match(stripped):
+            records[-1] += "\n" + line
+        else:
+            open_record = False
+            continue
+        # Only the sub-goal and the action can span lines; the outcome after "->" cannot.
+        open_record = " -> " not in records[-1]
+    steps = []
+    for record in records:
+        match = _STEP_LINE.match(record)
         if match:
             steps.append(
                 PastStep(int(match.group(1)), match.group(2), match.group(3), match.group(4))
@@ -483,3 +500,314 @@ def acted_on(
         if not kinds or any(step.action.startswith(k) for k in kinds):
             return step
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# Dates and times on screen: a form's date/time rows, date and time pickers, a day's list
+
+START_WORDS = ("start", "starts", "from", "begin", "begins")
+END_WORDS = ("end", "ends", "until", "to", "finish")
+_TIME_RANGE = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–—]\s*(\d{1,2}:\d{2})\s*$")
+
+
+def _text(element: Element) -> str:
+    return (element.text or "").strip()
+
+
+def status_time(observation: Observation) -> tuple[int, int] | None:
+    """The time the status bar shows (a careful person's "now")."""
+    for element in observation.ui_elements:
+        if in_status_bar(element, observation.screen_size) or is_system(element):
+            clock = text_lib.parse_clock(_text(element))
+            if clock is not None:
+                return clock
+    return None
+
+
+def shown_year(observation: Observation) -> int | None:
+    """A year the screen shows on its own or in a month header ("2023", "October 2023")."""
+    for i in content_indices(observation):
+        text = _text(observation.ui_elements[i])
+        if re.fullmatch(r"(19|20)\d\d", text):
+            return int(text)
+        month = text_lib.parse_month_title(text)
+        if month is not None:
+            return month[0]
+    return None
+
+
+def when_row(observation: Observation, which: str) -> tuple[int | None, int | None]:
+    """(date element, time element) of a form's "Starts"/"Ends" row; by order when unlabelled."""
+    words = START_WORDS if which == "start" else END_WORDS
+    dates: list[int] = []
+    times: list[int] = []
+    labelled: dict[str, int] = {}
+    year = shown_year(observation)
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        text = _text(element)
+        if not text or not element.is_clickable:
+            continue
+        if text_lib.parse_clock(text) is not None and ":" in text:
+            kind = "time"
+            times.append(i)
+        elif (
+            text_lib.parse_date(text, default_year=year or 2000) is not None and not text.isdigit()
+        ):
+            kind = "date"
+            dates.append(i)
+        else:
+            continue
+        beside = set(text_lib.words(row_label(observation, i)))
+        if beside & set(words) and kind not in labelled:
+            labelled[kind] = i
+    position = 0 if which == "start" else 1
+    date = labelled.get("date", dates[position] if len(dates) > position else None)
+    time = labelled.get("time", times[position] if len(times) > position else None)
+    return date, time
+
+
+def row_datetime(
+    observation: Observation, which: str, year: int | None = None
+) -> datetime.datetime | None:
+    """The date and time a form's start or end row shows."""
+    date_index, time_index = when_row(observation, which)
+    if date_index is None or time_index is None:
+        return None
+    elements = observation.ui_elements
+    day = text_lib.parse_date(
+        _text(elements[date_index]), default_year=year or shown_year(observation)
+    )
+    clock = text_lib.parse_clock(_text(elements[time_index]))
+    if day is None or clock is None:
+        return None
+    return datetime.datetime(day.year, day.month, day.day, clock[0], clock[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class MonthGrid:
+    """A month of day cells (a month view or a date picker)."""
+
+    year: int
+    month: int
+    title: int
+    days: dict[int, int]
+    previous: int | None
+    next: int | None
+    ok: int | None
+    texts: tuple[str, ...]
+
+
+def _named(observation: Observation, i: int, *needles: str) -> bool:
+    name = text_lib.normalize(element_label(observation.ui_elements[i]))
+    return all(n in name.split() for n in needles)
+
+
+def month_grid(observation: Observation) -> MonthGrid | None:
+    """The month grid on screen: its "October 2023" header, day cells below it and arrows."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    for t in indices:
+        parsed = text_lib.parse_month_title(_text(elements[t]))
+        title_box = element_box(elements[t], observation.screen_size)
+        if parsed is None or title_box is None:
+            continue
+        days: dict[int, int] = {}
+        for i in indices:
+            text = _text(elements[i])
+            box = element_box(elements[i], observation.screen_size)
+            if text.isdigit() and 1 <= int(text) <= 31 and box and box.y_min >= title_box.y_max:
+                days.setdefault(int(text), i)
+        if len(days) < 28:
+            continue
+        arrows = [i for i in indices if elements[i].is_clickable]
+        previous = next(
+            (
+                i
+                for i in arrows
+                if _named(observation, i, "previous") or _named(observation, i, "prev")
+            ),
+            None,
+        )
+        following = next((i for i in arrows if _named(observation, i, "next")), None)
+        ok = next(
+            (
+                i
+                for i in arrows
+                if text_lib.normalize(element_label(elements[i])) in ("ok", "done", "set")
+            ),
+            None,
+        )
+        texts = tuple(_text(elements[i]) for i in indices if _text(elements[i]))
+        return MonthGrid(parsed[0], parsed[1], t, days, previous, following, ok, texts)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class TimePicker:
+    """A time picker: hour and minute read-outs, the grid of values to tap, its mode and OK."""
+
+    hour: int | None
+    minute: int | None
+    hour_at: int | None
+    minute_at: int | None
+    cells: dict[int, int]
+    mode: str  # hour or minute
+    ok: int | None
+
+
+def time_picker(observation: Observation) -> TimePicker | None:
+    """A dialog of two-digit cells with an "HH : MM" read-out above them, or None."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    colon = next((i for i in indices if _text(elements[i]) == ":"), None)
+    two_digit = [
+        i
+        for i in indices
+        if re.fullmatch(r"\d{2}", _text(elements[i])) and elements[i].is_clickable
+    ]
+    if colon is None or len(two_digit) < 8:
+        return None
+    colon_box = element_box(elements[colon], observation.screen_size)
+    if colon_box is None:
+        return None
+    header = []
+    for i in two_digit:
+        box = element_box(elements[i], observation.screen_size)
+        if box is not None and abs(box.center[1] - colon_box.center[1]) < 30:
+            header.append((box.x_min, i))
+    header.sort()
+    hour_at = header[0][1] if header else None
+    minute_at = header[1][1] if len(header) > 1 else None
+    cells = {int(_text(elements[i])): i for i in two_digit if i not in (hour_at, minute_at)}
+    notes = " ".join(_text(elements[i]).casefold() for i in indices)
+    if "minute" in notes:
+        mode = "minute"
+    elif "hour" in notes:
+        mode = "hour"
+    else:
+        mode = "minute" if any(v > 23 for v in cells) else "hour"
+    ok = next(
+        (
+            i
+            for i in indices
+            if elements[i].is_clickable
+            and text_lib.normalize(element_label(elements[i])) in ("ok", "done", "set")
+        ),
+        None,
+    )
+    hour = int(_text(elements[hour_at])) if hour_at is not None else None
+    minute = int(_text(elements[minute_at])) if minute_at is not None else None
+    return TimePicker(hour, minute, hour_at, minute_at, cells, mode, ok)
+
+
+def list_items(observation: Observation) -> list[list[int]]:
+    """The items of the screen's scrollable list, each its elements (top to bottom); items cut
+    by the list's edges are left out, so a scroll never shows half an item as a new one."""
+    elements = observation.ui_elements
+    size = observation.screen_size
+    container = next((i for i in content_indices(observation) if elements[i].is_scrollable), None)
+    if container is None:
+        return []
+    outer = element_box(elements[container], size)
+    if outer is None:
+        return []
+    boxes = []
+    for i in content_indices(observation):
+        box = element_box(elements[i], size)
+        if i == container or box is None or not labels(elements[i]):
+            continue
+        if outer.y_min - 2 <= box.y_min and box.y_max <= outer.y_max + 2:
+            boxes.append((box.y_min, box.y_max, i))
+    boxes.sort()
+    items: list[list[int]] = []
+    bottom = -1.0
+    for top, end, i in boxes:
+        if items and top <= bottom + 8:
+            items[-1].append(i)
+            bottom = max(bottom, end)
+        else:
+            items.append([i])
+            bottom = end
+    return items
+
+
+def item_texts(observation: Observation, item: Sequence[int]) -> list[str]:
+    return [_text(observation.ui_elements[i]) for i in item if _text(observation.ui_elements[i])]
+
+
+def money(text: str) -> float | None:
+    """The amount of "$1,234.56", "-€12.00", "12.50 USD"; None when the text is not money."""
+    match = re.fullmatch(
+        r"\s*(-)?\s*[$€£]\s?(\d[\d,]*(?:\.\d+)?)\s*|\s*(-)?(\d[\d,]*\.\d{2})\s*(?:usd|eur|gbp)?\s*",
+        text,
+        re.I,
+    )
+    if not match:
+        return None
+    sign = match.group(1) or match.group(3)
+    number = float((match.group(2) or match.group(4)).replace(",", ""))
+    return -number if sign else number
+
+
+@dataclasses.dataclass(frozen=True)
+class DayRow:
+    title: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+def day_view(observation: Observation) -> tuple[datetime.date | None, list[DayRow]]:
+    """The day a day view shows (its title) and its rows: a title above "HH:MM - HH:MM"."""
+    elements = observation.ui_elements
+    year = shown_year(observation)
+    day = None
+    for i in content_indices(observation):
+        element = elements[i]
+        text = _text(element)
+        if text and in_title_bar(element, observation.screen_size) and not text.isdigit():
+            day = text_lib.parse_date(text, default_year=year)
+            if day is not None:
+                break
+    rows = []
+    for item in list_items(observation):
+        texts = item_texts(observation, item)
+        times = [_TIME_RANGE.match(t) for t in texts]
+        found = next((m for m in times if m), None)
+        titles = [t for t, m in zip(texts, times) if not m]
+        if found and titles:
+            start = text_lib.parse_clock(found.group(1))
+            end = text_lib.parse_clock(found.group(2))
+            if start and end:
+                rows.append(DayRow(titles[0], start, end))
+    return day, rows
+
+
+def when_controls(observation: Observation) -> set[int]:
+    """Every element that sets a date or time: a form's date/time rows and the pickers' parts."""
+    found: set[int] = set()
+    for which in ("start", "end"):
+        found.update(i for i in when_row(observation, which) if i is not None)
+    grid = month_grid(observation)
+    if grid is not None:
+        found.update(grid.days.values())
+        found.update(i for i in (grid.previous, grid.next, grid.ok) if i is not None)
+    picker = time_picker(observation)
+    if picker is not None:
+        found.update(picker.cells.values())
+        found.update(i for i in (picker.hour_at, picker.minute_at, picker.ok) if i is not None)
+    return found
+
+
+def date_navigation(observation: Observation) -> set[int]:
+    """Controls that only move through dates (day cells of a month, next/previous day or month):
+    looking around a calendar with them changes nothing."""
+    found: set[int] = set()
+    grid = month_grid(observation)
+    if grid is not None and grid.ok is None:
+        found.update(grid.days.values())
+    for i in content_indices(observation):
+        name = set(text_lib.words(element_label(observation.ui_elements[i])))
+        if name & {"next", "previous", "prev"} and name & {"day", "month", "week"}:
+            found.add(i)
+    return found

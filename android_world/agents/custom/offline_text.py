@@ -9,6 +9,7 @@ labelled); nothing here knows any benchmark task. All functions are pure.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import difflib
 import re
 from collections.abc import Iterable, Sequence
@@ -152,7 +153,61 @@ APP_HINTS: tuple[AppHint, ...] = (
 # --------------------------------------------------------------------------------------------
 # Normalising and matching words
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{1,200})'(?![a-z])|“([^”]+)”|‘([^’]+)’")
+# Quote marks and their closing partner. A straight or curly single quote is also an apostrophe
+# ("Let's", "Parents' evening"), so for those the position decides (see `quoted_spans`).
+_QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+_APOSTROPHES = frozenset("'’")
+MAX_QUOTED_CHARS = 1000
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each quoted value in `text`, quote marks included, in order.
+
+    The one place that decides where a quoted value ends, because an apostrophe inside it
+    ("the description 'Let's be punctual.'") must not cut it short: a single quote opens a value
+    only after the start, a space or punctuation, and closes it only before the end, a space or
+    punctuation, never between letters. Double quotes pair up plainly.
+    """
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(text)
+    while i < n:
+        mark = text[i]
+        close = _QUOTE_PAIRS.get(mark)
+        opens = (
+            close is not None
+            and i + 1 < n
+            and not text[i + 1].isspace()
+            and not (mark in _APOSTROPHES and i > 0 and text[i - 1].isalnum())
+        )
+        end = _closing_quote(text, i + 1, close) if opens and close else None
+        if end is None:
+            i += 1
+            continue
+        spans.append((i, end + 1))
+        i = end + 1
+    return spans
+
+
+def _closing_quote(text: str, start: int, close: str) -> int | None:
+    limit = min(len(text), start + MAX_QUOTED_CHARS + 1)
+    for j in range(start + 1, limit):
+        if text[j] != close or text[j - 1].isspace():
+            continue
+        if close not in _APOSTROPHES or j + 1 == len(text) or not text[j + 1].isalnum():
+            return j
+    return None
+
+
+def quoted_values(text: str) -> list[str]:
+    """The quoted values of `text`, verbatim (inner spacing and line breaks kept)."""
+    return [text[s + 1 : e - 1] for s, e in quoted_spans(text)]
+
+
+def quoted_at(text: str, pos: int) -> str | None:
+    """The quoted value that starts at `pos` (after optional spaces), or None."""
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return next((text[s + 1 : e - 1] for s, e in quoted_spans(text) if s == pos), None)
 
 
 def normalize(text: str | None) -> str:
@@ -267,9 +322,11 @@ class GoalInfo:
     targets: list[str] = dataclasses.field(default_factory=list)
     folder: str | None = None
     append: str | None = None
+    prepend: str | None = None
     edit: str | None = None
     day: str | None = None
     move: tuple[str, str, str] | None = None
+    when: When | None = None
 
     def slot_values(self) -> list[str]:
         values = [v for _, v in self.fields] + self.quoted + self.numbers
@@ -328,18 +385,22 @@ _OPEN_PATTERN = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{5,}\d(?!\w)|(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _PERSON = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2})\b")
+# A pattern without a group ends where a quoted value starts; `quoted_at` reads that value, so
+# an apostrophe inside it is handled where every other quote is (`quoted_spans`).
+_QUOTE_AHEAD = r"(?=[\"'“‘])"
 _FIELD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("phone", re.compile(r"\b(?:phone\s+)?number\s+(?:is|:)?\s*(\+?\d[\d\s().-]{4,}\d)", re.I)),
     ("phone", re.compile(r"\bto\s+(\+?\d[\d\s().-]{5,}\d)\b", re.I)),
+    ("name", re.compile(r"\b(?:named|called|with the name|titled)\s+" + _QUOTE_AHEAD, re.I)),
     (
         "name",
         re.compile(
-            r"\b(?:named|called|with the name|titled)\s+\"?'?([^\"',]+?)\"?'?(?=\s+with\b|[,.]\s|$)",
+            r"\b(?:named|called|with the name|titled)\s+([^\"',]+?)(?=\s+with\b|[,.]\s|$)",
             re.I,
         ),
     ),
-    ("title", re.compile(r"\bwith (?:the )?title\s+['\"]([^'\"]+)['\"]", re.I)),
-    ("description", re.compile(r"\bdescription\s+['\"]([^'\"]+)['\"]", re.I)),
+    ("title", re.compile(r"\bwith (?:the )?title\s+" + _QUOTE_AHEAD, re.I)),
+    ("description", re.compile(r"\bdescription\s+" + _QUOTE_AHEAD, re.I)),
     ("message", re.compile(r"\bmessage\s*:\s*(.+)$", re.I)),
     ("text", re.compile(r"\b(?:following text|the text|with text|content)\s*:\s*(.+)$", re.I)),
 )
@@ -349,17 +410,21 @@ _KEY_VALUE = re.compile(
 
 
 def _protect_quotes(text: str) -> tuple[str, list[str]]:
+    """`text` with each quoted value (marks included) replaced by a placeholder, and the values
+    as written, so clause splitting never looks inside a value."""
+    pieces: list[str] = []
     quoted: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        quoted.append(next(g for g in match.groups() if g is not None))
-        return f"\x00{len(quoted) - 1}\x00"
-
-    return _QUOTED.sub(keep, text), quoted
+    pos = 0
+    for start, end in quoted_spans(text):
+        pieces += [text[pos:start], f"\x00{len(quoted)}\x00"]
+        quoted.append(text[start:end])
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces), quoted
 
 
 def _restore(text: str, quoted: list[str]) -> str:
-    return re.sub(r"\x00(\d+)\x00", lambda m: f"'{quoted[int(m.group(1))]}'", text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], text)
 
 
 def split_clauses(goal: str) -> list[str]:
@@ -557,8 +622,11 @@ def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
     for name, pattern in _FIELD_PATTERNS:
         match = pattern.search(goal)
         if match and name not in taken:
-            value = match.group(1).strip()
-            if name in ("phone", "name"):
+            if pattern.groups:
+                value = match.group(1).strip()
+            else:
+                value = quoted_at(goal, match.end()) or ""
+            if name == "phone" or (name == "name" and pattern.groups):
                 value = value.strip("'\"").rstrip(".")
             if name in ("message", "text"):
                 kv_text = kv_text[: match.start()]
@@ -586,7 +654,8 @@ def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
     if "first name" in taken or "last name" in taken:
         fields = [(k, v) for k, v in fields if k != "name" or "first name" not in taken]
     if not taken & {"name", "title", "first name"}:
-        person = person_name(goal)
+        # A name inside a value ("...hiking trip to Blue Mountain.") is the value's, not a slot.
+        person = person_name(_mask_values(goal, [v for _, v in fields]))
         if person:
             fields.insert(0, ("name", person))
     return fields
@@ -619,7 +688,7 @@ def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
     """The things a delete goal names: a "following ...: a, b" list, a file, a title or name."""
     match = re.search(r"\bfollowing\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S)
     if match:
-        items = re.split(r",\s*|\s+and\s+", match.group(1).strip().rstrip("."))
+        items = re.split(r",\s*|\s+and\s+|\s*\n\s*", match.group(1).strip().rstrip("."))
         return [i.strip(" .'\"") for i in items if i.strip(" .'\"")]
     match = re.search(r"\bfile\s+(\S+\.\w+)", goal, re.I)
     if match:
@@ -664,6 +733,17 @@ def append_text(goal: str) -> str | None:
     return match.group(1).strip().rstrip(".") if match else None
 
 
+def prepend_text(goal: str) -> str | None:
+    """Text to put before an existing document's text ("Add to the top of the note X")."""
+    match = re.search(
+        r"\b(?:add|insert|prepend)\s+to\s+the\s+(?:top|beginning|start)\s+of\s+the\s+\w+[:,]?"
+        r"\s+(.+)$",
+        goal,
+        re.I | re.S,
+    )
+    return match.group(1).strip().rstrip(".") if match else None
+
+
 _MONTHS = [
     "january",
     "february",
@@ -694,6 +774,17 @@ def edit_target(goal: str) -> str | None:
     return match.group(1) if match else None
 
 
+def _mask_values(goal: str, values: Sequence[str]) -> str:
+    """`goal` with its quoted values and the given slot values blanked out."""
+    masked = goal
+    for start, end in reversed(quoted_spans(goal)):
+        masked = masked[:start] + " " * (end - start) + masked[end:]
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) > 3:
+            masked = masked.replace(value, " " * len(value))
+    return masked
+
+
 def person_name(goal: str) -> str | None:
     """A capitalised multi-word name after "for"/"contact"/"to" that is not an app name."""
     for match in re.finditer(
@@ -710,8 +801,8 @@ def find_numbers(goal: str) -> list[str]:
 
 
 def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
-    text = " ".join((goal or "").split())
-    _, quoted = _protect_quotes(text)
+    raw = (goal or "").strip()
+    text = " ".join(raw.split())
     clauses = split_clauses(text)
     toggles = [t for t in (parse_toggle(c) for c in clauses) if t is not None]
     levels = [lv for lv in (parse_level(c) for c in clauses) if lv is not None]
@@ -738,19 +829,24 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         toggles=toggles,
         levels=levels,
         fields=fields,
-        quoted=quoted,
+        quoted=quoted_values(raw),
         numbers=find_numbers(text),
         verbs=verbs,
         is_question=bool(_QUESTION_START.match(text)) or text.rstrip().endswith("?"),
         objects=list(dict.fromkeys(objects)),
         forbidden=forbidden,
         duration=parse_duration(text),
-        targets=delete_targets(text, fields) if {"delete", "remove"} & set(verbs) else [],
+        # Values a sub-goal will carry come from the goal as written (line breaks kept), so the
+        # plan repeats them verbatim and episodic memory can turn them into slots.
+        targets=delete_targets(raw, fields) if {"delete", "remove"} & set(verbs) else [],
         folder=folder_hint(text),
-        append=append_text(text),
+        append=append_text(raw),
+        prepend=prepend_text(raw),
         edit=edit_target(text),
         day=day_of_month(text),
-        move=move_request(text) if "move" in verbs else None,
+        move=move_request(raw) if "move" in verbs else None,
+        # A time inside a value ("...class at 6 PM.") is the value's, not when the thing is.
+        when=parse_when(_mask_values(raw, [v for _, v in fields])),
     )
 
 
@@ -775,3 +871,187 @@ def value_in_goal(value: str | None, goal: str) -> bool:
     return difflib.SequenceMatcher(None, v, g).find_longest_match().size >= max(
         4, int(0.9 * len(v))
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Dates, times and durations: what a form's pickers and a calendar's screens show
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTH_NAMES = "|".join(_MONTHS)
+_MONTH_WORD = rf"(?:{_MONTH_NAMES}|{'|'.join(m[:3] for m in _MONTHS)})\.?"
+_DATE_PHRASE = re.compile(
+    rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b",
+    re.I,
+)
+_RELATIVE_DAY = re.compile(
+    rf"\b(today|tomorrow|yesterday|(?:(?:this|next|the)\s+)?(?:{'|'.join(_WEEKDAYS)})"
+    r"(?:\s+after\s+next)?)\b",
+    re.I,
+)
+_CLOCK = re.compile(r"^\s*(\d{1,2})(?:[:.](\d{2}))?\s*(h|hrs?|o'?clock|[ap]\.?\s?m\.?)?\s*$", re.I)
+_WHEN_TIME = re.compile(
+    r"\bat\s+(\d{1,2}(?::\d{2})?\s*(?:h|[ap]\.?m\.?|o'clock)(?![\w])|\d{1,2}:\d{2})", re.I
+)
+_WHEN_DURATION = re.compile(
+    r"\b(?:last(?:s|ing)?|duration\s+of|should\s+take)\s+(?:for\s+)?(?:about\s+)?"
+    r"(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b)",
+    re.I,
+)
+_MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(minutes?|mins?|m|hours?|hrs?|h)\b", re.I)
+
+
+@dataclasses.dataclass(frozen=True)
+class When:
+    """When a thing the goal creates should happen, each part as the goal writes it."""
+
+    date: str | None = None
+    time: str | None = None
+    duration: str | None = None
+
+
+def parse_when(goal: str) -> When | None:
+    """The date, start time and duration a goal gives ("on 2023-10-27 at 13h ... for 15 mins")."""
+    date = _DATE_PHRASE.search(goal)
+    time = _WHEN_TIME.search(goal)
+    duration = _WHEN_DURATION.search(goal)
+    if not (date or time or duration):
+        return None
+    return When(
+        date.group(0) if date else None,
+        time.group(1).strip() if time else None,
+        duration.group(1).strip() if duration else None,
+    )
+
+
+def parse_clock(text: str | None) -> tuple[int, int] | None:
+    """(hour, minute) of "13h", "13:05", "1:30 pm", "4pm", "12am"; None for anything else."""
+    match = _CLOCK.match(text or "")
+    if not match:
+        return None
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    suffix = (match.group(3) or "").casefold().replace(".", "").replace(" ", "")
+    if not match.group(2) and not suffix:
+        return None  # a bare number is not a time
+    if suffix in ("am", "pm"):
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if suffix == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return hour, minute
+
+
+def duration_minutes(text: str | None) -> int | None:
+    """Minutes in "15 mins", "1 hour", "1.5 hours", "90 m"."""
+    match = _MINUTES.search(text or "")
+    if not match:
+        return None
+    amount = float(match.group(1))
+    return round(amount * 60) if match.group(2).casefold().startswith("h") else round(amount)
+
+
+def parse_date(
+    text: str | None, today: datetime.date | None = None, default_year: int | None = None
+) -> datetime.date | None:
+    """The day a text names: "2023-10-27", "October 27 2023", "Sun, Oct 15, 2023", "Wednesday,
+    October 18" (year from `default_year`, else `today`), or relative to `today` ("tomorrow",
+    "Wednesday" = the coming one, "the Wednesday after next")."""
+    raw = (text or "").strip()
+    lowered = raw.casefold()
+    match = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", raw)
+    if match:
+        return _safe_date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    match = re.search(
+        rf"\b({_MONTH_WORD})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", raw, re.I
+    )
+    if match:
+        month = _month_number(match.group(1))
+        year = match.group(3) or default_year or (today.year if today else None)
+        if month and year:
+            return _safe_date(int(year), month, int(match.group(2)))
+        return None
+    if today is None:
+        return None
+    offsets = {"today": 0, "tomorrow": 1, "yesterday": -1}
+    if lowered in offsets:
+        return today + datetime.timedelta(days=offsets[lowered])
+    match = re.fullmatch(
+        rf"(?:(this|next|the)\s+)?({'|'.join(_WEEKDAYS)})(\s+after\s+next)?", lowered
+    )
+    if match:
+        ahead = (_WEEKDAYS.index(match.group(2)) - today.weekday()) % 7 or 7
+        if match.group(3):
+            ahead += 7
+        return today + datetime.timedelta(days=ahead)
+    return None
+
+
+def _safe_date(year: int, month: int, day: int) -> datetime.date | None:
+    try:
+        return datetime.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month_number(word: str) -> int | None:
+    key = word.casefold().rstrip(".")[:3]
+    names = [m[:3] for m in _MONTHS]
+    return names.index(key) + 1 if key in names else None
+
+
+def parse_month_title(text: str | None) -> tuple[int, int] | None:
+    """(year, month) of a month header such as "October 2023"."""
+    match = re.fullmatch(rf"\s*({_MONTH_WORD})\s+(\d{{4}})\s*", text or "", re.I)
+    if not match:
+        return None
+    month = _month_number(match.group(1))
+    return (int(match.group(2)), month) if month else None
+
+
+def day_phrase(goal: str) -> str | None:
+    """The day a question asks about, as written: a date, or "today", "Wednesday", ..."""
+    match = _DATE_PHRASE.search(goal) or _RELATIVE_DAY.search(goal)
+    return match.group(0) if match else None
+
+
+# --------------------------------------------------------------------------------------------
+# Questions: what kind of reading of the screen answers them
+
+_TOTAL = re.compile(
+    r"\b(?:total|sum)\b(?:\s+(?:amount|cost|value|spent))?\s+(?:of|on|for|in)\s+"
+    r"(?:all\s+)?(?:my\s+|the\s+)?(?P<qualifier>.+?)\s+"
+    r"(?P<object>expenses|expense|purchases|payments|transactions|costs|spending|bills|items)\b",
+    re.I,
+)
+_NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
+_LISTING = re.compile(r"\bwhat\s+(?:\w+\s+){0,3}(?:do|did|will)\s+i\s+have\b", re.I)
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """How to read a question: `total` sums the amounts of the list items naming `qualifier`;
+    `day` lists the items of the day `day` names; `next` finds the earliest item from now."""
+
+    kind: str  # total, day, next, other
+    qualifier: str = ""
+    day: str | None = None
+
+    @property
+    def needs_today(self) -> bool:
+        """Whether the answer depends on today's date, which the screen must first show."""
+        if self.kind == "next":
+            return True
+        return self.kind == "day" and not _DATE_PHRASE.search(self.day or "")
+
+
+def parse_question(goal: str) -> Question:
+    text = " ".join((goal or "").split())
+    total = _TOTAL.search(text)
+    if total:
+        return Question("total", qualifier=total.group("qualifier").strip())
+    day = day_phrase(text)
+    if _NEXT.search(text) and not day:
+        return Question("next")
+    if day and _LISTING.search(text):
+        return Question("day", day=day)
+    return Question("other")
