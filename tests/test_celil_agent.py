@@ -347,7 +347,8 @@ def test_question_without_answer_falls_back_to_executor_finished_content():
 
 def test_memory_hit_seeds_the_plan_and_outcomes_are_recorded():
     events: list[dict] = []
-    hit = fakes.FakeRetrievedPlan("e1", "Add a contact named {name}", list(PLAN), 0.95, 1.0)
+    # Similar but not near-identical: the plan is offered to the planner, which still plans.
+    hit = fakes.FakeRetrievedPlan("e1", "Add a contact named {name}", list(PLAN), 0.9, 1.0)
     memory = fakes.FakeEpisodicMemory(hit)
     planner = fakes.ScriptedPlanner(initial=[lambda goal: Plan(list(PLAN), source="model+memory")])
     executor = fakes.ScriptedExecutor(happy_script())
@@ -367,6 +368,38 @@ def test_memory_hit_seeds_the_plan_and_outcomes_are_recorded():
     assert memory.added[0][0] == GOAL and memory.added[0][1] == PLAN
     assert memory.added[0][2]["run"] == "run_x"
     assert agent.episode_summary()["memory"]["hit"] is True
+
+
+@pytest.mark.parametrize(
+    ("similarity", "success_rate", "reuse_similarity", "planner_asked"),
+    [
+        (0.97, 1.0, 0.95, False),  # trusted: used as it is, no planner call
+        (0.97, 0.5, 0.95, True),  # keeps failing: the planner decides
+        (0.90, 1.0, 0.95, True),  # only similar: offered to the planner
+        (0.99, 1.0, None, True),  # direct reuse switched off
+    ],
+)
+def test_trusted_memory_plan_skips_the_planner(
+    similarity, success_rate, reuse_similarity, planner_asked
+):
+    events: list[dict] = []
+    hit = fakes.FakeRetrievedPlan(
+        "e1", "Add a contact named {name}", list(PLAN), similarity, success_rate
+    )
+    planner = fakes.ScriptedPlanner(initial=[Plan(list(PLAN))])
+    agent, _ = make_agent(
+        planner=planner,
+        executor=fakes.ScriptedExecutor(happy_script()),
+        events=events,
+        episodic_memory=fakes.FakeEpisodicMemory(hit),
+        memory_reuse_similarity=reuse_similarity,
+    )
+    results = run(agent)
+    assert results[-1].done
+    assert (("initial", PLAN) in planner.calls) is planner_asked
+    created = next(e for e in events if e["type"] == "plan_created")
+    assert created["sub_goals"] == PLAN
+    assert (created["source"] == "memory") is not planner_asked
 
 
 def test_plan_stored_only_at_full_score():

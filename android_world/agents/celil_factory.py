@@ -74,6 +74,12 @@ class CelilAgentConfig(BaseModel):
     sent) or relative_1000 (UI-TARS v1, a 0-1000 grid). null (default): use
     `models.section_leader.coordinates`, the one place the convention is normally set; a value
     here overrides it for this agent configuration only."""
+    memory_reuse_similarity: float | None = Field(default=0.95, ge=0.0, le=1.0)
+    """A remembered plan at least this similar (goal template, 0-1) whose success rate is at
+    least `memory_reuse_success_rate` is used as it is, without a planner call; a less similar
+    one is only offered to the planner. null: always ask the planner."""
+    memory_reuse_success_rate: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Success rate a remembered plan needs to be reused without the planner."""
     max_image_pixels: int = Field(default=1_003_520, ge=78_400)
     """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
     transition_pause: float | None = Field(default=1.0, ge=0.0)
@@ -287,6 +293,8 @@ def build_celil_agent(
             "models": {k: f"{v['backend']}:{v['model']}" for k, v in roles.items()},
         },
         transition_pause=params.transition_pause,
+        memory_reuse_similarity=params.memory_reuse_similarity,
+        memory_reuse_success_rate=params.memory_reuse_success_rate,
     )
     agent.manifest_info = {
         "roles": roles,

@@ -257,6 +257,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         app_names: tuple[str, ...] = (),
         provenance: dict[str, Any] | None = None,
         transition_pause: float | None = 1.0,
+        memory_reuse_similarity: float | None = 0.95,
+        memory_reuse_success_rate: float = 0.8,
     ):
         super().__init__(env, name=name, transition_pause=transition_pause)
         if progress_check not in PROGRESS_CHECK_MODES:
@@ -281,6 +283,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self.snap_coordinates = snap_coordinates
         self.app_names = tuple(app_names)
         self.provenance = dict(provenance or {})
+        self.memory_reuse_similarity = memory_reuse_similarity
+        self.memory_reuse_success_rate = float(memory_reuse_success_rate)
         self.manifest_info: dict[str, Any] = {}
         self._sink: EventSink | None = None
         self._sink_lock = threading.Lock()
@@ -640,6 +644,20 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
     # --- planning -----------------------------------------------------------------------------
 
+    def _trusts(self, retrieved: Any) -> bool:
+        """Reuse a remembered plan as it is, without the planner, only when its goal template
+        is near-identical and it has kept succeeding (`memory_reuse_similarity` None: never)."""
+        if self.memory_reuse_similarity is None:
+            return False
+        similarity = getattr(retrieved, "similarity", None)
+        success_rate = getattr(retrieved, "success_rate", None)
+        return (
+            isinstance(similarity, (int, float))
+            and isinstance(success_rate, (int, float))
+            and similarity >= self.memory_reuse_similarity
+            and success_rate >= self.memory_reuse_success_rate
+        )
+
     def _make_initial_plan(self, goal: str, observation: Observation, data: dict[str, Any]) -> None:
         memory = self._memory
         assert memory is not None
@@ -661,12 +679,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             )
             data["memory_hit"] = getattr(retrieved, "entry_id", None)
         retrieved_plan = list(retrieved.plan) if self._retrieved is not None else None
-        try:
-            with self._timed("maestro"):
-                plan = self._planner.generate_initial_plan(goal, observation, retrieved_plan)
-        except Exception as error:
-            self._warn(f"planner raised {type(error).__name__}: {error}", data)
-            plan = Plan(retrieved_plan or [goal], source="fallback")
+        if retrieved_plan and self._trusts(retrieved):
+            # A near-identical goal whose plan keeps succeeding: planning again would spend a
+            # model call to rewrite the same sub-goals. Rehearsal still repairs it if it fails.
+            plan = Plan(retrieved_plan, source="memory", rationale="reused from episodic memory")
+        else:
+            try:
+                with self._timed("maestro"):
+                    plan = self._planner.generate_initial_plan(goal, observation, retrieved_plan)
+            except Exception as error:
+                self._warn(f"planner raised {type(error).__name__}: {error}", data)
+                plan = Plan(retrieved_plan or [goal], source="fallback")
         if not plan.sub_goals:
             self._warn("planner returned an empty plan; using the goal as the only sub-goal", data)
             plan = Plan([goal], source="fallback", rationale=plan.rationale)

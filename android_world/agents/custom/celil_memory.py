@@ -84,7 +84,9 @@ class WorkingMemory:
         cleaned: list[str] = []
         seen: set[str] = set()
         for sub_goal in sub_goals:
-            text = " ".join(str(sub_goal).split())
+            # Kept verbatim (newlines too): a sub-goal may carry a multi-line text the goal
+            # asks for, and episodic memory matches it against the goal's slot value.
+            text = str(sub_goal).strip()
             key = normalize_sub_goal(text)
             if text and key not in seen:
                 cleaned.append(text)
