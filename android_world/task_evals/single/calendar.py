@@ -128,6 +128,22 @@ def start_of(event: dict[str, Any]) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(event["start_ts"], tz=UTC)
 
 
+def event_params(event: dict[str, Any], noise: list[dict[str, Any]]) -> dict[str, Any]:
+    """The goal's fields for one event (the add and delete tasks state the same ones)."""
+    start = start_of(event)
+    return {
+        "year": start.year,
+        "month": start.month,
+        "day": start.day,
+        "hour": start.hour,
+        "duration_mins": (event["end_ts"] - event["start_ts"]) // 60,
+        "event_title": event["title"],
+        "event_description": event["description"],
+        ROW_OBJECTS: [event],
+        NOISE_ROW_OBJECTS: noise,
+    }
+
+
 def noise_events(n: int, keep) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     while len(events) < n:
@@ -264,19 +280,8 @@ class SimpleCalendarAddOneEvent(_SimpleCalendar):
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
         event = generate_event(october_ts())
-        start = start_of(event)
         noise = noise_events(random.randint(0, 20), lambda c: c["title"] != event["title"])
-        return {
-            "year": start.year,
-            "month": start.month,
-            "day": start.day,
-            "hour": start.hour,
-            "duration_mins": (event["end_ts"] - event["start_ts"]) // 60,
-            "event_title": event["title"],
-            "event_description": event["description"],
-            ROW_OBJECTS: [event],
-            NOISE_ROW_OBJECTS: noise,
-        }
+        return event_params(event, noise)
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
@@ -345,17 +350,7 @@ class SimpleCalendarDeleteOneEvent(_SimpleCalendar):
             other = generate_event(october_ts(start.day, start.day))
             if other["title"] != event["title"] and other["start_ts"] != event["start_ts"]:
                 noise[random.randrange(len(noise))] = other
-        return {
-            "year": start.year,
-            "month": start.month,
-            "day": start.day,
-            "hour": start.hour,
-            "duration_mins": (event["end_ts"] - event["start_ts"]) // 60,
-            "event_title": event["title"],
-            "event_description": event["description"],
-            ROW_OBJECTS: [event],
-            NOISE_ROW_OBJECTS: noise,
-        }
+        return event_params(event, noise)
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
