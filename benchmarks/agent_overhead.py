@@ -207,12 +207,21 @@ def verification_timings(sleep_s: float, repeats: int) -> dict[str, float]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    # Every measurement is a median, which needs at least one sample.
+    if min(args.steps, args.frames, args.repeats) < 1:
+        print("error: --steps, --frames and --repeats must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        celil_perception.TesseractOcr()
+    except (celil_perception.PerceptionError, ImportError) as error:
+        print(f"error: the OCR measurement needs tesseract: {error}", file=sys.stderr)
+        return 2
 
     rows: list[tuple[str, str, str]] = []
     auto = agent_overhead(args.steps, "auto")
@@ -257,7 +266,8 @@ def main() -> None:
     print("-" * (width + value_width + 10))
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:<{value_width}}  {target}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -360,7 +360,9 @@ class PerceptionModule:
         """OCR one frame, served from the cache when the same pixels were seen before.
 
         An OCR failure at run time degrades to no lines plus a warning: one bad frame must not
-        end an episode, unlike a missing binary, which is caught at construction.
+        end an episode, unlike a missing binary, which is caught at construction. A failure is
+        not cached: "no text" would stick to the frame, and a stuck agent sees the same frame
+        again, so a transient tesseract timeout would leave it blind on that screen for good.
         """
         if self._ocr_fn is None:
             return []
@@ -371,14 +373,17 @@ class PerceptionModule:
                 self.cache_hits += 1
                 return self._cache[key]
         started = time.perf_counter()
+        failed = False
         try:
             lines = self._ocr_fn(pixels)
         except Exception as error:
             self.warnings.append(f"OCR failed: {type(error).__name__}: {error}")
-            lines = []
+            lines, failed = [], True
         self.last_ocr_seconds += time.perf_counter() - started
         with self._lock:
             self.ocr_calls += 1
+            if failed:
+                return lines
             self._cache[key] = lines
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import math
 import re
 import threading
 from collections.abc import Sequence
@@ -182,10 +183,12 @@ _SCORE_RE = re.compile(r"score\W{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 def _to_score(value: Any) -> float | None:
+    # JSON allows NaN and Infinity; clamping would turn NaN into a perfect 10, so a vote
+    # without a real number is unparseable, like any other vote without a score.
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return float(value) if math.isfinite(value) else None
     if isinstance(value, str):
         match = re.match(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*10)?", value)
         return float(match.group(1)) if match else None

@@ -418,7 +418,8 @@ class UITarsActionGenerator:
         if kind == json_action.UNKNOWN:
             return failed("the model chose the 'unknown' action")
         needs_target = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
-        if kind in needs_target and action.index is None and action.x is None:
+        if kind in needs_target and action.index is None and (action.x is None or action.y is None):
+            # A half point would pass the gate and only fail on the device, costing a rehearsal.
             return failed(f"{kind} needs an element index")
         if kind == json_action.INPUT_TEXT and not action.text:
             return failed("input_text needs a text")
