@@ -160,3 +160,15 @@ def test_a_line_that_is_not_a_recorded_call_is_a_setup_error(tmp_path, line):
     path.write_text(line + "\n")
     with pytest.raises(cm.ModelSetupError, match=r"rec\.jsonl:1: not a"):
         cm.ReplayWrapper("maestro", path)
+
+
+def test_a_torn_last_line_from_a_killed_recording_is_skipped(tmp_path):
+    path = _one_line_recording(tmp_path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"role": "maestro", "request_ha')  # killed mid-write: no newline
+    replay = cm.ReplayWrapper("maestro", path)
+    assert replay.predict("known")[0] == "recorded"
+    # The same damage in the middle of the file is not a torn tail: it stays an error.
+    path.write_text(path.read_text() + "\n" + path.read_text().splitlines()[0] + "\n")
+    with pytest.raises(cm.ModelSetupError, match=r"rec\.jsonl:2: not a JSON line"):
+        cm.ReplayWrapper("maestro", path)

@@ -34,6 +34,7 @@ import collections
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import random
 import threading
@@ -81,6 +82,8 @@ _GEMINI_UNSAFE_FINISH = frozenset(
 
 _SECRETS: set[str] = set()
 _SECRETS_LOCK = threading.Lock()
+
+logger = logging.getLogger(__name__)
 
 
 def register_secret(value: str | None) -> None:
@@ -1243,26 +1246,31 @@ class ReplayWrapper(BackendWrapper):
         self._calls = 0
         models: set[str] = set()
         backends: collections.Counter[str] = collections.Counter()
-        with self.path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
+        lines = self.path.read_text(encoding="utf-8").splitlines(keepends=True)
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if number == len(lines) and not line.endswith("\n"):
+                    # A recording run killed mid-write leaves a torn last line; every call
+                    # before it is still a good recording.
+                    logger.warning("%s:%d: ignoring a torn last line", self.path, number)
                     continue
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ModelSetupError(
-                        f"{self.path}:{number}: not a JSON line ({exc.msg})"
-                    ) from None
-                if not isinstance(entry, dict) or not entry.get("request_hash"):
-                    raise ModelSetupError(
-                        f"{self.path}:{number}: not a recorded model call (no request_hash); "
-                        "record one with models.record: PATH"
-                    )
-                if entry.get("role") != role:
-                    continue
-                self._entries.setdefault(entry["request_hash"], []).append(entry)
-                models.add(entry.get("model", ""))
-                backends[entry.get("backend") or ""] += 1
+                raise ModelSetupError(
+                    f"{self.path}:{number}: not a JSON line ({exc.msg})"
+                ) from None
+            if not isinstance(entry, dict) or not entry.get("request_hash"):
+                raise ModelSetupError(
+                    f"{self.path}:{number}: not a recorded model call (no request_hash); "
+                    "record one with models.record: PATH"
+                )
+            if entry.get("role") != role:
+                continue
+            self._entries.setdefault(entry["request_hash"], []).append(entry)
+            models.add(entry.get("model", ""))
+            backends[entry.get("backend") or ""] += 1
         self.model = sorted(models)[0] if len(models) == 1 else ("mixed" if models else "")
         # The backend that produced most of the recorded answers (it decides coordinates).
         self.recorded_backend = backends.most_common(1)[0][0] if backends else ""
