@@ -297,8 +297,17 @@ def resolve_agent(cfg: CelilConfig, registered: list[str]) -> tuple[str, str, di
 # Writing
 
 
-_SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|token|auth|credentials?)$", re.I)
+# Header-style names too (`x-api-key`, `Authorization`): agent kwargs may carry HTTP headers.
+_SECRET_KEY = re.compile(
+    r"(^|[-_.])(api[-_]?key|secret|password|passwd|token|auth|authorization|credentials?|"
+    r"private[-_]?key)$",
+    re.I,
+)
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+# Gemini-style `?key=...` and OAuth `access_token=...` put the secret in the query string.
+_URL_SECRET_PARAM = re.compile(
+    r"([?&](?:key|api[-_]?key|token|access[-_]?token|auth|secret|password)=)[^&#\s]+", re.I
+)
 
 
 def redact(value: Any, key: str = "") -> Any:
@@ -310,7 +319,8 @@ def redact(value: Any, key: str = "") -> Any:
     if isinstance(value, str) and value:
         if key and _SECRET_KEY.search(key):
             return REDACTED
-        return _URL_USERINFO.sub(f"{REDACTED}@", value)
+        value = _URL_USERINFO.sub(f"{REDACTED}@", value)
+        return _URL_SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, value)
     return value
 
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import jinja2
 
+from android_world.checkpointer import write_text_atomic
+
 EPISODES = "episodes"
 EPISODE_PAGE = "index.html"
 SCREEN_SIZE = (1080, 2400)  # Pixel 6; used when a screenshot's own size cannot be read
@@ -887,12 +889,6 @@ def _assets() -> dict[str, jinja2.utils.markupsafe.Markup]:
     return {"css": markup(_asset("report.css")), "js": markup(_asset("report.js"))}
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def render_episode(
     header: Mapping[str, Any], episode: Episode, prev: str | None, nxt: str | None
 ) -> str:
@@ -945,7 +941,7 @@ def write_report(run_dir: Path | str) -> Path:
             continue
         episode = load_episode(run_dir, row)
         if directory.is_dir():
-            _write_atomic(directory / EPISODE_PAGE, render_episode(header, episode, prev, nxt))
+            write_text_atomic(directory / EPISODE_PAGE, render_episode(header, episode, prev, nxt))
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
         _CACHE[str(directory.resolve())] = (key, _slim(episode))
@@ -970,7 +966,7 @@ def write_report(run_dir: Path | str) -> Path:
         )
     )
     out = run_dir / "report.html"
-    _write_atomic(out, page)
+    write_text_atomic(out, page)
     return out
 
 
@@ -1103,7 +1099,7 @@ def write_compare(run_a: Path, run_b: Path, out: Path) -> tuple[Path, str]:
         )
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out, page)
+    write_text_atomic(out, page)
     return out, format_compare(rows, str(run_a), str(run_b))
 
 
@@ -1136,6 +1132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. --out under a file, or a read-only run directory
+        print(f"error: cannot write the report: {exc}", file=sys.stderr)
         return 2
 
 

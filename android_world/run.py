@@ -285,16 +285,12 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     checkpointer_lib.write_text_atomic(run_dir / "config.yaml", config_lib.dump_yaml(cfg))
 
     manifest_path = run_dir / "manifest.json"
-    manifest: dict[str, Any] = {}
-    if manifest_path.is_file():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except ValueError:
-            manifest = {}
+    manifest = _read_manifest(manifest_path)
     now = run_output.utc_now()
+    resumed_at = manifest.get("resumed_at")
     manifest = run_output.build_manifest(
         started_at=manifest.get("started_at", now),
-        resumed_at=[*manifest.get("resumed_at", []), now] if manifest else [],
+        resumed_at=[*(resumed_at if isinstance(resumed_at, list) else []), now] if manifest else [],
         finished_at=None,
         suite_family=cfg.benchmark.suite_family,
         note=run_output.SIM_DISCLAIMER if cfg.benchmark.suite_family == "sim" else None,
@@ -385,6 +381,15 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
         print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
         sys.exit(130)
     return run_dir, summary
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """A damaged or hand-edited manifest is started afresh rather than stopping a resume."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def _env_manifest(cfg: config_lib.CelilConfig) -> dict[str, Any]:

@@ -150,16 +150,21 @@ def test_launch_waits_for_boot_and_stops_with_emu_kill():
     )
     assert handle is not None
     assert "-s emulator-5554 shell getprop sys.boot_completed" in fake.adb_log
+    assert os.path.exists(handle.log_path)
     handle.stop()
     assert "-s emulator-5554 emu kill" in fake.adb_log
     assert fake.state is None and processes[0].returncode == 0
+    assert not os.path.exists(handle.log_path)  # one log per launch must not pile up in /tmp
 
 
 def test_emulator_that_dies_reports_its_log():
     fake = recording_device(state=None)
 
+    logs = []
+
     def popen(argv, stdout, **kwargs):
         os.write(stdout, b"INFO: starting\nPANIC: Missing emulator engine program for 'x86' CPU.\n")
+        logs.append(os.readlink(f"/proc/self/fd/{stdout}"))
         return FakeProcess(exit_code=1)
 
     with pytest.raises(AdbError) as info:
@@ -169,6 +174,7 @@ def test_emulator_that_dies_reports_its_log():
     message = str(info.value)
     assert "emulator exited with code 1" in message and "PANIC: Missing emulator engine" in message
     assert "/dev/kvm" in message and "\n" not in message
+    assert logs and not os.path.exists(logs[0])  # its tail is in the message; the file is gone
 
 
 def test_boot_timeout():

@@ -164,6 +164,19 @@ def test_redaction_keeps_variable_names_and_drops_secrets():
     assert "pw" not in out["base_url"] and out["base_url"].endswith("@host:8000/v1")
 
 
+def test_redaction_covers_header_names_and_url_query_secrets():
+    raw = {
+        "headers": {"x-api-key": "hk-1", "Authorization": "Bearer ab", "Accept": "json"},
+        "base_url": "https://g.example/v1/models?alt=sse&key=AIzaSECRET#frag",
+        "max_tokens": 100,
+    }
+    out = config.redact(raw)
+    assert out["headers"]["x-api-key"] == config.REDACTED
+    assert out["headers"]["Authorization"] == config.REDACTED
+    assert out["headers"]["Accept"] == "json" and out["max_tokens"] == 100
+    assert out["base_url"] == f"https://g.example/v1/models?alt=sse&key={config.REDACTED}#frag"
+
+
 def test_dump_yaml_roundtrips_and_is_redacted():
     cfg, _ = config.load_config(DEFAULT, ["models.maestro.base_url=http://u:secretpw@h/v1"])
     text = config.dump_yaml(cfg)

@@ -202,3 +202,24 @@ def test_sigkill_then_resume_runs_each_episode_exactly_once(tmp_path):
         assert inits.count(f"{task} {seeds[name]}") == 1
     assert len(json.loads((run_dir / "manifest.json").read_text())["resumed_at"]) == 1
     assert sorted(p.name for p in (run_dir / "episodes").iterdir()) == sorted(expected)
+
+
+def test_resume_with_a_damaged_manifest_starts_it_afresh(tmp_path):
+    run_dir = tmp_path / "run_damaged"
+    run_dir.mkdir()
+    (run_dir / "manifest.json").write_text("[1, 2]\n")  # valid JSON, not an object
+    result = subprocess.run(
+        _driver_cmd(
+            tmp_path,
+            *("--agent", "oracle_agent", "--tasks", "FakeAnswer", "--n_task_combinations", "1"),
+            *("--checkpoint_dir", str(run_dir)),
+        ),
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["resumed_at"] == [] and manifest["finished_at"]

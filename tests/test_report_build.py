@@ -362,3 +362,20 @@ def test_rewrites_only_changed_episode_pages(tmp_path):
     rewritten = {p.parent.name for p in pages if p.stat().st_mtime_ns != before[p]}
     assert rewritten == {"SyntheticWifi_0"}
     assert "late warning" in (changed / "index.html").read_text()
+
+
+def test_concurrent_writers_do_not_share_a_temp_file(tmp_path):
+    """`python -m android_world.report` may run while the runner rewrites the same report."""
+    run = synth.make_run(tmp_path, n_episodes=2)
+    (run / ".report.html.tmp").mkdir()  # another writer's temp file, in the old fixed-name scheme
+    out = report.write_report(run)
+    assert out.read_text().startswith("<!") and not list(run.glob(".report.html.*.tmp"))
+
+
+def test_unwritable_output_is_one_line_exit_2(tmp_path, capsys):
+    a = synth.make_run(tmp_path / "a", n_episodes=2)
+    (tmp_path / "blocker").write_text("a file, not a directory")
+    out = tmp_path / "blocker" / "compare.html"
+    assert report.main(["--compare", str(a), str(a), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot write the report:")

@@ -56,6 +56,14 @@ class EmulatorProcess:
         return " | ".join(tail[-lines:])
 
     def stop(self, timeout: float = 30.0) -> None:
+        """Also deletes the log: errors have quoted its tail already, and each launch makes one."""
+        try:
+            self._stop_process(timeout)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
+
+    def _stop_process(self, timeout: float) -> None:
         if self.process.poll() is not None:
             return
         with contextlib.suppress(AdbError):
@@ -124,6 +132,8 @@ def ensure_running(
             argv, stdout=log_fd, stderr=subprocess.STDOUT, start_new_session=True
         )
     except FileNotFoundError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(log_path)
         raise AdbError(
             f"emulator not found at {path}: install the Android Emulator (sdkmanager emulator) "
             "or set env.adb.emulator.emulator_path"
