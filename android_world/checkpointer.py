@@ -53,12 +53,24 @@ def to_jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def _process_umask() -> int:
+    # Read once at import, while nothing else runs: os.umask can only be read by setting it.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates 0600 files; results and reports are meant to be read like any other file.
+_FILE_MODE = 0o666 & ~_process_umask()
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write via a temp file in the same directory + os.replace (atomic on POSIX)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
 
 import numpy as np
@@ -73,3 +74,11 @@ def test_null_checkpointer_keeps_nothing():
 def test_create_run_directory_name(tmp_path):
     path = checkpointer.create_run_directory(tmp_path / "runs")
     assert path.is_dir() and re.fullmatch(r"run_\d{8}T\d{12}", path.name)
+
+
+def test_atomic_writes_get_the_usual_file_mode_not_mkstemps_0600(tmp_path):
+    target = tmp_path / "results.jsonl"
+    checkpointer.write_text_atomic(target, "x\n")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
