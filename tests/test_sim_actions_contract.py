@@ -40,6 +40,19 @@ def test_bad_direction_and_keycode_are_rejected():
     assert JSONAction(action_type="unknown", keycode="KEYCODE_ENTER").keycode == "KEYCODE_ENTER"
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"x": float("nan"), "y": 10},
+        {"x": 10, "y": float("inf")},
+        {"index": float("inf")},
+    ],
+)
+def test_non_finite_coordinates_and_index_are_rejected(fields):
+    with pytest.raises(ValueError, match="Invalid"):
+        json_action.JSONAction(action_type="click", **fields)
+
+
 def test_text_is_coerced_and_equality_ignores_case_of_text_and_app():
     assert JSONAction(action_type="input_text", text=42).text == "42"
     assert JSONAction(action_type="open_app", app_name="Clock") == JSONAction(

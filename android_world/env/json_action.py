@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from typing import Any
 
 ANSWER = "answer"
@@ -77,8 +78,16 @@ class JSONAction:
     def __post_init__(self) -> None:
         if self.action_type not in _ACTION_TYPES:
             raise ValueError(f"Invalid action type: {self.action_type}")
+        for name in ("x", "y"):
+            value = getattr(self, name)
+            # NaN or infinity would pass every check and only fail on the device.
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"Invalid {name} coordinate: {value}")
         if self.index is not None:
-            self.index = int(self.index)
+            try:
+                self.index = int(self.index)
+            except OverflowError:
+                raise ValueError(f"Invalid index: {self.index}") from None
             if self.x is not None or self.y is not None:
                 raise ValueError("Either an index or a <x, y> should be provided.")
         if self.direction and self.direction not in _SCROLL_DIRECTIONS:
