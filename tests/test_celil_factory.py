@@ -62,6 +62,11 @@ def test_offline_roles_get_the_weights_and_the_offline_element_picker():
     assert manifest["prompt_hashes"] == {role: {} for role in (*ROLES, "vision_fallback")}
 
 
+def test_max_sub_goals_reaches_the_offline_planner_too():
+    assert _agent(_offline_models())._planner.max_sub_goals == 12
+    assert _agent(_offline_models(), max_sub_goals=5)._planner.max_sub_goals == 5
+
+
 def test_a_vision_fallback_resolving_offline_uses_the_offline_picker():
     agent = _agent(_offline_models(vision_fallback=RoleModelConfig(backend="offline")))
     assert isinstance(agent._vision, offline.OfflineElementSelector)

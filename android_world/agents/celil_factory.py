@@ -59,7 +59,7 @@ class CelilAgentConfig(BaseModel):
     """Identical actions in a row with no screen change that count as a loop."""
     history_steps: int = Field(default=3, ge=0)
     """Past steps shown in every role's context summary."""
-    max_sub_goals: int = Field(default=8, ge=1)
+    max_sub_goals: int = Field(default=12, ge=1)
     """Cap on the number of sub-goals in a plan."""
     progress_check: Literal["after_action", "always", "off"] = "after_action"
     """When the planner's cheap "is this sub-goal done?" check runs."""
@@ -185,7 +185,9 @@ def build_celil_agent(
     verifiers = _resolve("verifiers", context, params, ledger)
 
     if maestro.wrapper is None:
-        planner = _offline_role("maestro", maestro.reason, "OfflinePlanner")
+        planner = _offline_role(
+            "maestro", maestro.reason, "OfflinePlanner", max_sub_goals=params.max_sub_goals
+        )
     else:
         planner = celil_maestro.MaestroPlanner(
             maestro.wrapper,
