@@ -394,25 +394,17 @@ class UITarsActionGenerator:
         kind = action.action_type
         if action.index is not None and not 0 <= action.index < len(elements):
             return failed(f"element index {action.index} is out of range (0..{len(elements) - 1})")
-        if kind == json_action.STATUS:
-            if action.goal_status == "complete":
-                self._remember(ExecutorTurn(sub_goal, sent, text, reason, action.json_str()))
-                return ProposedAction(
-                    action=None,
-                    thought=reason,
-                    raw_output=text,
-                    sub_goal_finished=True,
-                    is_safe=is_safe,
-                )
+        if kind == json_action.STATUS and action.goal_status != "complete":
             return failed(f"the model judged the sub-goal not doable ({action.goal_status})")
-        if kind == json_action.ANSWER:
+        if kind in (json_action.STATUS, json_action.ANSWER):
+            # `status complete` and `answer` both finish the sub-goal; an answer carries its text.
             self._remember(ExecutorTurn(sub_goal, sent, text, reason, action.json_str()))
             return ProposedAction(
                 action=None,
                 thought=reason,
                 raw_output=text,
                 sub_goal_finished=True,
-                finished_content=action.text or "",
+                finished_content=(action.text or "") if kind == json_action.ANSWER else None,
                 is_safe=is_safe,
             )
         if kind == json_action.UNKNOWN:
