@@ -967,8 +967,8 @@ class OfflineActionGenerator:
         specific = {
             "when": lambda: self._when(intent, obs, signature),
             "fill": lambda: self._fill(intent, obs, signature, info.fields),
-            "append": lambda: self._append(intent, obs, signature),
-            "prepend": lambda: self._prepend(intent, obs, signature),
+            "append": lambda: self._add_text(intent, obs, signature, at_top=False),
+            "prepend": lambda: self._add_text(intent, obs, signature, at_top=True),
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
@@ -991,39 +991,27 @@ class OfflineActionGenerator:
         label = element_label(obs.ui_elements[index])
         return action, f"{why} ({label!r})", label
 
-    def _append(
-        self, intent: Intent, obs: Observation, signature: str
+    def _add_text(
+        self, intent: Intent, obs: Observation, signature: str, at_top: bool
     ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Typing goes to the end of a field, so adding at the top rewrites the field: the new
+        line, then what it held."""
         candidates = screen.form_fields(obs)
         if not candidates:
             return None
         index = screen.find_field(obs, intent.field or "text") or candidates[0]
-        action = _action(json_action.INPUT_TEXT, index=index, text=intent.value)
+        if at_top:
+            current = screen.field_text(obs.ui_elements[index])
+            text = f"{intent.value}\n{current}" if current else intent.value or ""
+            action = _action(json_action.INPUT_TEXT, index=index, text=text, clear_text=True)
+        else:
+            action = _action(json_action.INPUT_TEXT, index=index, text=intent.value)
         if not self._usable(action, signature):
             return None
+        where = "top" if at_top else "end"
         return (
             action,
-            f"add {intent.value!r} at the end of the text",
-            element_label(obs.ui_elements[index]),
-        )
-
-    def _prepend(
-        self, intent: Intent, obs: Observation, signature: str
-    ) -> tuple[json_action.JSONAction, str, str] | None:
-        """Typing goes to the end of a field, so the field is rewritten: the new line, then
-        what it held."""
-        candidates = screen.form_fields(obs)
-        if not candidates:
-            return None
-        index = screen.find_field(obs, intent.field or "text") or candidates[0]
-        current = screen.field_text(obs.ui_elements[index])
-        text = f"{intent.value}\n{current}" if current else intent.value or ""
-        action = _action(json_action.INPUT_TEXT, index=index, text=text, clear_text=True)
-        if not self._usable(action, signature):
-            return None
-        return (
-            action,
-            f"add {intent.value!r} at the top of the text",
+            f"add {intent.value!r} at the {where} of the text",
             element_label(obs.ui_elements[index]),
         )
 
