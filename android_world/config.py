@@ -20,7 +20,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from android_world.model_config import ModelsConfig
 
-DEFAULT_CONFIG_PATH = Path("config/default.yaml")
+
+def _default_config_path() -> Path:
+    """Relative from the checkout (short paths in messages); absolute when an installed console
+    script such as `celil-run` starts from another directory."""
+    relative = Path("config/default.yaml")
+    if relative.is_file():
+        return relative
+    return Path(__file__).resolve().parent.parent / relative
+
+
+DEFAULT_CONFIG_PATH = _default_config_path()
 REDACTED = "<redacted>"
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import filelock
 
+import android_world
 from android_world.agents.custom.celil_episodic import (
     CorruptMemoryError,
     EpisodicMemory,
@@ -553,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m android_world.memory_review",
         description="Review Celil's episodic memory. Entry ids may be abbreviated to a unique prefix.",
     )
+    parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     _common(parser, sub=False)
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

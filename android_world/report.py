@@ -28,6 +28,7 @@ from typing import Any
 
 import jinja2
 
+import android_world
 from android_world.checkpointer import write_text_atomic
 
 EPISODES = "episodes"
@@ -1112,6 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m android_world.report",
         description="Write RUN_DIR/report.html (and a page per episode), or compare two runs.",
     )
+    parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="compare two runs")
     parser.add_argument("--out", help="where --compare writes its HTML (default ./compare.html)")

@@ -19,6 +19,7 @@ from typing import Any
 
 from absl import app, flags
 
+import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
 from android_world import run_output, suite_utils
@@ -53,6 +54,7 @@ flags.DEFINE_boolean("check_device", False, "Check the adb device (env.adb) and 
 flags.DEFINE_boolean(
     "check_models", False, "Call every configured model role once and exit (0 = all passed)."
 )
+flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
@@ -432,6 +434,9 @@ def _log(message: str) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
+    if FLAGS.version:
+        print(f"celil {android_world.__version__}")
+        return
     try:
         if FLAGS.check_device or FLAGS.check_models:
             cfg, _, _ = load_run_config(argv)
