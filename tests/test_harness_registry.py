@@ -11,7 +11,7 @@ import pydantic
 import pytest
 
 from android_world import suite_utils
-from android_world.agents import base_agent, registry
+from android_world.agents import base_agent, human_agent, registry
 
 sys.path.insert(0, str(Path(__file__).parent))
 import test_harness_fakes as fakes
@@ -80,9 +80,19 @@ def test_random_agent_is_seeded_and_never_done_by_default():
 
 def test_human_agent_actions_answers_and_eof(capsys):
     env = fakes.FakeEnv()
-    lines = '{"action_type": "click", "index": 0}\n{"action_type": "bogus"}\nforty two\n'
+    lines = (
+        '{"action_type": "click", "index": 0}\n'
+        '{"action_type": "bogus"}\n'
+        "help\n"
+        "forty two\n"
+        "n\n"
+        "forty two\n"
+        "y\n"
+    )
     agent = registry.get_agent("human_agent", env)
     agent._in = io.StringIO(lines)
+    agent.reset()
+    agent.set_max_steps(7)
     assert agent.step("Turn wifi on").done is False
     assert env.controller.get_setting("global", "wifi_on") == "1"
     bad = agent.step("g")
@@ -93,6 +103,32 @@ def test_human_agent_actions_answers_and_eof(capsys):
     assert eof.done is True and eof.data["eof"] is True
     out = capsys.readouterr().out
     assert "Goal: Turn wifi on" in out and "[0] text='Wi-Fi'" in out
+    assert "(step 1 of 7)" in out and "(step 3 of 7)" in out
+    assert "long_press" in out and "navigate_back" in out
+    assert out.count("End the episode with the answer 'forty two'? [y/N]") == 2
+    assert "Not sent." in out
+
+
+def test_human_agent_help_costs_no_step_and_answer_command_needs_no_confirmation(capsys):
+    env = fakes.FakeEnv()
+    agent = registry.get_agent("human_agent", env)
+    agent._in = io.StringIO("?\nhelp\nanswer 12 apples\n")
+    result = agent.step("How many?")
+    assert result.done is True and result.data["answer"] == "12 apples"
+    assert env.interaction_cache == "12 apples"
+    assert "[y/N]" not in capsys.readouterr().out
+
+
+def test_human_agent_parse_line_grammar():
+    assert human_agent.parse_line("").action.action_type == "wait"
+    assert human_agent.parse_line("HELP").kind == "help"
+    assert human_agent.parse_line("answer  yes ").text == "yes"
+    assert human_agent.parse_line("answer").kind == "maybe_answer"
+    assert human_agent.parse_line("[1, 2]").kind == "maybe_answer"
+    assert human_agent.parse_line("{not json").kind == "error"
+    assert human_agent.parse_line('{"x": 1}').kind == "error"
+    parsed = human_agent.parse_line('{"action_type": "scroll", "direction": "up"}')
+    assert parsed.kind == "action" and parsed.action.direction == "up"
 
 
 def test_oracle_agent_replays_task_solution():
