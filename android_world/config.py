@@ -150,7 +150,7 @@ class AgentConfiguration(BaseModel):
 
 
 class AgentSection(_Strict):
-    active_agent: str = "random_agent"
+    active_agent: str = "celil_agent"
     configurations: dict[str, AgentConfiguration] = {}
 
 
@@ -250,17 +250,33 @@ def _describe_error(err: dict[str, Any]) -> tuple[str, str]:
     return path, msg
 
 
-def validate(raw: dict[str, Any], file_label: str, set_items: list[str] = ()) -> CelilConfig:
+def validate(
+    raw: dict[str, Any],
+    file_label: str,
+    set_items: list[str] = (),
+    flag_sources: dict[str, str] | None = None,
+) -> CelilConfig:
     try:
         return CelilConfig.model_validate(raw)
     except pydantic.ValidationError as exc:
         path, msg = _describe_error(exc.errors()[0])
-        raise ConfigError(f"{source_of(path, file_label, set_items)}: {path}: {msg}") from None
+        source = source_of(path, file_label, set_items, flag_sources)
+        raise ConfigError(f"{source}: {path}: {msg}") from None
 
 
-def source_of(path: str, file_label: str, set_items: list[str] = ()) -> str:
-    """Where the value at key `path` came from: the last `--set` touching it, else the file."""
+def source_of(
+    path: str,
+    file_label: str,
+    set_items: list[str] = (),
+    flag_sources: dict[str, str] | None = None,
+) -> str:
+    """Where the value at key `path` came from: the last `--set` touching it, else a flag, else
+    the file; naming a file the user never touched for a typo in a flag sends them to the wrong
+    place."""
     source = file_label
+    for key, flag in (flag_sources or {}).items():
+        if path == key or path.startswith(key + "."):
+            source = flag
     for item in set_items:
         set_path = item.partition("=")[0].strip()
         if path == set_path or path.startswith(set_path + ".") or set_path.startswith(path + "."):
@@ -271,19 +287,23 @@ def source_of(path: str, file_label: str, set_items: list[str] = ()) -> str:
 def load_config(
     path: str | Path,
     set_items: list[str] = (),
-    extra: list[tuple[list[str], Any]] = (),
+    extra: list[tuple[Any, ...]] = (),
 ) -> tuple[CelilConfig, dict[str, Any]]:
     """Read `path`, apply `extra` (flag overrides) then `--set` items, validate.
 
-    Returns the validated config and the merged raw dict.
+    Each `extra` item is (key path, value) or (key path, value, flag label); the label names the
+    flag in errors. Returns the validated config and the merged raw dict.
     """
     raw = copy.deepcopy(read_yaml(path))
-    for key_path, value in extra:
-        apply_set(raw, key_path, value, f"--{key_path[-1]}")
+    flag_sources: dict[str, str] = {}
+    for key_path, value, *label in extra:
+        flag = label[0] if label else f"--{key_path[-1]}"
+        apply_set(raw, key_path, value, flag)
+        flag_sources[".".join(key_path)] = flag
     for item in set_items:
         key_path, value = parse_set(item)
         apply_set(raw, key_path, value, f"--set {item}")
-    return validate(raw, str(path), list(set_items)), raw
+    return validate(raw, str(path), list(set_items), flag_sources), raw
 
 
 def resolve_agent(cfg: CelilConfig, registered: list[str]) -> tuple[str, str, dict[str, Any]]:

@@ -38,7 +38,10 @@ flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every t
 flags.DEFINE_integer("n_task_combinations", None, "Instances (parameter draws) per task.")
 flags.DEFINE_integer("task_random_seed", None, "Seed of the task parameter draws.")
 flags.DEFINE_string("output_path", None, "Parent directory of new run directories.")
-flags.DEFINE_string("checkpoint_dir", None, "A run directory to resume (or to create).")
+flags.DEFINE_string("checkpoint_dir", None, "A run directory to resume (or, with --new, create).")
+flags.DEFINE_boolean(
+    "new", False, "Let --checkpoint_dir name a directory that does not exist yet (a new run)."
+)
 flags.DEFINE_multi_string("set", [], "Override a config key: dotted.key.path=value (YAML).")
 flags.DEFINE_integer(
     "console_port", None, "adb: emulator console port; the serial is emulator-<port> (5554)."
@@ -101,9 +104,9 @@ class Prepared:
     resuming: bool
 
 
-def _flag_overrides() -> list[tuple[list[str], Any]]:
+def _flag_overrides() -> list[tuple[list[str], Any, str]]:
     return [
-        (key, FLAGS[name].value)
+        (key, FLAGS[name].value, f"--{name}")
         for name, key in _FLAG_TO_KEY.items()
         if FLAGS[name].value is not None
     ]
@@ -163,6 +166,11 @@ def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConf
     if len(argv_rest) > 1:
         raise UsageError(f"unexpected argument {argv_rest[1]!r} (flags look like --name=value)")
     checkpoint_dir = FLAGS.checkpoint_dir
+    if checkpoint_dir and not FLAGS.new and not Path(checkpoint_dir).is_dir():
+        raise UsageError(
+            f"--checkpoint_dir {checkpoint_dir}: no such run directory "
+            "(to start a new run there, add --new)"
+        )
     config_path = Path(FLAGS.config)
     resuming = False
     if checkpoint_dir and (Path(checkpoint_dir) / "config.yaml").is_file():
@@ -318,6 +326,7 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     context = agent_registry.RunContext(
         models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
     )
+    _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     try:
         agent = agent_registry.get_agent(
             prep.agent_registry_name, recorder, context=context, **prep.agent_kwargs
@@ -349,12 +358,16 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     total = sum(len(v) for v in prep.suite.values())
     already = len(done_names & set(_instance_seeds(prep.suite)))
     episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
-    with tqdm(total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr) as bar:
+    # Piped to a file, every progress frame would land on one endless line.
+    quiet_bar = not sys.stderr.isatty()
+    with tqdm(
+        total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
+    ) as bar:
 
         def saved(ep: dict[str, Any]) -> None:
             episodes_by_name[ep["name"]] = ep
             _write_outputs(run_dir, list(episodes_by_name.values()), prep)
-            bar.write(_episode_line(ep))
+            bar.write(_episode_line(ep), file=sys.stderr)
             bar.update(1)
 
         try:
@@ -379,6 +392,8 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
         title += f"\n{run_output.SIM_DISCLAIMER}"
     print(suite_utils.format_summary(summary, title=title))
     print(f"Run directory: {run_dir}")
+    if (run_dir / "report.html").is_file():
+        print(f"Report: {run_dir / 'report.html'}")
     if interrupted:
         print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
         sys.exit(130)
@@ -420,6 +435,14 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         return {"value": checkpointer_lib.to_jsonable(info)}
     return checkpointer_lib.to_jsonable(config_lib.redact(info))
+
+
+def agent_line(config_name: str, registry_name: str) -> str:
+    """The console names the agent that runs: a config that silently ran another agent cost users
+    whole runs."""
+    if config_name == registry_name:
+        return f"Agent: {config_name}"
+    return f"Agent: {config_name} (registry name {registry_name})"
 
 
 def _episode_line(ep: dict[str, Any]) -> str:

@@ -69,6 +69,12 @@ def _driver_cmd(tmp_path: Path, *args: str) -> list[str]:
         (["--set", "env.adb.serail=x"], "env.adb.serail: unknown key; did you mean 'serial'?"),
         (["--models", "gpt"], "flag --models=gpt: value should be one of <auto|offline>"),
         (["--no_such_flag"], "Unknown command line flag 'no_such_flag'"),
+        (["--env", "ADB"], "--env: env.type: Input should be 'sim' or 'adb' (got 'ADB')"),
+        (
+            ["--checkpoint_dir", "runs/run_2025_no_such_run"],
+            "--checkpoint_dir runs/run_2025_no_such_run: no such run directory "
+            "(to start a new run there, add --new)",
+        ),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_exit_2(args, expected):
@@ -165,6 +171,7 @@ def test_sigkill_then_resume_runs_each_episode_exactly_once(tmp_path):
         "4",
         "--checkpoint_dir",
         str(run_dir),
+        "--new",
     )
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -223,3 +230,30 @@ def test_resume_with_a_damaged_manifest_starts_it_afresh(tmp_path):
     assert result.returncode == 0, result.stderr
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["resumed_at"] == [] and manifest["finished_at"]
+
+
+def test_a_config_with_only_models_runs_the_conductor_and_names_it(tmp_path):
+    config = tmp_path / "models_only.yaml"
+    config.write_text("models:\n  maestro:\n    backend: offline\n")
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    result = subprocess.run(
+        [
+            *(sys.executable, str(script), "--config", str(config), "--tasks", "FakeWifiOn"),
+            *("--n_task_combinations", "1", "--models", "offline"),
+            *("--output_path", str(tmp_path / "runs")),
+        ],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Agent: celil_agent" in result.stderr.splitlines()
+    [run_dir] = (tmp_path / "runs").iterdir()
+    assert f"Report: {run_dir / 'report.html'}" in result.stdout
+    # Piped stderr: the episode line, no progress-bar frames.
+    assert "episodes:" not in result.stderr and "\r" not in result.stderr
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["agent"]["registry_name"] == "celil_agent"
