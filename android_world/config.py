@@ -122,6 +122,8 @@ class EnvConfig(_Strict):
 class BenchmarkConfig(_Strict):
     suite_family: str = "sim"
     tasks: list[str] = []  # empty: every task of the family
+    tags: list[str] = []  # keep tasks carrying any of these tags (empty: no filter)
+    difficulty: list[str] = []  # keep tasks of these difficulties (empty: no filter)
     n_task_combinations: int = Field(default=1, ge=1)
     task_random_seed: int = 30
     use_identical_params: bool = False
@@ -130,7 +132,7 @@ class BenchmarkConfig(_Strict):
     save_screenshots: bool = True
     transition_pause: float | None = Field(default=0.0, ge=0)  # None: wait for a stable screen
 
-    @pydantic.field_validator("tasks", mode="before")
+    @pydantic.field_validator("tasks", "tags", "difficulty", mode="before")
     @classmethod
     def _split_tasks(cls, value: Any) -> Any:
         if isinstance(value, str):

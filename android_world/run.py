@@ -22,7 +22,7 @@ from absl import app, flags
 import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import run_output, suite_utils
+from android_world import discover, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.env import interface
 from android_world.task_evals import registry as task_registry_lib
@@ -35,6 +35,12 @@ flags.DEFINE_string("agent", None, "Agent (a key of agent.configurations, or a r
 flags.DEFINE_string("env", None, "Environment: sim or adb.")
 flags.DEFINE_string("suite_family", None, "Task family (sim).")
 flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
+flags.DEFINE_string("tags", None, "Comma-separated tags: keep tasks carrying any of them.")
+flags.DEFINE_string("difficulty", None, "Comma-separated difficulties (easy, medium, hard).")
+flags.DEFINE_enum("list", None, list(discover.LIST_KINDS), "List tasks or agents and exit.")
+flags.DEFINE_boolean(
+    "dry_run", False, "Validate the config, agent and tasks, print what would run, and exit."
+)
 flags.DEFINE_integer("n_task_combinations", None, "Instances (parameter draws) per task.")
 flags.DEFINE_integer("task_random_seed", None, "Seed of the task parameter draws.")
 flags.DEFINE_string("output_path", None, "Parent directory of new run directories.")
@@ -64,6 +70,8 @@ _FLAG_TO_KEY = {
     "env": ["env", "type"],
     "suite_family": ["benchmark", "suite_family"],
     "tasks": ["benchmark", "tasks"],
+    "tags": ["benchmark", "tags"],
+    "difficulty": ["benchmark", "difficulty"],
     "n_task_combinations": ["benchmark", "n_task_combinations"],
     "task_random_seed": ["benchmark", "task_random_seed"],
     "output_path": ["benchmark", "output_path"],
@@ -219,7 +227,7 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
         source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
         raise UsageError(f"{source}: {path}: {exc.message}") from None
 
-    classes = task_registry(cfg.benchmark.suite_family)
+    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
     try:
         suite = suite_utils.create_suite(
             classes,
@@ -236,6 +244,63 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
     run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
     return Prepared(
         cfg, str(config_path), config_name, registry_name, kwargs, classes, suite, run_dir, resuming
+    )
+
+
+def select_tasks(
+    classes: dict[str, type[task_eval.TaskEval]], bench: config_lib.BenchmarkConfig
+) -> dict[str, type[task_eval.TaskEval]]:
+    """The task classes left after `benchmark.tags` / `benchmark.difficulty`."""
+    if not bench.tags and not bench.difficulty:
+        return classes
+    infos = [discover.task_info(name, cls) for name, cls in classes.items()]
+    try:
+        kept = discover.filter_tasks(infos, bench.tags, bench.difficulty)
+    except ValueError as exc:
+        raise UsageError(f"--tags/--difficulty: {exc}") from None
+    if not kept:
+        raise UsageError(
+            f"no task has tags {bench.tags or 'any'} and difficulty {bench.difficulty or 'any'}"
+        )
+    return {info.name: classes[info.name] for info in kept}
+
+
+def list_text(kind: str, cfg: config_lib.CelilConfig) -> str:
+    """`--list tasks|agents`: read from the registries and the config, no device touched."""
+    if kind == "agents":
+        configured = {k: c.registry_name for k, c in cfg.agent.configurations.items()}
+        return discover.agents_table(
+            configured, agent_registry.list_agents(), cfg.agent.active_agent
+        )
+    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
+    suite = suite_utils.create_suite(classes, 1, seed=cfg.benchmark.task_random_seed)
+    infos = [
+        discover.task_info(name, classes[name], instances[0]) for name, instances in suite.items()
+    ]
+    return discover.tasks_table(infos)
+
+
+def dry_run_text(prep: Prepared) -> str:
+    cfg = prep.cfg
+    models = {
+        role: cfg.models.role_config(role).backend
+        + (f":{cfg.models.role_config(role).model}" if cfg.models.role_config(role).model else "")
+        for role in cfg.models.roles()
+    }
+    if prep.agent_registry_name != "celil_agent":
+        models = {}
+    where = str(prep.run_dir) if prep.run_dir else f"{cfg.benchmark.output_path}/run_<timestamp>"
+    if prep.resuming:
+        where += " (resumed)"
+    return discover.dry_run_text(
+        config_label=prep.config_label,
+        agent=agent_line(prep.agent_config_name, prep.agent_registry_name).removeprefix("Agent: "),
+        env=cfg.env.type,
+        suite_family=cfg.benchmark.suite_family,
+        n_task_combinations=cfg.benchmark.n_task_combinations,
+        task_names=list(prep.suite),
+        models=models,
+        run_dir=where,
     )
 
 
@@ -464,7 +529,14 @@ def main(argv: Sequence[str]) -> None:
         if FLAGS.check_device or FLAGS.check_models:
             cfg, _, _ = load_run_config(argv)
             sys.exit(run_checks(cfg))
+        if FLAGS.list:
+            cfg, _, _ = load_run_config(argv)
+            print(list_text(FLAGS.list, cfg))
+            return
         prep = prepare(argv)
+        if FLAGS.dry_run:
+            print(dry_run_text(prep))
+            return
         execute(prep, make_env)
     except (UsageError, config_lib.ConfigError) as exc:
         _fail(str(exc))
