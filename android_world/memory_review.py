@@ -79,8 +79,11 @@ def open_memory(args: argparse.Namespace, *, must_exist: bool = True) -> Episodi
     path = Path(args.memory) if args.memory else memory_path_from_config(args.config)
     if must_exist and not path.exists():
         raise UsageError(f"no episodic memory file at {path} (pass --memory PATH or --config FILE)")
-    if path.exists() and path.is_dir():
-        raise UsageError(f"{path} is a directory, not a memory file")
+    if path.is_dir():
+        # A run directory: review the memory a `memory: fresh` run kept there.
+        if not (path / "episodic_memory.json").is_file():
+            raise UsageError(f"{path} is a directory with no episodic_memory.json")
+        path = path / "episodic_memory.json"
     return EpisodicMemory(path)
 
 

@@ -140,4 +140,9 @@ def test_default_run_is_celil_on_the_offline_baseline(checkout, tmp_path):
         in_steps = [e for e in events if e["step"] is not None]
         assert {e["step"] for e in in_steps} <= set(range(row["steps"]))
         assert all("agent_step" in e for e in in_steps)
-    assert (checkout / "runs" / "celil_episodic_memory.json").is_file()  # the default memory file
+    # The default memory is fresh: it lives in the run directory, the shared file is untouched.
+    assert (run_dir / "episodic_memory.json").is_file()
+    assert not (checkout / "runs" / "celil_episodic_memory.json").exists()
+    memory = manifest["agent_info"]["memory"]
+    assert memory["mode"] == "fresh" and memory["entries"] == 0
+    assert "Memory: fresh, " in result.stderr

@@ -12,12 +12,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from android_world.agents import registry
+from android_world.agents import memory_mode, registry
 from android_world.agents.custom import (
     celil_agent,
     celil_maestro,
@@ -65,8 +64,11 @@ class CelilAgentConfig(BaseModel):
     """When the planner's cheap "is this sub-goal done?" check runs."""
     ocr: Literal["auto", "always", "off"] = "auto"
     """auto: tesseract only when the accessibility tree carries little text."""
+    memory: memory_mode.MemoryMode = "fresh"
+    """fresh: an empty memory in the run directory (results do not depend on earlier runs);
+    shared: `episodic_memory_path`, read and extended; frozen: that file, read only; off."""
     episodic_memory_path: str | None = DEFAULT_MEMORY_PATH
-    """JSON file of verified plans shared across runs; empty or null disables episodic memory."""
+    """The memory file of `shared` and `frozen`; empty or null disables episodic memory."""
     executor_format: Literal["uitars", "json"] = "uitars"
     """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
     coordinate_convention: Literal["absolute_resized", "relative_1000"] | None = None
@@ -249,14 +251,7 @@ def build_celil_agent(
         # fallback that matches it (same word matching, no model).
         vision_selector = _offline_role("vision_fallback", leader.reason, "OfflineElementSelector")
 
-    episodic = None
-    if params.episodic_memory_path:
-        from android_world.agents.custom import celil_episodic
-
-        episodic = celil_episodic.EpisodicMemory(
-            Path(params.episodic_memory_path),
-            provenance={"run": context.run_dir.name if context.run_dir else None},
-        )
+    episodic, memory_info = _episodic_memory(params, context)
 
     roles = {
         r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
@@ -305,8 +300,35 @@ def build_celil_agent(
         },
         "coordinate_convention": coordinate_convention(params, leader),
         "config": params.model_dump(mode="json"),
+        "memory": memory_info,
     }
     return agent
+
+
+def _episodic_memory(
+    params: CelilAgentConfig, context: registry.RunContext
+) -> tuple[Any, dict[str, object]]:
+    """The episodic store for `params.memory`, and its state for the manifest (logged once)."""
+    try:
+        plan = memory_mode.plan_memory(
+            params.memory,
+            params.episodic_memory_path if params.episodic_memory_path is not None else "",
+            context.run_dir,
+        )
+    except memory_mode.MemorySetupError as error:
+        raise _config_error("memory", str(error)) from None
+    state = memory_mode.memory_state(plan)
+    context.log(memory_mode.memory_line(state))
+    if plan.path is None:
+        return None, state
+    from android_world.agents.custom import celil_episodic
+
+    store = celil_episodic.EpisodicMemory(
+        plan.path,
+        provenance={"run": context.run_dir.name if context.run_dir else None},
+        read_only=plan.read_only,
+    )
+    return store, state
 
 
 registry.register(AGENT_NAME, build_celil_agent, config_model=CelilAgentConfig)

@@ -1084,6 +1084,7 @@ class EpisodicMemory:
         min_success_rate: float = DEFAULT_MIN_SUCCESS_RATE,
         lock_timeout: float = 30.0,
         clock: Callable[[], dt.datetime] = _utcnow,
+        read_only: bool = False,
     ) -> None:
         if not 0.0 <= similarity_threshold <= 1.0:
             raise ValueError(f"similarity_threshold must be in 0..1, got {similarity_threshold}")
@@ -1091,6 +1092,9 @@ class EpisodicMemory:
         self.similarity_threshold = similarity_threshold
         self.min_success_rate = min_success_rate
         self.provenance = dict(provenance or {})
+        # A frozen memory answers lookups but learns nothing, so an evaluation run cannot change
+        # what the next run retrieves.
+        self.read_only = read_only
         self.warnings: list[str] = []
         self._clock = clock
         self._lock_timeout = lock_timeout
@@ -1164,11 +1168,17 @@ class EpisodicMemory:
         if problem is not None:
             if strict:
                 raise CorruptMemoryError(f"{self.path} is {problem}")
-            self._move_aside(problem, len(contents.entries))
+            if self.read_only:
+                self._warn(f"{self.path} is {problem}; read-only, so using the valid entries")
+            else:
+                self._move_aside(problem, len(contents.entries))
         return contents.entries
 
     def _save(self, entries: Sequence[MemoryEntry]) -> None:
-        """Write atomically. Call with the lock held."""
+        """Write atomically. Call with the lock held. A read-only memory keeps its file as it is
+        (use counts included), so its content hash stays the one the manifest recorded."""
+        if self.read_only:
+            return
         self._remove_orphan_temps()
         body = MemoryFile(entries=list(entries)).model_dump(mode="json")
         atomic_write_text(self.path, json.dumps(body, indent=1, ensure_ascii=False) + "\n")
@@ -1290,6 +1300,8 @@ class EpisodicMemory:
 
     def record_outcome(self, entry_id: str, success: bool) -> None:
         """Count how a retrieved plan fared. An unknown id (deleted meanwhile) is only a warning."""
+        if self.read_only:
+            return
         try:
             with self.transaction() as entries:
                 entry = next((e for e in entries if e.id == entry_id), None)
@@ -1318,8 +1330,11 @@ class EpisodicMemory:
         (same template and apps) updates that entry: one more success (unless `record_outcome`
         already counted it) and, unless the entry is pinned or retired, the newest plan. Retired
         entries stay retired. Returns the entry id, or "" if the memory could not be written or
-        the plan was refused because it still names the goal's values (see `plan_leaks`).
+        the plan was refused because it still names the goal's values (see `plan_leaks`), or
+        the memory is read-only.
         """
+        if self.read_only:
+            return ""
         steps = [s.strip() for s in plan if s and s.strip()]
         if not steps:
             self._warn("add_successful_plan: empty plan not stored")
