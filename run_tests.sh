@@ -42,6 +42,34 @@ sys.exit(status)
 PY
 }
 
+# pip's own output goes to .cache/pip-install.log: a refused install (PEP 668's
+# "externally-managed-environment") is a wall of text, and the next step says what to do anyway.
+_pip_log() { mkdir -p "$CELIL_ROOT/.cache" && echo "$CELIL_ROOT/.cache/pip-install.log"; }
+
+_pip_install_requirements() {
+  "$PYTHON" -m pip install -q --disable-pip-version-check "$@" -r "$CELIL_ROOT/requirements.txt" \
+    >>"$(_pip_log)" 2>&1
+}
+
+# A system Python that refuses packages (Debian's python3, non-root) gets a .venv of the checkout
+# that sees the system's packages (--system-site-packages: apt-installed ones are reused).
+_use_venv() {
+  local venv="$CELIL_ROOT/.venv"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    if ! "$PYTHON" -m venv --system-site-packages "$venv" >>"$(_pip_log)" 2>&1; then
+      rm -rf "$venv"
+      local pkg; pkg="python$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
+      if _can_apt && _apt_install "$pkg" && "$PYTHON" -m venv --system-site-packages "$venv" >>"$(_pip_log)" 2>&1; then
+        :
+      else
+        _say "this Python cannot create a virtual environment; run: sudo apt-get install -y $pkg (then run this again)"
+        return 2
+      fi
+    fi
+  fi
+  PYTHON="$venv/bin/python"
+}
+
 _ensure_python_deps() {
   if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
     _say "Python 3.11 or newer is needed (found: $("$PYTHON" --version 2>&1)). Set PYTHON=/path/to/python3.11."
@@ -50,17 +78,24 @@ _ensure_python_deps() {
   _check_requirements
   local status=$?
   [[ $status -eq 0 ]] && return 0
-  _say "installing Python packages from requirements.txt ..."
-  if "$PYTHON" -m pip install -q --disable-pip-version-check -r "$CELIL_ROOT/requirements.txt" \
-    || { [[ -z "${VIRTUAL_ENV:-}" && $(id -u) -ne 0 ]] \
-      && "$PYTHON" -m pip install -q --user --disable-pip-version-check -r "$CELIL_ROOT/requirements.txt"; }; then
-    return 0
+  _say "installing Python packages from requirements.txt (log: .cache/pip-install.log) ..."
+  : >"$(_pip_log)"
+  _pip_install_requirements && return 0
+  if [[ -z "${VIRTUAL_ENV:-}" && "$PYTHON" != "$CELIL_ROOT/.venv/bin/python" ]]; then
+    if grep -q "externally-managed-environment" "$(_pip_log)"; then
+      _say "the system Python does not accept packages (PEP 668); using a virtual environment in .venv instead"
+    else
+      _say "pip could not install into $PYTHON; using a virtual environment in .venv instead"
+    fi
+    _use_venv || return 2
+    _check_requirements && return 0
+    _pip_install_requirements && return 0
   fi
   if [[ $status -eq 1 ]]; then
     _say "warning: could not install the pinned versions; continuing with the installed ones."
     return 0
   fi
-  _say "could not install the Python packages. Run: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt"
+  _say "could not install the Python packages ($(grep -m1 -iE '^error' "$(_pip_log)" || tail -n1 "$(_pip_log)")); see .cache/pip-install.log. Run: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt"
   return 2
 }
 
