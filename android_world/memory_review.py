@@ -23,6 +23,7 @@ from typing import Any
 import filelock
 
 import android_world
+from android_world import discover
 from android_world.agents.custom.celil_episodic import (
     CorruptMemoryError,
     EpisodicMemory,
@@ -126,29 +127,44 @@ def entry_json(e: MemoryEntry) -> dict[str, Any]:
     return {**e.model_dump(mode="json"), "success_rate": round(e.success_rate, 4)}
 
 
-def table(rows: list[list[str]], header: list[str]) -> str:
+def table(rows: list[list[str]], header: list[str], wide: bool = False) -> str:
+    """80 columns with the last column wrapped (`--wide`: one line per row, any width)."""
+    if not wide:
+        return discover.format_table(header, rows)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def entry_rows(entries: Sequence[MemoryEntry]) -> list[list[str]]:
+def short_ids(ids: Sequence[str], minimum: int = 8) -> dict[str, str]:
+    """The shortest prefix (at least `minimum`) that still tells every id apart; commands
+    accept prefixes, so the table need not spend 80 columns on full ids."""
+    length = minimum
+    while length < max((len(i) for i in ids), default=0) and len({i[:length] for i in ids}) < len(
+        set(ids)
+    ):
+        length += 1
+    return {i: i[:length] for i in ids}
+
+
+def entry_rows(entries: Sequence[MemoryEntry], wide: bool = False) -> list[list[str]]:
+    ids = {e.id: e.id for e in entries} if wide else short_ids([e.id for e in entries])
     return [
         [
-            e.id,
-            _short(e.goal_template, 60),
+            ids[e.id],
             str(e.uses),
             f"{e.successes}/{e.trials}",
             _rate(e),
             e.status,
-            _when(e.last_used_at),
+            _when(e.last_used_at) if wide else _when(e.last_used_at)[:10],
+            " ".join(e.goal_template.split()),
         ]
         for e in entries
     ]
 
 
-LIST_HEADER = ["id", "template", "used", "ok/tries", "rate", "status", "last used"]
+LIST_HEADER = ["id", "used", "ok/tries", "rate", "status", "last used", "template"]
 
 
 def show_text(e: MemoryEntry) -> str:
@@ -189,7 +205,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.status:
         entries = [e for e in entries if e.status == args.status]
     entries.sort(key=lambda e: (e.status == "retired", e.goal_template))
-    text = table(entry_rows(entries), LIST_HEADER) if entries else "(no entries)"
+    wide = getattr(args, "wide", False)
+    text = table(entry_rows(entries, wide), LIST_HEADER, wide) if entries else "(no entries)"
     emit(args, [entry_json(e) for e in entries], text)
     return 0
 
@@ -224,17 +241,20 @@ def cmd_search(args: argparse.Namespace) -> int:
         }
         for m in shown
     ]
+    wide = getattr(args, "wide", False)
+    ids = short_ids([m.entry.id for m in shown]) if not wide else {}
     rows = [
         [
-            m.entry.id,
+            ids.get(m.entry.id, m.entry.id),
             f"{m.similarity:.2f}",
-            "yes" if m.usable else f"no ({m.reason})",
             m.entry.status,
-            _short(m.entry.goal_template, 60),
+            ("yes: " if m.usable else f"no ({m.reason}): ")
+            + " ".join(m.entry.goal_template.split()),
         ]
         for m in shown
     ]
-    text = table(rows, ["id", "sim", "retrieved", "status", "template"]) if rows else "(no match)"
+    header = ["id", "sim", "status", "retrieved: template"]
+    text = table(rows, header, wide) if rows else "(no match)"
     emit(args, data, text)
     return 0
 
@@ -549,6 +569,12 @@ def _common(parser: argparse.ArgumentParser, *, sub: bool) -> None:
         action="store_true",
         default=argparse.SUPPRESS if sub else False,
         help="machine-readable output",
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        default=argparse.SUPPRESS if sub else False,
+        help="tables at full width (full ids, one line per entry) instead of 80 columns",
     )
 
 

@@ -35,9 +35,21 @@ def ids(mem: EpisodicMemory) -> dict[str, str]:
     return {e.goal_template.split()[1]: e.id for e in mem.entries()}
 
 
+def test_short_ids_stay_unique():
+    assert memory_review.short_ids(["abcdefgh12", "abcdefgh34"]) == {
+        "abcdefgh12": "abcdefgh1",
+        "abcdefgh34": "abcdefgh3",
+    }
+    assert memory_review.short_ids(["0123456789ab"]) == {"0123456789ab": "01234567"}
+
+
 def test_list_show_search_stats(mem, capsys):
     code, out, _ = run(mem, capsys, "list")
     assert code == 0 and "{name_1}" in out and "1/1" in out and "never" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    code, wide, _ = run(mem, capsys, "list", "--wide")
+    assert all(e.id in wide for e in mem.entries())
+    assert len(wide.splitlines()) == 2 + len(mem.entries())
     code, out, _ = run(mem, capsys, "list", "--json")
     rows = json.loads(out)
     assert {r["status"] for r in rows} == {"active"} and rows[0]["success_rate"] == 1.0
@@ -70,7 +82,7 @@ def test_round_trip_edit_retire_export_import(mem, tmp_path, capsys):
     assert run(mem, capsys, "retire", contact)[0] == 0
     assert mem.find_similar_task(CONTACT) is None
     code, out, _ = run(mem, capsys, "list", "--status", "retired")
-    assert contact in out
+    assert contact[:8] in out  # the table shows unique prefixes
 
     export = tmp_path / "out" / "export.json"
     assert run(mem, capsys, "export", str(export))[0] == 0
