@@ -454,6 +454,8 @@ class Episode:
     warnings: list[str]
     agent_summary: dict[str, Any]
     exception: str | None
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    expected_answer: str | None = None
 
 
 def end_reason(
@@ -603,11 +605,16 @@ def build_step(
             break
     thought = thought or str(data.get("thought") or data.get("reason") or "")
     extra = {k: v for k, v in data.items() if k not in _STEP_KEYS_SHOWN}
+    overlay = action_overlay(action, data, size)
+    if overlay is not None and (rejected or data.get("executed") is False):
+        # Drawn apart from executed actions: the screen after it is not its result.
+        overlay["not_executed"] = True
+        overlay["label"] = "not run: " + overlay["label"]
     return {
         "number": number,
         "screenshot": screenshot,
         "size": size,
-        "overlay": action_overlay(action, data, size),
+        "overlay": overlay,
         "ocr": ocr_boxes(data, step_events),
         "action": action,
         "description": data.get("action_description") or _describe(action),
@@ -681,7 +688,24 @@ def load_episode(run_dir: Path, row: Mapping[str, Any]) -> Episode:
         warnings=warnings,
         agent_summary=agent_summary,
         exception=json.dumps(exception, indent=1, default=str)[:6000] if exception else None,
+        params=task_params(episode.get("params")),
+        expected_answer=(
+            str(episode["expected_answer"]) if episode.get("expected_answer") is not None else None
+        ),
     )
+
+
+def task_params(params: Any) -> dict[str, Any]:
+    """The task's drawn parameters without the seed (shown beside it already), as short text."""
+    if not isinstance(params, Mapping):
+        return {}
+    shown = {}
+    for key, value in params.items():
+        if key == "seed":
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        shown[str(key)] = text if len(text) <= 300 else text[:299] + "…"
+    return shown
 
 
 # --------------------------------------------------------------------------------------------
@@ -1025,6 +1049,12 @@ def _macro(rows: Sequence[Mapping[str, Any]], side: str, key: str) -> float | No
     return _mean([r[side][key] for r in rows if r[side] and r[side][key] is not None])
 
 
+def common_rows(rows: Sequence[Mapping[str, Any]], key: str = "success") -> list[Mapping[str, Any]]:
+    """Tasks with a `key` value in both runs: a headline over different task sets compares
+    different things (one task going 100% -> 0% once read as 100% -> 50%)."""
+    return [r for r in rows if r["a"] and r["b"] and None not in (r["a"][key], r["b"][key])]
+
+
 def format_compare(rows: Sequence[Mapping[str, Any]], name_a: str, name_b: str) -> str:
     def cell(value: Any, pct: bool = False, signed: bool = False) -> str:
         if value is None:
@@ -1047,12 +1077,17 @@ def format_compare(rows: Sequence[Mapping[str, Any]], name_a: str, name_b: str) 
             f" {cell(r['d_steps'], signed=True):>7}  {fmt_cost(a.get('cost')) if a else '-':>8}"
             f" {fmt_cost(b.get('cost')) if b else '-':>8}  {r['change']}"
         )
-    sa, sb = _macro(rows, "a", "success"), _macro(rows, "b", "success")
+    common = common_rows(rows)
+    sa, sb = _macro(common, "a", "success"), _macro(common, "b", "success")
     delta = sb - sa if sa is not None and sb is not None else None
     lines.append("-" * len(head))
     lines.append(
         f"{'macro average':<{width}}  {cell(sa, True):>7} {cell(sb, True):>7} {cell(delta, True, True):>7}"
+        f"  over the {len(common)} tasks in both runs"
     )
+    only = len(rows) - len(common)
+    if only:
+        lines.append(f"{only} task(s) not in both runs are left out of the average")
     return "\n".join(lines)
 
 
@@ -1072,9 +1107,11 @@ def write_compare(run_a: Path, run_b: Path, out: Path) -> tuple[Path, str]:
         for side, run_dir in (("a", run_a), ("b", run_b)):
             for ep in (row[side] or {}).get("episodes", []):
                 ep["href"] = link(run_dir, ep["name"])
+    common = common_rows(rows)
     summary = {
-        "a": _macro(rows, "a", "success"),
-        "b": _macro(rows, "b", "success"),
+        "a": _macro(common, "a", "success"),
+        "b": _macro(common, "b", "success"),
+        "common": len(common),
         "cost_a": sum(r["a"]["cost"] for r in rows if r["a"] and r["a"]["cost"] is not None),
         "cost_b": sum(r["b"]["cost"] for r in rows if r["b"] and r["b"]["cost"] is not None),
         "counts": {
@@ -1116,9 +1153,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="compare two runs")
-    parser.add_argument("--out", help="where --compare writes its HTML (default ./compare.html)")
+    parser.add_argument(
+        "--out", help="where --compare or --export writes (default ./compare.html, ./NAME.html)"
+    )
+    parser.add_argument(
+        "--gif",
+        nargs="*",
+        metavar="EPISODE",
+        help="write episodes/<name>/episode.gif for these episodes (none named: every episode)",
+    )
+    parser.add_argument(
+        "--export", metavar="EPISODE", help="write one episode as a single self-contained HTML file"
+    )
     args = parser.parse_args(argv)
     try:
+        if args.run_dir and (args.gif is not None or args.export):
+            return _export(Path(args.run_dir), args)
         if args.compare:
             out, table = write_compare(
                 Path(args.compare[0]), Path(args.compare[1]), Path(args.out or "compare.html")
@@ -1138,6 +1188,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # e.g. --out under a file, or a read-only run directory
         print(f"error: cannot write the report: {exc}", file=sys.stderr)
         return 2
+
+
+def _export(run_dir: Path, args: argparse.Namespace) -> int:
+    # Under `python -m`, this module is __main__ and the exporter's `report` is another copy.
+    from android_world import episode_export
+    from android_world import report as imported
+
+    try:
+        return _export_files(episode_export, check_run_dir(run_dir), args)
+    except imported.ReportError as exc:
+        raise ReportError(str(exc)) from None
+
+
+def _export_files(episode_export: Any, run_dir: Path, args: argparse.Namespace) -> int:
+    if args.export:
+        out = episode_export.export_episode(
+            run_dir, args.export, Path(args.out) if args.out else None
+        )
+        print(f"Episode: {out}")
+    if args.gif is not None:
+        names = args.gif or [str(row.get("name")) for row in result_rows(run_dir)]
+        for name in names:
+            gif = episode_export.write_gif(run_dir, name)
+            print(f"GIF: {gif}" if gif else f"GIF: {name} has no screenshots, none written")
+    return 0
 
 
 if __name__ == "__main__":

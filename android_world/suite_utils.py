@@ -209,6 +209,7 @@ def run_task(
             on_step_end=observer.on_step_end if observer else None,
         )
         raw_score = float(task.is_successful(env))
+        episode["expected_answer"] = expected_answer(task)
         score = raw_score if result.done else 0.0
         episode.update(
             raw_score=raw_score,
@@ -250,6 +251,21 @@ def run_task(
     if observer is not None:
         observer.finish_episode(episode, summary)
     return episode
+
+
+def expected_answer(task: Any) -> str | None:
+    """The answer an information-retrieval task accepts, as text for the report; tasks without
+    `expected()` (every task that checks the device instead) have none."""
+    expected = getattr(task, "expected", None)
+    if not callable(expected):
+        return None
+    try:
+        values = expected()
+    except Exception:
+        return None
+    if isinstance(values, (list, tuple)):
+        return " | ".join(str(v) for v in values)
+    return None if values is None else str(values)
 
 
 def _safe_summary(agent: Any) -> dict[str, Any]:

@@ -302,6 +302,8 @@ def make_run(
             "is_successful": row["score"],
             "done": row["done"],
             "episode_length": len(steps),
+            "params": {"seed": 1000 + i, "on_or_off": "on", "contact": {"name": "Ada"}},
+            "expected_answer": "done" if task == "SyntheticQuestion" else None,
             "error": error,
             "exception_info": {
                 "type": "RuntimeError",
