@@ -34,9 +34,7 @@ from android_world.checkpointer import write_text_atomic
 EPISODES = "episodes"
 EPISODE_PAGE = "index.html"
 SCREEN_SIZE = (1080, 2400)  # Pixel 6; used when a screenshot's own size cannot be read
-SIM_DISCLAIMER = (
-    "Suite family 'sim' runs on the simulated phone: these are NOT AndroidWorld scores."
-)
+SIM_DISCLAIMER = "Suite family 'sim' runs on the simulated phone: NOT AndroidWorld scores."
 TEMPLATES = Path(__file__).parent / "templates"
 DIFFICULTIES = ("easy", "medium", "hard")
 UNTAGGED = "untagged"

@@ -64,6 +64,7 @@ flags.DEFINE_boolean(
     "check_models", False, "Call every configured model role once and exit (0 = all passed)."
 )
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
+flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
@@ -455,7 +456,7 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     title = f"Suite family: {cfg.benchmark.suite_family}"
     if cfg.benchmark.suite_family == "sim":
         title += f"\n{run_output.SIM_DISCLAIMER}"
-    print(suite_utils.format_summary(summary, title=title))
+    print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
     print(f"Run directory: {run_dir}")
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")

@@ -41,9 +41,7 @@ from android_world.task_evals import task_eval
 
 CHECKPOINTS = "checkpoints"
 EPISODES = "episodes"
-SIM_DISCLAIMER = (
-    "Suite family 'sim' runs on the simulated phone: these are NOT AndroidWorld scores."
-)
+SIM_DISCLAIMER = "Suite family 'sim' runs on the simulated phone: NOT AndroidWorld scores."
 _PACKAGES = (
     "absl-py",
     "numpy",

@@ -500,6 +500,36 @@ def _tag_difficulty_pivot(
     return pivot
 
 
+def _wide_table(summary: Summary) -> list[str]:
+    headers = {
+        "task_template": "task",
+        "num_complete_trials": "trials",
+        "mean_success_rate": "success",
+        "mean_episode_length": "steps",
+        "total_runtime_s": "runtime_s",
+        "num_fail_trials": "failed",
+        "model_calls_per_step": "calls/step",
+        "tokens_per_step": "tokens/step",
+        "model_seconds_per_step": "model_s/step",
+        "cost_usd": "cost_usd",
+        "memory_hits": "mem_hits",
+    }
+    all_rows = [*summary.rows, summary.average]
+    name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
+    header = "task".ljust(name_w) + "".join(
+        headers.get(c, c).rjust(_width(c)) for c in summary.columns[1:]
+    )
+    lines = [header, "-" * len(header)]
+    for r in all_rows:
+        if r is summary.average:
+            lines.append("-" * len(header))
+        lines.append(
+            str(r["task_template"]).ljust(name_w)
+            + "".join(_fmt(r[c], _width(c), c) for c in summary.columns[1:])
+        )
+    return lines
+
+
 def _width(column: str) -> int:
     if column in ("num_complete_trials", "num_fail_trials", "memory_hits"):
         return 9
@@ -516,35 +546,67 @@ def _fmt(value: Any, width: int, column: str = "") -> str:
     return text.rjust(width)
 
 
-def format_summary(summary: Summary, title: str = "") -> str:
-    """A fixed-width text table (per template, then the macro-average row), and the pivot."""
-    headers = {
-        "task_template": "task",
-        "num_complete_trials": "trials",
-        "mean_success_rate": "success",
-        "mean_episode_length": "steps",
-        "total_runtime_s": "runtime_s",
-        "num_fail_trials": "failed",
-        "model_calls_per_step": "calls/step",
-        "tokens_per_step": "tokens/step",
-        "model_seconds_per_step": "model_s/step",
-        "cost_usd": "cost_usd",
-        "memory_hits": "mem_hits",
-    }
+# Compact table (the console default): short headers and widths so it fits 80 columns; the
+# run-time and model-seconds columns stay in summary.csv and `--wide`.
+_COMPACT: dict[str, tuple[str, int, str]] = {
+    "num_complete_trials": ("n", 4, "int"),
+    "mean_success_rate": ("success", 8, ".3f"),
+    "mean_episode_length": ("steps", 6, ".1f"),
+    "num_fail_trials": ("fail", 5, "int"),
+    "model_calls_per_step": ("call/st", 8, ".2f"),
+    "tokens_per_step": ("tok/st", 8, "k"),
+    "cost_usd": ("cost$", 8, ".4f"),
+    "memory_hits": ("mem", 4, "int"),
+}
+_WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step")
+SUMMARY_WIDTH = 80
+
+
+def _compact_cell(value: Any, kind: str, width: int) -> str:
+    if value is None:
+        text = "-"
+    elif kind == "int" and isinstance(value, (int, float)):
+        text = str(int(value))
+    elif kind == "k" and isinstance(value, (int, float)):
+        text = f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:.0f}"
+    elif isinstance(value, float):
+        text = format(value, kind)
+    else:
+        text = str(value)
+    return text.rjust(width)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def _compact_table(summary: Summary) -> list[str]:
+    columns = [c for c in summary.columns[1:] if c not in _WIDE_ONLY]
+    specs = {c: _COMPACT.get(c, (c[:9], max(len(c[:9]) + 1, 7), ".3f")) for c in columns}
     all_rows = [*summary.rows, summary.average]
-    name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
-    lines = [title] if title else []
-    header = "task".ljust(name_w) + "".join(
-        headers.get(c, c).rjust(_width(c)) for c in summary.columns[1:]
-    )
-    lines += [header, "-" * len(header)]
+    room = SUMMARY_WIDTH - sum(width for _, width, _ in specs.values())
+    name_w = min(max([len("task")] + [len(str(r["task_template"])) for r in all_rows]), room)
+    name_w = max(name_w, 12)
+    header = "task".ljust(name_w) + "".join(h.rjust(w) for h, w, _ in specs.values())
+    lines = [header, "-" * len(header)]
     for r in all_rows:
         if r is summary.average:
             lines.append("-" * len(header))
         lines.append(
-            str(r["task_template"]).ljust(name_w)
-            + "".join(_fmt(r[c], _width(c), c) for c in summary.columns[1:])
+            _clip(str(r["task_template"]), name_w).ljust(name_w)
+            + "".join(_compact_cell(r[c], kind, w) for c, (_, w, kind) in specs.items())
         )
+    return lines
+
+
+def format_summary(summary: Summary, title: str = "", wide: bool = False) -> str:
+    """The per-template table, the macro-average row, and the pivot. Compact (80 columns, long
+    task names clipped) unless `wide`, which shows every column at full width."""
+    lines = [title] if title else []
+    if not wide:
+        lines += _compact_table(summary)
+    else:
+        lines += _wide_table(summary)
     if summary.pivot:
         diffs: list[str] = []
         for cells in summary.pivot.values():

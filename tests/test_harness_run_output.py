@@ -261,8 +261,10 @@ def test_summary_table_has_usage_cost_and_memory_columns():
     assert b["memory_hits"] == 0
     assert summary.average["cost_usd"] == 1.0 and summary.average["memory_hits"] == 1
     assert summary.average["model_calls_per_step"] == 1.25  # macro mean of 1.5 and 1.0
-    text = suite_utils.format_summary(summary)
+    text = suite_utils.format_summary(summary, wide=True)
     assert "model_s/step" in text and "cost_usd" in text and "mem_hits" in text
+    compact = suite_utils.format_summary(summary)
+    assert "cost$" in compact and "mem" in compact and "model_s/step" not in compact
 
 
 def _ensure_chromium(tmp_path, with_apt: bool) -> tuple[str, str]:

@@ -194,7 +194,37 @@ def test_summary_is_a_macro_average_with_usage_and_pivot():
     assert summary.pivot["information_retrieval"]["medium"] == 0.0
     assert summary.pivot["toggle"]["hard"] is None
     text = suite_utils.format_summary(summary, title="T")
-    assert suite_utils.AVERAGE_ROW in text and "calls/step" in text
+    assert suite_utils.AVERAGE_ROW in text and "call/st" in text and "tok/st" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    wide = suite_utils.format_summary(summary, title="T", wide=True)
+    assert "calls/step" in wide and "model_s/step" in wide and "runtime_s" in wide
+
+
+def test_compact_summary_clips_long_task_names_to_fit_80_columns():
+    row = {
+        "task_template": "AVeryLongTaskTemplateNameThatWouldWrapTheTable",
+        "num_complete_trials": 3,
+        "mean_success_rate": 0.5,
+        "mean_episode_length": 12.0,
+        "num_fail_trials": 0,
+        "model_calls_per_step": 4.53,
+        "tokens_per_step": 10234.0,
+        "cost_usd": 0.0123,
+        "memory_hits": 2,
+        "total_runtime_s": 99.0,
+        "model_seconds_per_step": 2.0,
+    }
+    columns = ["task_template", *[k for k in row if k != "task_template"]]
+    summary = suite_utils.Summary(
+        rows=[row],
+        average={**row, "task_template": suite_utils.AVERAGE_ROW},
+        pivot={},
+        columns=columns,
+    )
+    lines = suite_utils.format_summary(summary).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[2].startswith("AVeryLongTaskTemplateName") and "…" in lines[2]
+    assert "10.2k" in lines[2] and "4.53" in lines[2]
 
 
 def test_check_episode_fn_can_reject():
