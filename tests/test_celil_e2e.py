@@ -152,5 +152,5 @@ def test_factory_reports_missing_tesseract_as_a_config_error(monkeypatch):
 
     monkeypatch.setattr(celil_perception.shutil, "which", lambda name: None)
     with pytest.raises(registry.AgentConfigError, match="apt-get install tesseract-ocr") as info:
-        registry.get_agent("celil_agent", fakes.FakePhone(), ocr="auto")
+        registry.get_agent("celil_agent", fakes.FakePhone(), ocr="always")
     assert info.value.path == "ocr"

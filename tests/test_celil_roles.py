@@ -168,9 +168,9 @@ def test_ocr_failure_degrades_to_a_warning():
     assert "tesseract crashed" in module.take_warnings()[0]
 
 
-def test_missing_tesseract_is_a_clear_startup_error():
+def test_missing_tesseract_is_a_clear_startup_error_when_ocr_is_required():
     with pytest.raises(celil_perception.PerceptionError, match="apt-get install tesseract-ocr"):
-        celil_perception.PerceptionModule(ocr="auto", tesseract_cmd="/nonexistent/tesseract")
+        celil_perception.PerceptionModule(ocr="always", tesseract_cmd="/nonexistent/tesseract")
     celil_perception.PerceptionModule(ocr="off", tesseract_cmd="/nonexistent/tesseract")
 
 

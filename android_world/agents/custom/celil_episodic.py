@@ -20,7 +20,8 @@ Safety properties the rest of the system relies on:
   retrieved for a goal of another app or other wording, nor when its fixed text repeats a value
   of its example goal that this goal does not share (`misfit_reason`).
 
-This file is part of the plugin: it imports only the standard library, pydantic and filelock.
+This file is part of the plugin: it imports only the standard library and pydantic (plus filelock
+when installed, else the OS file lock; see celil_optional).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import filelock
 import pydantic
+
+from android_world.agents.custom import celil_optional
 
 logger = logging.getLogger(__name__)
 
@@ -1098,7 +1100,7 @@ class EpisodicMemory:
         self.warnings: list[str] = []
         self._clock = clock
         self._lock_timeout = lock_timeout
-        self._lock: filelock.BaseFileLock | None = None
+        self._lock: Any = None
         self._migrated = False
         # Entries whose outcome this instance already counted since the last add, so an episode
         # that calls both record_outcome(id, True) and add_successful_plan counts one success.
@@ -1110,10 +1112,11 @@ class EpisodicMemory:
         self.warnings.append(message)
         logger.warning("episodic memory: %s", message)
 
-    def _file_lock(self) -> filelock.BaseFileLock:
+    def _file_lock(self) -> Any:
+        """`filelock.FileLock` when installed, else the OS lock (one warning per process)."""
         if self._lock is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock = filelock.FileLock(f"{self.path}.lock", timeout=self._lock_timeout)
+            self._lock = celil_optional.file_lock(f"{self.path}.lock", self._lock_timeout)
         return self._lock
 
     def _move_aside(self, reason: str, kept: int) -> Path:
@@ -1282,7 +1285,7 @@ class EpisodicMemory:
                 best.entry.last_used_at = self._clock()
                 best.entry.uses += 1
                 self._save(entries)
-        except (OSError, filelock.Timeout, EpisodicMemoryError) as exc:
+        except (OSError, TimeoutError, EpisodicMemoryError) as exc:
             self._warn(f"retrieval skipped: {exc}")
             return None
         self._counted_success.discard(best.entry.id)
@@ -1314,7 +1317,7 @@ class EpisodicMemory:
                 else:
                     entry.failures += 1
                 entry.updated_at = self._clock()
-        except (OSError, filelock.Timeout, EpisodicMemoryError) as exc:
+        except (OSError, TimeoutError, EpisodicMemoryError) as exc:
             self._warn(f"record_outcome skipped: {exc}")
 
     def add_successful_plan(
@@ -1384,7 +1387,7 @@ class EpisodicMemory:
                 entry.provenance = {**entry.provenance, "last_success": source}
                 entry.updated_at = now
                 return entry.id
-        except (OSError, filelock.Timeout, EpisodicMemoryError) as exc:
+        except (OSError, TimeoutError, EpisodicMemoryError) as exc:
             self._warn(f"plan not stored: {exc}")
             return ""
 

@@ -40,6 +40,15 @@ def element_box(
     return None
 
 
+def box_contains(box: representation_utils.BoundingBox, x: float, y: float) -> bool:
+    """Whether (x, y) lies in the box, half-open like pixel ranges (the right and bottom edges
+    belong to the neighbour), so two adjacent elements never both claim a point.
+
+    Upstream's `BoundingBox` has no `contains`; the plugin must run on upstream's classes.
+    """
+    return box.x_min <= x < box.x_max and box.y_min <= y < box.y_max
+
+
 def box_list(box: representation_utils.BoundingBox | None) -> list[float] | None:
     """`[x0, y0, x1, y1]`, the JSON shape step data and the report use for boxes."""
     if box is None:
@@ -95,7 +104,7 @@ def snap_to_element(
         if not accepts(element, gesture):
             continue
         box = element_box(element, screen_size)
-        if box is None or box.area <= 0 or not box.contains(x, y):
+        if box is None or box.area <= 0 or not box_contains(box, x, y):
             continue
         if best_index is None or box.area <= best_area:
             best_index, best_area = index, float(box.area)
@@ -123,5 +132,5 @@ def ocr_text_at(x: float, y: float, lines: Sequence[_TextBox]) -> str:
     return " ".join(
         " ".join(line.text.split())
         for line in lines
-        if line.box.contains(x, y) and line.text.strip()
+        if box_contains(line.box, x, y) and line.text.strip()
     )

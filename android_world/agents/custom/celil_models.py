@@ -33,6 +33,7 @@ import base64
 import collections
 import dataclasses
 import hashlib
+import io
 import json
 import logging
 import os
@@ -734,7 +735,13 @@ def _json_instruction(schema: dict[str, Any]) -> str:
 
 
 def _png_bytes(image: np.ndarray) -> bytes:
-    return infer.array_to_png_bytes(np.asarray(image, dtype=np.uint8))
+    """PNG-encode a screenshot (lossless, so small UI text survives; upstream's infer only has
+    JPEG helpers)."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.asarray(image, dtype=np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def _system_message(request: ModelRequest) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from android_world.agents.custom import celil_geometry
+from android_world.agents.custom import celil_geometry, celil_optional
 from android_world.agents.custom.celil_protocols import Observation, OcrLine
 from android_world.env import interface, representation_utils
 
@@ -268,7 +268,13 @@ class TesseractOcr:
         timeout_s: float = 20.0,
         grayscale: bool = DEFAULT_OCR_GRAYSCALE,
     ):
-        import pytesseract  # third-party; imported here so OCR-off runs do not need it
+        try:
+            import pytesseract  # optional; imported here so OCR-off runs do not need it
+        except ImportError:
+            raise PerceptionError(
+                "OCR is on but the Python package pytesseract is not installed; install it with "
+                "`pip install pytesseract` (and the binary: `" + INSTALL_HINT + "`) or set ocr: off"
+            ) from None
 
         self._pytesseract = pytesseract
         command = tesseract_cmd or pytesseract.pytesseract.tesseract_cmd
@@ -305,8 +311,10 @@ class TesseractOcr:
 class PerceptionModule:
     """`process_observation(state) -> Observation`, with an LRU OCR cache keyed by frame hash.
 
-    `ocr_fn` replaces tesseract (tests, other OCR engines). A missing tesseract binary raises
-    `PerceptionError` here, at construction, so a run fails before its first episode.
+    `ocr_fn` replaces tesseract (tests, other OCR engines). OCR is optional: with `ocr: auto` a
+    missing pytesseract or tesseract binary turns OCR off with one warning (the accessibility tree
+    is the primary source); with `ocr: always` it raises `PerceptionError` here, at construction,
+    so a run that asked for OCR fails before its first episode.
     """
 
     def __init__(
@@ -328,14 +336,22 @@ class PerceptionModule:
             raise PerceptionError(f"ocr must be one of {OCR_MODES}, got {ocr!r}")
         self.ocr_mode = ocr
         self._ocr_fn: OcrFunction | None = None
+        # Why OCR is off although the config asked for `auto` (None when it is not).
+        self.ocr_disabled_reason: str | None = None
         if ocr != "off":
-            self._ocr_fn = ocr_fn or TesseractOcr(
-                tesseract_cmd=tesseract_cmd,
-                lang=ocr_lang,
-                min_confidence=ocr_min_confidence,
-                config=ocr_config,
-                grayscale=ocr_grayscale,
-            )
+            try:
+                self._ocr_fn = ocr_fn or TesseractOcr(
+                    tesseract_cmd=tesseract_cmd,
+                    lang=ocr_lang,
+                    min_confidence=ocr_min_confidence,
+                    config=ocr_config,
+                    grayscale=ocr_grayscale,
+                )
+            except PerceptionError as error:
+                if ocr == "always":
+                    raise
+                self.ocr_disabled_reason = f"{error}; OCR is off for this run (ocr: auto)"
+                celil_optional.warn_once("ocr", f"Celil: {self.ocr_disabled_reason}")
         self._cache: collections.OrderedDict[str, list[OcrLine]] = collections.OrderedDict()
         self._cache_size = max(1, ocr_cache_size)
         self._lock = threading.Lock()
