@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from android_world import discover
 from android_world.agents import agent_utils
 from android_world.agents.custom import celil_models
 from android_world.env import representation_utils
@@ -234,7 +236,7 @@ def run_checks(
         except celil_models.ModelSetupError as exc:
             message = celil_models.redact(str(exc))
             if log:
-                log(message)
+                log(discover.wrap_line(message))
             rows.append(
                 CheckRow(
                     role,
@@ -249,7 +251,7 @@ def run_checks(
             )
             continue
         if log:
-            log(celil_models.redact(resolution.line()))
+            log(discover.wrap_line(celil_models.redact(resolution.line())))
         wrapper = resolution.wrapper
         if wrapper is None:
             rows.append(
@@ -284,23 +286,44 @@ def run_checks(
     return rows
 
 
-def format_table(rows: Sequence[CheckRow]) -> list[str]:
-    headers = ("role", "backend/model", "check", "result", "latency", "detail / fix")
+def format_table(rows: Sequence[CheckRow], wide: bool = False) -> list[str]:
+    """One line per check (role, check, result, latency, model), then its detail and fix folded
+    to 80 columns under it; `wide` keeps everything on one line per check."""
+    headers = ("role", "check", "result", "latency", "backend/model")
     body = []
+    details = []
     for row in rows:
         latency = f"{row.latency_s:.2f}s" if row.latency_s is not None else "-"
-        detail = row.detail if not row.fix else f"{row.detail} -> fix: {row.fix}"
+        detail = row.detail
+        if row.fix and row.fix not in detail:
+            detail = f"{detail} -> fix: {row.fix}"
         body.append(
-            (row.role, f"{row.backend} {row.model}".strip(), row.check, row.status, latency, detail)
+            (row.role, row.check, row.status, latency, f"{row.backend} {row.model}".strip())
         )
+        details.append(detail)
     widths = [
-        max(len(h), *(len(r[i]) for r in body)) if body else len(h)
-        for i, h in enumerate(headers[:-1])
+        max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(headers)
     ]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1]]
-    for record in body:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(record[:-1], widths)) + "  " + record[-1])
-    return [celil_models.redact(line) for line in lines]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    lines = [line(headers), line(["-" * w for w in widths])]
+    for cells, detail in zip(body, details, strict=True):
+        if wide:
+            lines.append(f"{line(cells)}  {detail}")
+            continue
+        lines.append(line(cells))
+        if detail:
+            lines += textwrap.wrap(
+                detail,
+                80,
+                initial_indent="    ",
+                subsequent_indent="    ",
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+    return [celil_models.redact(text) for text in lines]
 
 
 def check_models(
@@ -308,16 +331,18 @@ def check_models(
     log: Callable[[str], None] = print,
     *,
     screen: Screen | None = None,
+    wide: bool = False,
 ) -> int:
     """Check every configured role; print a table; 0 when nothing failed, 1 otherwise."""
     ledger = models_config.make_ledger()
     rows = run_checks(models_config, screen=screen, ledger=ledger, log=log)
-    for line in format_table(rows):
+    for line in format_table(rows, wide):
         log(line)
     failed = [row for row in rows if row.status == FAIL]
     totals = ledger.totals()
+    log(f"{len(rows) - len(failed)}/{len(rows)} checks passed or skipped")
     log(
-        f"{len(rows) - len(failed)}/{len(rows)} checks passed or skipped; {totals['model_calls']} model calls, "
+        f"{totals['model_calls']} model calls, "
         f"{totals['prompt_tokens'] + totals['completion_tokens']} tokens, ${totals['cost_usd']:.4f} estimated"
     )
     return 1 if failed else 0

@@ -48,6 +48,13 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[str]], width: i
     return "\n".join(line.rstrip() for line in out)
 
 
+def wrap_line(text: str, width: int = WIDTH) -> str:
+    """A long console line folded to `width`, continuation lines indented."""
+    return textwrap.fill(
+        text, width=width, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False
+    )
+
+
 def task_info(name: str, task_class: type, instance: Any | None = None) -> TaskInfo:
     """Class attributes where they are static; `complexity` and `app_names` may be properties,
     so they are read from an instance when one is given."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -206,7 +207,7 @@ def run_checks(cfg: config_lib.CelilConfig) -> int:
     if FLAGS.check_models:
         from android_world.check_models import check_models
 
-        code = max(code, check_models(cfg.models, log=print))
+        code = max(code, check_models(cfg.models, log=print, wide=FLAGS.wide))
     return code
 
 
@@ -522,7 +523,26 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+# Model SDKs log every request at INFO ("HTTP Request: POST ...", "AFC is enabled ..."): most of
+# a run's console otherwise. Their warnings and errors still show.
+_CHATTY_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "google_genai",
+    "google.genai",
+    "openai",
+    "ollama",
+    "urllib3",
+)
+
+
+def quiet_third_party_logs() -> None:
+    for name in _CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str]) -> None:
+    quiet_third_party_logs()
     if FLAGS.version:
         print(f"celil {android_world.__version__}")
         return

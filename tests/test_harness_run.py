@@ -257,3 +257,24 @@ def test_a_config_with_only_models_runs_the_conductor_and_names_it(tmp_path):
     assert "episodes:" not in result.stderr and "\r" not in result.stderr
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["agent"]["registry_name"] == "celil_agent"
+
+
+def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
+    script = tmp_path / "chatty.py"
+    script.write_text(
+        "import logging, sys\n"
+        "from absl import app\n"
+        "from android_world import run\n"
+        "def main(argv):\n"
+        "    run.quiet_third_party_logs()\n"
+        "    logging.getLogger('httpx').info('HTTP Request: POST http://127.0.0.1/v1 200')\n"
+        "    logging.getLogger('google_genai.models').info('AFC is enabled with max calls: 10.')\n"
+        "    logging.getLogger('httpx').warning('a real problem')\n"
+        "app.run(main)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, env=_env(), capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "HTTP Request" not in result.stderr and "AFC is enabled" not in result.stderr
+    assert "a real problem" in result.stderr

@@ -105,7 +105,8 @@ def test_unreachable_server_and_missing_key_fail_with_their_fixes(monkeypatch):
     assert maestro.status == "FAIL" and "ollama serve" in maestro.fix
     verifiers = next(r for r in rows if r.role == "verifiers")
     assert verifiers.check == "setup" and "GOOGLE_API_KEY" in verifiers.detail
-    assert any("ollama serve" in line for line in lines)
+    assert "ollama serve" in " ".join(" ".join(lines).split())  # the detail column wraps
+    assert max(len(x) for line in lines for x in line.splitlines()) <= 80
 
 
 def test_offline_roles_are_skipped_and_do_not_fail():

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from android_world import discover
 from android_world.agents import memory_mode, registry
 from android_world.agents.custom import (
     celil_agent,
@@ -142,7 +143,7 @@ def _resolve(
         resolution = celil_models.resolve_role(role, _role_settings(context, role, params), ledger)
     except celil_models.ModelSetupError as error:
         raise _config_error("", f"models.{role}: {error}") from None
-    context.log(resolution.line())
+    context.log(discover.wrap_line(resolution.line()))
     return resolution
 
 
