@@ -88,8 +88,10 @@ _ensure_python_deps() {
       _say "pip could not install into $PYTHON; using a virtual environment in .venv instead"
     fi
     _use_venv || return 2
-    _check_requirements && return 0
-    _pip_install_requirements && return 0
+    if _check_requirements || _pip_install_requirements; then
+      _say "the packages are in .venv: for other commands use .venv/bin/python (e.g. .venv/bin/python -m android_world.report RUN_DIR) or run: source .venv/bin/activate"
+      return 0
+    fi
   fi
   if [[ $status -eq 1 ]]; then
     _say "warning: could not install the pinned versions; continuing with the installed ones."

@@ -99,6 +99,7 @@ def test_a_refusing_system_python_gets_a_venv_with_one_line(tmp_path):
     )
     assert not any("×" in x or x.startswith("error:") for x in lines), first.stderr
     assert len(lines) <= 3, first.stderr
+    assert any("for other commands use .venv/bin/python" in x for x in lines)
     assert "externally-managed-environment" in (checkout / ".cache" / "pip-install.log").read_text()
     probe = subprocess.run(
         [str(venv_python), "-c", "import celil_probe; print(celil_probe.VALUE)"],
