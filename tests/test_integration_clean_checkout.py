@@ -145,4 +145,4 @@ def test_default_run_is_celil_on_the_offline_baseline(checkout, tmp_path):
     assert not (checkout / "runs" / "celil_episodic_memory.json").exists()
     memory = manifest["agent_info"]["memory"]
     assert memory["mode"] == "fresh" and memory["entries"] == 0
-    assert "Memory: fresh, " in result.stderr
+    assert "Memory: fresh (" in result.stderr

@@ -48,7 +48,8 @@ def test_state_counts_entries_and_hashes_the_file(tmp_path):
     _store_one(path)
     state = memory_mode.memory_state(memory_mode.MemoryPlan("shared", path, False))
     assert state["entries"] == 1 and len(state["sha256"]) == 64
-    assert memory_mode.memory_line(state).startswith(f"Memory: shared, {path} (1 plans, sha256 ")
+    line = memory_mode.memory_line(state)
+    assert line.startswith("Memory: shared (1 plans, sha256 ") and line.endswith(f": {path}")
     off = memory_mode.memory_state(memory_mode.plan_memory("off", "", None))
     assert memory_mode.memory_line(off) == "Memory: off (memory: off)"
 
@@ -93,7 +94,7 @@ def test_a_second_run_repeats_the_first_unless_memory_is_shared(tmp_path):
     _, run_a = _run(tmp_path)
     second, run_b = _run(tmp_path)
     assert _hits(run_a) == _hits(run_b) == [False]
-    assert "Memory: fresh, " in second.stderr
+    assert "Memory: fresh (" in second.stderr
     assert (run_a / "episodic_memory.json").is_file()
 
     shared_file = tmp_path / "shared.json"
@@ -104,7 +105,7 @@ def test_a_second_run_repeats_the_first_unless_memory_is_shared(tmp_path):
     assert _hits(run_d) == [True]
     state = json.loads((run_d / "manifest.json").read_text())["agent_info"]["memory"]
     assert state["mode"] == "shared" and state["entries"] == 1
-    assert "Memory: shared, " in learned.stderr
+    assert "Memory: shared (" in learned.stderr
 
     before = shared_file.read_bytes()
     frozen = ("--set", f"{key}.memory=frozen", "--set", f"{key}.episodic_memory_path={shared_file}")

@@ -319,7 +319,7 @@ def _episodic_memory(
     except memory_mode.MemorySetupError as error:
         raise _config_error("memory", str(error)) from None
     state = memory_mode.memory_state(plan)
-    context.log(memory_mode.memory_line(state))
+    context.log(discover.wrap_line(memory_mode.memory_line(state)))
     if plan.path is None:
         return None, state
     from android_world.agents.custom import celil_episodic

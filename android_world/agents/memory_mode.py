@@ -83,7 +83,7 @@ def memory_line(state: dict[str, object]) -> str:
     entries = state.get("entries")
     held = "empty" if not entries else f"{entries} plans, sha256 {str(state.get('sha256'))[:12]}"
     if mode == "fresh":
-        return f"Memory: fresh, {path} ({held}; only this run's verified plans are reused)"
+        return f"Memory: fresh ({held}; only this run's verified plans are reused): {path}"
     if mode == "frozen":
-        return f"Memory: frozen, {path} ({held}; read only)"
-    return f"Memory: shared, {path} ({held}; read and extended by this run)"
+        return f"Memory: frozen ({held}; read only): {path}"
+    return f"Memory: shared ({held}; read and extended by this run): {path}"
