@@ -163,6 +163,9 @@ ensure_deps() {
 main() {
   ensure_deps || exit $?
   [[ -n "${CELIL_NO_INSTALL:-}" ]] || _ensure_chromium
+  # CELIL_UPSTREAM=1: fetch upstream AndroidWorld into .cache/upstream/ for the plugin's test in a
+  # real checkout (only when reachable; without it that test is skipped).
+  [[ -n "${CELIL_UPSTREAM:-}" ]] && PYTHON="$PYTHON" bash "$CELIL_ROOT/tests/upstream/fetch_upstream.sh"
   cd "$CELIL_ROOT" || exit 2
   "$PYTHON" -m pytest "$@"
   local rc=$?

@@ -1,0 +1,276 @@
+"""Schema of the `models:` section of the run config.
+
+Part of the plugin (it imports only pydantic and celil_models), so the plugin's own factory reads
+the same section inside an upstream AndroidWorld checkout; the harness imports it as
+`android_world.model_config`. `ModelsConfig.role_settings(role)` turns a role's section into the
+plugin's plain `RoleSettings` (role defaults applied), and `ModelsConfig.price_table()` gives the
+ledger its prices.
+
+Example:
+
+    models:
+      maestro: {backend: auto}                 # Gemini if a key is set, else Ollama, else OpenAI-compatible
+      section_leader: {backend: ollama, model: 0000/ui-tars-1.5-7b}
+      verifiers: {backend: gemini, gemini_model: gemini-2.5-flash}
+      ollama_host: http://127.0.0.1:11434
+      record: runs/calls.jsonl                 # record every call (for replay)
+
+Every field's comment below is the config reference; keep them accurate.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from android_world.agents.custom import celil_models
+
+Backend = Literal["auto", "gemini", "ollama", "openai", "replay", "offline"]
+
+
+class _Strict(BaseModel):
+    # Attribute docstrings become field descriptions, from which the README's config reference is built.
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class RoleModelConfig(_Strict):
+    """One role's model. Secrets are never stored here: `api_key_env` names a variable.
+
+    Empty model names mean "the role's default" (see `ROLE_DEFAULTS`), so overriding one field of a
+    role keeps the others' role-specific defaults.
+    """
+
+    backend: Backend = "auto"
+    """auto | gemini | ollama | openai | replay | offline. `auto` picks, in `auto_order`, the first
+    backend that can work: Gemini if GOOGLE_API_KEY/GEMINI_API_KEY is set, Ollama if reachable with
+    the model pulled, an OpenAI-compatible server if `openai_base_url` is set and reachable; else offline."""
+
+    model: str = ""
+    """Model for an explicit backend (e.g. `gemini-2.5-pro`, `0000/ui-tars-1.5-7b`). Empty: the
+    backend's field below. Ignored under `auto`, which uses the per-backend fields."""
+
+    gemini_model: str = ""
+    """Gemini model when this role runs on Gemini (default: maestro gemini-2.5-pro, others gemini-2.5-flash).
+    Gemma models served by the Gemini API (e.g. gemma-3-27b-it) work too: the system text and the JSON
+    schema are put into the prompt, since Gemma takes neither."""
+
+    gemini_fallback_model: str = ""
+    """Gemini model tried when `gemini_model` fails after its retries (default: maestro
+    gemini-2.5-flash, verifiers gemini-2.5-pro, others none). Set to `none` to disable."""
+
+    ollama_model: str = ""
+    """Ollama model tag when this role runs on Ollama (default: section_leader 0000/ui-tars-1.5-7b,
+    others qwen2.5vl:7b)."""
+
+    openai_model: str = ""
+    """Model name on the OpenAI-compatible server. Empty under auto: the first model the server lists."""
+
+    base_url: str | None = None
+    """Server URL for this role's explicit backend, overriding the section-level URL below."""
+
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key (gemini: default GOOGLE_API_KEY, then
+    GEMINI_API_KEY; openai: unset sends a dummy key, right for local servers). Never the key itself."""
+
+    temperature: float = 0.0
+    """Sampling temperature (0 = most deterministic)."""
+
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds one request may take before it counts as a timeout (then retried). Ollama's first call
+    also loads the model; raise this on slow machines."""
+
+    max_retries: int = Field(default=3, ge=0)
+    """Re-sends after a 408/429/5xx or a timeout (so up to max_retries + 1 attempts), with
+    exponential backoff from `retry_initial_delay_s`, capped at `retry_max_delay_s`."""
+
+    retry_initial_delay_s: float = Field(default=2.0, ge=0)
+    """Backoff before the first re-send; doubles each retry."""
+
+    retry_max_delay_s: float = Field(default=30.0, ge=0)
+    """Upper bound for one backoff delay."""
+
+    max_output_tokens: int = Field(default=2048, gt=0)
+    """Answer length cap. On Gemini 2.5, thinking tokens count against it."""
+
+    thinking_budget: int | None = None
+    """Gemini 2.5 thinking tokens (0 = off on Flash; Pro's minimum is 128). None: the role default
+    (maestro 1024, others 0)."""
+
+    num_ctx: int = Field(default=16384, ge=16384)
+    """Ollama context window; at least 16384 because a few screenshots exceed Ollama's default and
+    would be silently truncated."""
+
+    coordinates: Literal["auto", "absolute_resized", "relative_1000"] = "auto"
+    """How the executor's model writes points (section_leader): `absolute_resized` = pixels of the
+    image sent (UI-TARS-1.5), `relative_1000` = a 0..1000 grid (UI-TARS v1, Doubao, Gemini).
+    `auto`: relative_1000 when the role runs on Gemini (also when replaying a Gemini recording),
+    else absolute_resized. The resolved value is in manifest.json and is what the executor uses."""
+
+    auto_order: list[Literal["gemini", "ollama", "openai"]] | None = None
+    """Order `auto` tries backends in. None: the role default (section_leader prefers
+    ollama, openai, gemini because UI-TARS is its model; others gemini, ollama, openai)."""
+
+
+class PriceConfig(_Strict):
+    """USD per million tokens, for the cost estimate."""
+
+    input_per_mtok: float = 0.0
+    """USD per million prompt (input) tokens."""
+
+    output_per_mtok: float = 0.0
+    """USD per million completion (output) tokens, thinking tokens included."""
+
+
+# Role defaults, applied by `ModelsConfig.role_settings` wherever the config leaves a field empty.
+ROLE_DEFAULTS: dict[str, dict[str, object]] = {
+    "maestro": {
+        "gemini_model": "gemini-2.5-pro",
+        "gemini_fallback_model": "gemini-2.5-flash",
+        "ollama_model": "qwen2.5vl:7b",
+        "thinking_budget": 1024,
+        "auto_order": ("gemini", "ollama", "openai"),
+    },
+    "section_leader": {
+        "gemini_model": "gemini-2.5-flash",
+        "gemini_fallback_model": "",
+        "ollama_model": "0000/ui-tars-1.5-7b",
+        "thinking_budget": 0,
+        "auto_order": ("ollama", "openai", "gemini"),
+    },
+    "verifiers": {
+        "gemini_model": "gemini-2.5-flash",
+        "gemini_fallback_model": "gemini-2.5-pro",
+        "ollama_model": "qwen2.5vl:7b",
+        "thinking_budget": 0,
+        "auto_order": ("gemini", "ollama", "openai"),
+    },
+    "vision_fallback": {
+        "gemini_model": "gemini-2.5-flash",
+        "gemini_fallback_model": "",
+        "ollama_model": "qwen2.5vl:7b",
+        "thinking_budget": 0,
+        "auto_order": ("gemini", "ollama", "openai"),
+    },
+}
+
+# Published list prices (USD per million input/output tokens, mid-2025, prompts <= 200k tokens).
+# Estimates only: override or extend with `models.prices`. Local backends (ollama, replay) cost 0.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "gemini-2.5-pro": (1.25, 10.0),
+    "gemini-2.5-flash": (0.30, 2.50),
+    "gemini-2.5-flash-lite": (0.10, 0.40),
+    "gemini-2.0-flash": (0.10, 0.40),
+    "gemma-": (0.0, 0.0),
+}
+
+
+class ModelsConfig(_Strict):
+    """The `models:` section: one entry per role, shared server URLs, recording and prices."""
+
+    maestro: RoleModelConfig = RoleModelConfig()
+    """The planner (multimodal)."""
+
+    section_leader: RoleModelConfig = RoleModelConfig()
+    """The executor (UI-TARS format)."""
+
+    verifiers: RoleModelConfig = RoleModelConfig()
+    """The three verifier personas share this model."""
+
+    vision_fallback: RoleModelConfig | None = None
+    """Optional element picker used when UI-TARS output is unusable; None: disabled."""
+
+    ollama_host: str | None = None
+    """Ollama server for every role on Ollama. None: $OLLAMA_HOST, else http://127.0.0.1:11434."""
+
+    openai_base_url: str | None = None
+    """OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1 for vLLM). None: `auto` skips it."""
+
+    gemini_base_url: str | None = None
+    """Alternative Gemini API endpoint (a proxy). None: Google's."""
+
+    record: str | None = None
+    """Append every model call (role, backend, model, request hash, answer, usage; no keys) to this
+    JSONL file, for `replay`."""
+
+    replay_path: str | None = None
+    """Recording to answer from for roles with `backend: replay`; when set, roles left on `auto` also
+    replay from it."""
+
+    replay_strict: bool = False
+    """On a request missing from the recording, raise instead of returning the error triple."""
+
+    probe_timeout_s: float = Field(default=2.0, gt=0)
+    """How long `auto` waits for a server to answer its reachability probe."""
+
+    prices: dict[str, PriceConfig] = {}
+    """Extra or overriding prices per model name (prefixes match, e.g. `gemini-2.5-flash` prices
+    `gemini-2.5-flash-001`); merged over `DEFAULT_PRICES`."""
+
+    def role_config(self, role: str) -> RoleModelConfig | None:
+        if role not in ROLE_DEFAULTS:
+            raise ValueError(f"unknown model role '{role}' (roles: {', '.join(ROLE_DEFAULTS)})")
+        return getattr(self, role)
+
+    def role_settings(self, role: str) -> celil_models.RoleSettings:
+        """The plugin's plain settings for `role`, with role defaults filled in."""
+        config = self.role_config(role) or RoleModelConfig()
+        defaults = ROLE_DEFAULTS[role]
+        backend = config.backend
+        if backend == "auto" and self.replay_path:
+            backend = "replay"
+        fallback = config.gemini_fallback_model or str(defaults["gemini_fallback_model"])
+        thinking = config.thinking_budget
+        if thinking is None:
+            thinking = defaults["thinking_budget"]  # type: ignore[assignment]
+        order = tuple(config.auto_order) if config.auto_order else defaults["auto_order"]
+        return celil_models.RoleSettings(
+            role=role,
+            backend=backend,
+            model=config.model,
+            gemini_model=config.gemini_model or str(defaults["gemini_model"]),
+            gemini_fallback_model="" if fallback.lower() == "none" else fallback,
+            ollama_model=config.ollama_model or str(defaults["ollama_model"]),
+            openai_model=config.openai_model,
+            base_url=config.base_url,
+            gemini_base_url=self.gemini_base_url,
+            ollama_host=self.ollama_host,
+            openai_base_url=self.openai_base_url,
+            api_key_env=config.api_key_env,
+            temperature=config.temperature,
+            timeout_s=config.timeout_s,
+            max_retries=config.max_retries,
+            max_output_tokens=config.max_output_tokens,
+            retry_initial_delay_s=config.retry_initial_delay_s,
+            retry_max_delay_s=config.retry_max_delay_s,
+            num_ctx=config.num_ctx,
+            thinking_budget=thinking,  # type: ignore[arg-type]
+            auto_order=order,  # type: ignore[arg-type]
+            probe_timeout_s=self.probe_timeout_s,
+            record_path=self.record,
+            replay_path=self.replay_path,
+            replay_strict=self.replay_strict,
+            coordinates=config.coordinates,
+        )
+
+    def price_table(self) -> dict[str, tuple[float, float]]:
+        table = dict(DEFAULT_PRICES)
+        for model, price in self.prices.items():
+            table[model] = (price.input_per_mtok, price.output_per_mtok)
+        return table
+
+    def roles(self) -> list[str]:
+        """The configured roles, vision_fallback only when set."""
+        return [role for role in ROLE_DEFAULTS if self.role_config(role) is not None]
+
+    def make_ledger(self) -> celil_models.UsageLedger:
+        return celil_models.UsageLedger(self.price_table())
+
+    def resolve_all(
+        self, ledger: celil_models.UsageLedger | None = None
+    ) -> dict[str, celil_models.Resolution]:
+        """Resolve every configured role (raises celil_models.ModelSetupError on a bad explicit setup)."""
+        return {
+            role: celil_models.resolve_role(role, self.role_settings(role), ledger)
+            for role in self.roles()
+        }

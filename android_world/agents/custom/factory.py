@@ -1,0 +1,548 @@
+"""The plugin's own factory: a configured CelilAgent from an env and a YAML file or dict.
+
+Lives inside `custom/` so that an upstream AndroidWorld checkout, which has none of this harness's
+config loader or registry, can build the agent in one line (the installer adds exactly that to
+upstream's run.py):
+
+    agent = factory.create_agent_or_exit(env)       # reads the YAML named by $CELIL_CONFIG
+
+The YAML is this harness's run config (`models:` plus `agent.configurations.celil_agent`; other
+sections are ignored) or a short file with `models:` and a top-level `celil_agent:` mapping. The
+harness's registry entry (`agents/celil_factory.py`) calls `build_agent` with its own context,
+so both paths build the same agent from the same keys. Every setup problem (missing tesseract,
+a role with no model and no offline fallback, a backend that cannot work, a bad key) raises
+`CelilSetupError`, one line naming the config key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from android_world.agents.custom import (
+    celil_agent,
+    celil_maestro,
+    celil_memory_mode,
+    celil_model_config,
+    celil_models,
+    celil_perception,
+    celil_quality_control,
+)
+from android_world.env import interface
+
+AGENT_NAME = "celil_agent"
+OFFLINE_MODULE = "android_world.agents.custom.offline"
+DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.json"
+CONFIG_ENV = "CELIL_CONFIG"
+"""Environment variable naming the Celil YAML when `create_agent` is given no config."""
+RUN_DIR_ENV = "CELIL_RUN_DIR"
+"""Directory of `memory: fresh` outside the harness (default: a new temporary directory)."""
+RUN_CONFIG_SECTIONS = frozenset({"env", "benchmark", "models", "agent", "celil_agent"})
+"""Top-level keys a plugin YAML may have (the harness's run-config sections plus `celil_agent`)."""
+
+logger = logging.getLogger("celil")
+
+
+class CelilSetupError(ValueError):
+    """The configuration cannot build an agent; `path` is the config key at fault ("" if none)."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+def _log_info(message: str) -> None:
+    logger.info("%s", message)
+
+
+@dataclasses.dataclass
+class BuildContext:
+    """What building needs beyond the agent's keys (the harness's RunContext has the same fields)."""
+
+    models: celil_model_config.ModelsConfig = dataclasses.field(
+        default_factory=celil_model_config.ModelsConfig
+    )
+    run_dir: Path | None = None
+    seed: int = 0
+    log: Callable[[str], None] = _log_info
+
+
+class CelilAgentConfig(BaseModel):
+    """`agent.configurations.celil_agent` (models per role come from the `models:` section)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    maestro_verifier_model_name: str = "auto"
+    """`auto`: planner and verifiers use the models configured for them; a model name routes
+    both roles to that model instead."""
+    threshold: float = Field(default=7.0, ge=0.0, le=10.0)
+    """Weighted verifier score (0-10) an action needs to run."""
+    irreversible_threshold: float = Field(default=8.5, ge=0.0, le=10.0)
+    """Score a tap on delete/send/discard/clear/uninstall... needs (never below `threshold`)."""
+    weights: tuple[float, float, float] = (0.4, 0.5, 0.1)
+    """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
+    unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
+    """Score of a vote whose answer cannot be read (or whose call failed)."""
+    verifier_mode: Literal["parallel", "lazy", "sequential"] = "parallel"
+    """parallel: three calls at once; lazy: Efficiency Expert only if the gate is undecided;
+    sequential: one call after another (servers that cannot serve concurrent requests)."""
+    persona_prompts: dict[str, str] = {}
+    """Override a persona's instructions, keyed by persona name."""
+    max_rehearsals: int = Field(default=6, ge=0)
+    """Replans allowed per episode; one more failure ends it with `status infeasible`."""
+    loop_repeat_limit: int = Field(default=3, ge=2)
+    """Identical actions in a row with no screen change that count as a loop."""
+    history_steps: int = Field(default=3, ge=0)
+    """Past steps shown in every role's context summary."""
+    max_sub_goals: int = Field(default=12, ge=1)
+    """Cap on the number of sub-goals in a plan."""
+    progress_check: Literal["after_action", "always", "off"] = "after_action"
+    """When the planner's cheap "is this sub-goal done?" check runs."""
+    ocr: Literal["auto", "always", "off"] = "auto"
+    """auto: tesseract only when the accessibility tree carries little text."""
+    memory: celil_memory_mode.MemoryMode = "fresh"
+    """fresh: an empty memory in the run directory (results do not depend on earlier runs);
+    shared: `episodic_memory_path`, read and extended; frozen: that file, read only; off."""
+    episodic_memory_path: str | None = DEFAULT_MEMORY_PATH
+    """The memory file of `shared` and `frozen`; empty or null disables episodic memory."""
+    executor_format: Literal["uitars", "json"] = "uitars"
+    """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
+    coordinate_convention: Literal["absolute_resized", "relative_1000"] | None = None
+    """How the executor model writes points: absolute_resized (UI-TARS-1.5, pixels of the image
+    sent) or relative_1000 (UI-TARS v1, a 0-1000 grid). null (default): use
+    `models.section_leader.coordinates`, the one place the convention is normally set; a value
+    here overrides it for this agent configuration only."""
+    memory_reuse_similarity: float | None = Field(default=0.95, ge=0.0, le=1.0)
+    """A remembered plan at least this similar (goal template, 0-1) whose success rate is at
+    least `memory_reuse_success_rate` is used as it is, without a planner call; a less similar
+    one is only offered to the planner. null: always ask the planner."""
+    memory_reuse_success_rate: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Success rate a remembered plan needs to be reused without the planner."""
+    max_image_pixels: int = Field(default=1_003_520, ge=78_400)
+    """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
+    transition_pause: float | None = Field(default=1.0, ge=0.0)
+    """Seconds to wait after an action before observing (null = poll until stable). The runner's
+    `benchmark.transition_pause` overrides it."""
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        if any(w < 0 for w in value) or sum(value) <= 0:
+            raise ValueError("weights must be non-negative and not all zero")
+        return value
+
+
+def coordinate_convention(params: CelilAgentConfig, leader: celil_models.Resolution) -> str:
+    """The agent key when set, else `models.section_leader.coordinates` as resolved for the
+    backend that answers (`auto` settles there), so the convention has one source."""
+    if params.coordinate_convention is not None:
+        return params.coordinate_convention
+    resolved = getattr(leader, "coordinates", None)
+    if resolved in ("absolute_resized", "relative_1000"):
+        return resolved
+    return "absolute_resized"
+
+
+def prompt_hashes(role_object: Any) -> dict[str, str]:
+    """sha256 of each prompt template a role sends, so a run records which wording it used.
+
+    Roles without `prompt_templates()` (the offline roles send no prompts) hash to nothing.
+    """
+    templates = getattr(role_object, "prompt_templates", None)
+    if not callable(templates):
+        return {}
+    return {
+        name: hashlib.sha256(text.encode("utf-8")).hexdigest()
+        for name, text in sorted(templates().items())
+    }
+
+
+def _config_error(path: str, message: str) -> CelilSetupError:
+    return CelilSetupError(path, message)
+
+
+def _role_settings(context: BuildContext, role: str, params: CelilAgentConfig):
+    settings = context.models.role_settings(role)
+    name = params.maestro_verifier_model_name
+    if role in ("maestro", "verifiers") and name and name != "auto":
+        settings = dataclasses.replace(
+            settings, model=name, gemini_model=name, ollama_model=name, openai_model=name
+        )
+    return settings
+
+
+def _resolve(
+    role: str,
+    context: BuildContext,
+    params: CelilAgentConfig,
+    ledger: Any,
+    console_line: Callable[[str], str] = str,
+) -> celil_models.Resolution:
+    try:
+        resolution = celil_models.resolve_role(role, _role_settings(context, role, params), ledger)
+    except celil_models.ModelSetupError as error:
+        raise _config_error("", f"models.{role}: {error}") from None
+    context.log(console_line(resolution.line()))
+    return resolution
+
+
+def _offline_module(role: str, reason: str) -> Any:
+    try:
+        return importlib.import_module(OFFLINE_MODULE)
+    except ModuleNotFoundError:
+        raise _config_error(
+            "",
+            f"no model for role '{role}' ({reason}) and the offline roles module "
+            f"({OFFLINE_MODULE}) is not installed; configure models.{role} "
+            "(e.g. backend: gemini with GOOGLE_API_KEY set, or a running Ollama server)",
+        ) from None
+
+
+def _offline_role(role: str, reason: str, class_name: str, **kwargs: Any) -> Any:
+    module = _offline_module(role, reason)
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise _config_error(
+            "", f"{OFFLINE_MODULE} has no {class_name}, needed for role '{role}' ({reason})"
+        )
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        return cls()
+
+
+def _planner(params: CelilAgentConfig, maestro: celil_models.Resolution) -> Any:
+    if maestro.wrapper is None:
+        return _offline_role(
+            "maestro", maestro.reason, "OfflinePlanner", max_sub_goals=params.max_sub_goals
+        )
+    return celil_maestro.MaestroPlanner(
+        maestro.wrapper,
+        max_sub_goals=params.max_sub_goals,
+        max_image_pixels=params.max_image_pixels,
+    )
+
+
+def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
+    if leader.wrapper is None:
+        return _offline_role("section_leader", leader.reason, "OfflineActionGenerator")
+    from android_world.agents.custom import celil_section_leader
+
+    return celil_section_leader.UITarsActionGenerator(
+        leader.wrapper,
+        coordinate_convention=coordinate_convention(params, leader),
+        max_image_pixels=params.max_image_pixels,
+        executor_format=params.executor_format,
+    )
+
+
+def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> Any:
+    if verifiers.wrapper is None:
+        return _offline_role(
+            "verifiers",
+            verifiers.reason,
+            "OfflineVerifier",
+            weights=params.weights,
+            threshold=params.threshold,
+            irreversible_threshold=params.irreversible_threshold,
+        )
+    try:
+        return celil_quality_control.VerifierEnsemble(
+            verifiers.wrapper,
+            weights=params.weights,
+            unparseable_vote_score=params.unparseable_vote_score,
+            mode=params.verifier_mode,
+            threshold=params.threshold,
+            irreversible_threshold=params.irreversible_threshold,
+            persona_prompts=params.persona_prompts,
+            max_image_pixels=params.max_image_pixels,
+        )
+    except ValueError as error:
+        raise _config_error("persona_prompts", str(error)) from None
+
+
+def _vision_selector(
+    params: CelilAgentConfig,
+    context: BuildContext,
+    ledger: celil_models.UsageLedger,
+    leader: celil_models.Resolution,
+    console_line: Callable[[str], str],
+) -> tuple[Any, celil_models.Resolution | None]:
+    """The element picker used when the executor's output is unusable, and its resolution."""
+    if context.models.vision_fallback is not None:
+        vision = _resolve("vision_fallback", context, params, ledger, console_line)
+        if vision.wrapper is not None:
+            selector = celil_maestro.VisionElementSelector(
+                vision.wrapper, max_image_pixels=params.max_image_pixels
+            )
+        else:
+            selector = _offline_role("vision_fallback", vision.reason, "OfflineElementSelector")
+        return selector, vision
+    if leader.wrapper is None:
+        # No fallback model configured and the executor is offline: the offline picker is the
+        # fallback that matches it (same word matching, no model).
+        return _offline_role("vision_fallback", leader.reason, "OfflineElementSelector"), None
+    return None, None
+
+
+def build_agent(
+    env: interface.AsyncEnv,
+    params: CelilAgentConfig,
+    context: BuildContext,
+    *,
+    console_line: Callable[[str], str] = str,
+) -> celil_agent.CelilAgent:
+    """The CelilAgent for validated `params`, with its models resolved from `context.models`.
+
+    `context` is any object with `models`, `run_dir`, `seed` and `log` (the harness passes its
+    RunContext); `console_line` formats each line before it is logged (the harness folds them
+    to 80 columns). Every setup problem raises `CelilSetupError`.
+    """
+    try:
+        perception = celil_perception.PerceptionModule(ocr=params.ocr)
+    except celil_perception.PerceptionError as error:
+        raise _config_error("ocr", str(error)) from None
+
+    ledger = celil_models.UsageLedger(prices=context.models.price_table())
+    maestro = _resolve("maestro", context, params, ledger, console_line)
+    leader = _resolve("section_leader", context, params, ledger, console_line)
+    verifiers = _resolve("verifiers", context, params, ledger, console_line)
+    planner = _planner(params, maestro)
+    executor = _executor(params, leader)
+    verifier = _verifier(params, verifiers)
+    resolutions = [maestro, leader, verifiers]
+    vision_selector, vision = _vision_selector(params, context, ledger, leader, console_line)
+    if vision is not None:
+        resolutions.append(vision)
+
+    episodic, memory_info = _episodic_memory(params, context, console_line)
+
+    roles = {
+        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
+    }
+    if context.models.vision_fallback is None and vision_selector is not None:
+        roles["vision_fallback"] = {
+            "backend": "offline",
+            "model": "",
+            "reason": "not configured; the executor is offline, so the offline element picker",
+        }
+    role_objects = {
+        "maestro": planner,
+        "section_leader": executor,
+        "verifiers": verifier,
+        "vision_fallback": vision_selector,
+    }
+    agent = celil_agent.CelilAgent(
+        env,
+        perception,
+        planner,
+        executor,
+        verifier,
+        episodic_memory=episodic,
+        vision_selector=vision_selector,
+        ledger=ledger,
+        name=AGENT_NAME,
+        threshold=params.threshold,
+        irreversible_threshold=params.irreversible_threshold,
+        max_rehearsals=params.max_rehearsals,
+        loop_repeat_limit=params.loop_repeat_limit,
+        history_steps=params.history_steps,
+        progress_check=params.progress_check,
+        provenance={
+            "run": context.run_dir.name if context.run_dir else None,
+            "seed": context.seed,
+            "models": {k: f"{v['backend']}:{v['model']}" for k, v in roles.items()},
+        },
+        transition_pause=params.transition_pause,
+        memory_reuse_similarity=params.memory_reuse_similarity,
+        memory_reuse_success_rate=params.memory_reuse_success_rate,
+    )
+    agent.manifest_info = {
+        "roles": roles,
+        "prompt_hashes": {
+            role: prompt_hashes(obj) for role, obj in role_objects.items() if role in roles
+        },
+        "coordinate_convention": coordinate_convention(params, leader),
+        "config": params.model_dump(mode="json"),
+        "memory": memory_info,
+    }
+    return agent
+
+
+def _episodic_memory(
+    params: CelilAgentConfig, context: BuildContext, console_line: Callable[[str], str] = str
+) -> tuple[Any, dict[str, object]]:
+    """The episodic store for `params.memory`, and its state for the manifest (logged once)."""
+    try:
+        plan = celil_memory_mode.plan_memory(
+            params.memory,
+            params.episodic_memory_path if params.episodic_memory_path is not None else "",
+            context.run_dir,
+        )
+    except celil_memory_mode.MemorySetupError as error:
+        raise _config_error("memory", str(error)) from None
+    state = celil_memory_mode.memory_state(plan)
+    context.log(console_line(celil_memory_mode.memory_line(state)))
+    if plan.path is None:
+        return None, state
+    from android_world.agents.custom import celil_episodic
+
+    store = celil_episodic.EpisodicMemory(
+        plan.path,
+        provenance={"run": context.run_dir.name if context.run_dir else None},
+        read_only=plan.read_only,
+    )
+    return store, state
+
+
+# --------------------------------------------------------------------------------------------------
+# Outside the harness: a YAML file or dict in, an agent out
+# --------------------------------------------------------------------------------------------------
+
+
+def _yaml12_loader(yaml: Any) -> type:
+    """A SafeLoader where only true/false are booleans (YAML 1.2), as the harness reads its
+    config: under PyYAML's YAML 1.1 rules `ocr: off` would arrive as False and be rejected."""
+    bool_tag = "tag:yaml.org,2002:bool"
+    loader = type("CelilYamlLoader", (yaml.SafeLoader,), {})
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, pattern) for tag, pattern in resolvers if tag != bool_tag]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    loader.add_implicit_resolver(
+        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return loader
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        import yaml
+    except ImportError:
+        raise CelilSetupError(
+            "", f"reading {path} needs PyYAML (pip install pyyaml), or pass the config as a dict"
+        ) from None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CelilSetupError(
+            "", f"cannot read the Celil config {path}: {error.strerror}"
+        ) from None
+    try:
+        return yaml.load(text, Loader=_yaml12_loader(yaml))  # a SafeLoader: no objects
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise CelilSetupError("", f"{path} is not valid YAML{where}") from None
+
+
+def _agent_section(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The celil_agent keys and their config path: top-level `celil_agent:`, else the harness's
+    `agent.configurations.celil_agent` (whose `registry_name` is the harness's, not a key)."""
+    if "celil_agent" in data:
+        section, path = data["celil_agent"], "celil_agent"
+    else:
+        agent = data.get("agent") or {}
+        configurations = agent.get("configurations") if isinstance(agent, Mapping) else None
+        section = (
+            (configurations or {}).get(AGENT_NAME) if isinstance(configurations, Mapping) else None
+        )
+        path = f"agent.configurations.{AGENT_NAME}"
+    if section is None:
+        return path, {}
+    if not isinstance(section, Mapping):
+        raise CelilSetupError(path, f"must be a mapping of keys, got {type(section).__name__}")
+    keys = dict(section)
+    keys.pop("registry_name", None)
+    return path, keys
+
+
+def _validation_message(error: pydantic.ValidationError) -> tuple[str, str]:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return where, first.get("msg", "invalid value")
+
+
+def load_config(
+    source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+) -> tuple[CelilAgentConfig, celil_model_config.ModelsConfig]:
+    """Validated agent keys and `models:` section from a YAML path or a dict.
+
+    None reads the file named by $CELIL_CONFIG; with that unset too, every key has its default
+    (`backend: auto` roles, so a machine with no model runs the offline roles).
+    """
+    if source is None:
+        source = os.environ.get(CONFIG_ENV) or {}
+    data = _read_yaml(Path(source)) if isinstance(source, (str, os.PathLike)) else source
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise CelilSetupError("", f"the Celil config must be a mapping, got {type(data).__name__}")
+    unknown = sorted(str(key) for key in data if key not in RUN_CONFIG_SECTIONS)
+    if unknown:
+        raise CelilSetupError(
+            unknown[0],
+            f"unknown section (expected {', '.join(sorted(RUN_CONFIG_SECTIONS))})",
+        )
+    path, keys = _agent_section(data)
+    try:
+        params = CelilAgentConfig.model_validate(keys)
+    except pydantic.ValidationError as error:
+        where, message = _validation_message(error)
+        raise CelilSetupError(f"{path}.{where}" if where else path, message) from None
+    try:
+        models = celil_model_config.ModelsConfig.model_validate(data.get("models") or {})
+    except pydantic.ValidationError as error:
+        where, message = _validation_message(error)
+        raise CelilSetupError(f"models.{where}" if where else "models", message) from None
+    return params, models
+
+
+def create_agent(
+    env: interface.AsyncEnv,
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    *,
+    run_dir: str | os.PathLike[str] | None = None,
+    seed: int = 0,
+    log: Callable[[str], None] | None = None,
+) -> celil_agent.CelilAgent:
+    """A configured CelilAgent on `env` from a YAML path or dict ($CELIL_CONFIG when None).
+
+    `run_dir` holds `memory: fresh` (default $CELIL_RUN_DIR, else a new temporary directory, so
+    each process starts with an empty memory as the harness's runs do).
+    """
+    params, models = load_config(config)
+    where = run_dir or os.environ.get(RUN_DIR_ENV)
+    if where is None and params.memory == "fresh":
+        where = tempfile.mkdtemp(prefix="celil_run_")
+    context = BuildContext(
+        models=models,
+        run_dir=Path(where) if where else None,
+        seed=seed,
+        log=log or _log_info,
+    )
+    return build_agent(env, params, context)
+
+
+def create_agent_or_exit(
+    env: interface.AsyncEnv,
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+) -> celil_agent.CelilAgent:
+    """`create_agent` for a command line (upstream's run.py): a setup problem ends the program
+    with one line naming the config key instead of a traceback."""
+    try:
+        return create_agent(env, config)
+    except CelilSetupError as error:
+        raise SystemExit(f"{AGENT_NAME}: {error}") from None

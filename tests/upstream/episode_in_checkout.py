@@ -1,0 +1,286 @@
+"""One Celil episode inside a real upstream AndroidWorld checkout, no emulator, no network.
+
+Run with upstream's Python, from the checkout, after the installer put the plugin there:
+
+    cd /path/to/android_world && /path/to/python /this/file.py
+
+The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`), on a
+fake phone made only of upstream's classes (`interface.AsyncEnv`, `State`, `UIElement`,
+`BoundingBox`, `JSONAction`), and driven by upstream's `episode_runner.run_episode`. Every role
+talks to a fake OpenAI-compatible server on 127.0.0.1 that plays planner, UI-TARS executor and
+verifiers. The two paths that once failed inside upstream are checked: a UI-TARS coordinate click
+must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and the
+requests must carry PNG screenshots (the encoder once called a name upstream lacks). Prints one
+JSON line with what it saw; exit 0 when every check holds, 1 otherwise.
+
+Only the standard library, upstream and the installed plugin are imported here: this file must
+not depend on the harness.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import io
+import json
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.getcwd())
+
+import numpy as np
+from absl import flags
+from PIL import Image
+
+from android_world import episode_runner
+from android_world.agents.custom import uitars
+from android_world.env import interface, json_action, representation_utils
+
+WIDTH, HEIGHT = 540, 1200
+SWITCH = representation_utils.BoundingBox(400, 500, 300, 360)
+BATTERY = representation_utils.BoundingBox(20, 300, 420, 480)
+INTERNET = representation_utils.BoundingBox(20, 300, 200, 260)
+
+
+class FakePhone(interface.AsyncEnv):
+    """A Wi-Fi settings screen; tapping inside the switch's box turns Wi-Fi on."""
+
+    def __init__(self) -> None:
+        self.wifi_on = False
+        self.actions: list[dict[str, Any]] = []
+
+    def _elements(self) -> list[representation_utils.UIElement]:
+        return [
+            representation_utils.UIElement(
+                text="Internet",
+                class_name="android.widget.TextView",
+                bbox_pixels=INTERNET,
+                is_visible=True,
+                package_name="com.android.settings",
+            ),
+            representation_utils.UIElement(
+                text="Wi-Fi",
+                class_name="android.widget.Switch",
+                bbox_pixels=SWITCH,
+                is_checkable=True,
+                is_checked=self.wifi_on,
+                is_clickable=True,
+                is_enabled=True,
+                is_visible=True,
+                package_name="com.android.settings",
+            ),
+            representation_utils.UIElement(
+                text="Battery",
+                class_name="android.widget.TextView",
+                bbox_pixels=BATTERY,
+                is_clickable=True,
+                is_visible=True,
+                package_name="com.android.settings",
+            ),
+        ]
+
+    def _pixels(self) -> np.ndarray:
+        pixels = np.full((HEIGHT, WIDTH, 3), 245, dtype=np.uint8)
+        colour = (20, 120, 220) if self.wifi_on else (150, 150, 150)
+        pixels[SWITCH.y_min : SWITCH.y_max, SWITCH.x_min : SWITCH.x_max] = colour
+        pixels[BATTERY.y_min : BATTERY.y_max, BATTERY.x_min : BATTERY.x_max] = (200, 200, 200)
+        return pixels
+
+    # upstream's abstract interface
+    @property
+    def controller(self) -> Any:
+        raise NotImplementedError("no device behind the fake phone")
+
+    def reset(self, go_home: bool = False) -> interface.State:
+        return self.get_state()
+
+    def get_state(self, wait_to_stabilize: bool = False) -> interface.State:
+        return interface.State(pixels=self._pixels(), forest=None, ui_elements=self._elements())
+
+    def display_message(self, message: str, header: str = "") -> None:
+        pass
+
+    def ask_question(self, question: str, timeout_seconds: float = -1.0) -> str | None:
+        return None
+
+    def execute_action(self, action: json_action.JSONAction) -> None:
+        self.actions.append(json.loads(action.json_str()))
+        if action.action_type == json_action.CLICK:
+            x, y = action.x, action.y
+            if action.index is not None:
+                box = self._elements()[int(action.index)].bbox_pixels
+                x, y = box.center
+            if (
+                x is not None
+                and SWITCH.x_min <= x < SWITCH.x_max
+                and SWITCH.y_min <= y < SWITCH.y_max
+            ):
+                self.wifi_on = True
+
+    @property
+    def foreground_activity_name(self) -> str:
+        return "com.android.settings/.SubSettings"
+
+    @property
+    def device_screen_size(self) -> tuple[int, int]:
+        return WIDTH, HEIGHT
+
+    @property
+    def logical_screen_size(self) -> tuple[int, int]:
+        return WIDTH, HEIGHT
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def interaction_cache(self) -> str:
+        return ""
+
+    def hide_automation_ui(self) -> None:
+        pass
+
+    @property
+    def orientation(self) -> int:
+        return 0
+
+    @property
+    def physical_frame_boundary(self) -> tuple[int, int, int, int]:
+        return 0, 0, WIDTH, HEIGHT
+
+
+class FakeModels:
+    """Answers like each role wants, told apart by the JSON schema it asks for (or its prompt)."""
+
+    def __init__(self, phone: FakePhone) -> None:
+        self.phone = phone
+        self.roles: list[str] = []
+        self.png_sizes: list[tuple[int, int]] = []
+        sent_h, sent_w = uitars.smart_resize(HEIGHT, WIDTH)
+        x, y = SWITCH.center
+        self.switch_point = (round(x * sent_w / WIDTH), round(y * sent_h / HEIGHT))
+
+    def _images(self, messages: list[dict[str, Any]]) -> None:
+        for message in messages:
+            for part in message.get("content") if isinstance(message.get("content"), list) else []:
+                url = (part.get("image_url") or {}).get("url", "") if isinstance(part, dict) else ""
+                if url.startswith("data:image/png;base64,"):
+                    data = base64.b64decode(url.split(",", 1)[1])
+                    self.png_sizes.append(Image.open(io.BytesIO(data)).size)
+
+    def answer(self, body: dict[str, Any]) -> str:
+        messages = body.get("messages") or []
+        self._images(messages)
+        text = json.dumps(messages)
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+        fields = set(schema.get("properties") or {})
+        if "sub_goals" in fields or ("sub_goals" in text and "## User Instruction" not in text):
+            self.roles.append("planner")
+            return json.dumps({"sub_goals": ["Turn on Wi-Fi"], "rationale": "one switch"})
+        if "done" in fields:
+            self.roles.append("progress")
+            return json.dumps({"done": self.phone.wifi_on, "evidence": "the Wi-Fi switch"})
+        if "score" in fields:
+            self.roles.append("verifier")
+            return json.dumps({"score": 9, "reasoning": "the switch is the right target"})
+        self.roles.append("executor")
+        if self.phone.wifi_on:
+            return "Thought: Wi-Fi is on.\nAction: finished(content='')"
+        x, y = self.switch_point
+        return f"Thought: Flip the switch.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')"
+
+
+def serve(models: FakeModels) -> http.server.ThreadingHTTPServer:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            reply = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": models.answer(body)},
+                    }
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            }
+            data = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> int:
+    phone = FakePhone()
+    models = FakeModels(phone)
+    server = serve(models)
+    work = Path(tempfile.mkdtemp(prefix="celil_upstream_"))
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    roles = "\n".join(
+        f"  {role}: {{backend: openai, model: fake-{role}}}"
+        for role in ("maestro", "section_leader", "verifiers")
+    )
+    config = work / "celil.yaml"
+    config.write_text(
+        f"models:\n  openai_base_url: {url}\n{roles}\n"
+        "celil_agent:\n  ocr: auto\n  memory: fresh\n  transition_pause: 0\n",
+        encoding="utf-8",
+    )
+    os.environ["CELIL_RUN_DIR"] = str(work)
+    # Upstream's run.py looks for adb under $HOME when imported; nothing here calls it.
+    adb = work / "home" / "Android" / "Sdk" / "platform-tools" / "adb"
+    adb.parent.mkdir(parents=True)
+    adb.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    os.environ["HOME"] = str(work / "home")
+    import run  # upstream's run.py, with the installer's branch
+
+    flags.FLAGS(["run.py", "--agent_name=celil_agent", f"--celil_config={config}"])
+    agent = run._get_agent(phone, "android_world")
+    agent.transition_pause = 0.0
+    result = episode_runner.run_episode(
+        "Turn on Wi-Fi", agent, max_n_steps=6, print_fn=lambda _: None
+    )
+    server.shutdown()
+    clicks = [a for a in phone.actions if a.get("action_type") == "click"]
+    seen = {
+        "agent": type(agent).__name__,
+        "agent_name": agent.name,
+        "done": bool(result.done),
+        "wifi_on": phone.wifi_on,
+        "actions": phone.actions,
+        "roles": sorted(set(models.roles)),
+        "calls": len(models.roles),
+        "png_images": len(models.png_sizes),
+        "png_size": list(models.png_sizes[0]) if models.png_sizes else None,
+    }
+    ok = (
+        seen["agent"] == "CelilAgent"
+        and seen["done"]
+        and seen["wifi_on"]
+        and bool(clicks)
+        and seen["png_images"] > 0
+        and {"planner", "executor", "verifier"} <= set(models.roles)
+    )
+    seen["ok"] = ok
+    print(json.dumps(seen))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
