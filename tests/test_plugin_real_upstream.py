@@ -1,6 +1,7 @@
 """The plugin in a real upstream AndroidWorld checkout: installed by the installer, built by
-upstream's run.py, one episode through upstream's episode_runner on a fake phone made of
-upstream's classes, every role on a fake model server on 127.0.0.1.
+upstream's run.py, one episode through upstream's episode_runner on upstream's own fake env
+(`utils.test_utils.FakeAsyncEnv`, given a Wi-Fi screen) and three steps on that fake unmodified,
+every role on a fake model server on 127.0.0.1.
 
 Needs a checkout and a Python with upstream's requirements; neither is fetched here (tests never
 touch the network). `tests/upstream/fetch_upstream.sh` puts both into .cache/upstream/ when
@@ -104,6 +105,9 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     # Screenshots reached the model server as PNGs (the encoder upstream lacks).
     assert seen["png_images"] > 0
     assert {"planner", "executor", "verifier"} <= set(seen["roles"])
+    # Upstream's own FakeAsyncEnv, unmodified (random 10x10 frames, no elements): three steps of
+    # clicks far outside the screen, and nothing raises.
+    assert seen["plain_fake_env"] == {"steps": 3, "done": False, "error": None}
     assert seen["done"] and seen["ok"], seen
 
     removed = _installer(root, "--uninstall")

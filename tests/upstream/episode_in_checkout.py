@@ -5,8 +5,9 @@ Run with upstream's Python, from the checkout, after the installer put the plugi
     cd /path/to/android_world && /path/to/python /this/file.py
 
 The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`), on a
-fake phone made only of upstream's classes (`interface.AsyncEnv`, `State`, `UIElement`,
-`BoundingBox`, `JSONAction`), and driven by upstream's `episode_runner.run_episode`. Every role
+upstream's own fake env (`utils.test_utils.FakeAsyncEnv`) given a Wi-Fi screen made of upstream's
+classes (`State`, `UIElement`, `BoundingBox`, `JSONAction`), and driven by upstream's
+`episode_runner.run_episode`; then three steps on that fake env unmodified. Every role
 talks to a fake OpenAI-compatible server on 127.0.0.1 that plays planner, UI-TARS executor and
 verifiers. The two paths that once failed inside upstream are checked: a UI-TARS coordinate click
 must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and the
@@ -34,6 +35,7 @@ sys.path.insert(0, os.getcwd())
 
 import numpy as np
 from absl import flags
+from android_world.utils import test_utils
 from PIL import Image
 
 from android_world import episode_runner
@@ -46,10 +48,12 @@ BATTERY = representation_utils.BoundingBox(20, 300, 420, 480)
 INTERNET = representation_utils.BoundingBox(20, 300, 200, 260)
 
 
-class FakePhone(interface.AsyncEnv):
-    """A Wi-Fi settings screen; tapping inside the switch's box turns Wi-Fi on."""
+class FakePhone(test_utils.FakeAsyncEnv):
+    """Upstream's fake env showing a Wi-Fi settings screen; a tap inside the switch's box turns
+    Wi-Fi on (upstream's own fake shows random 10x10 pixels and no elements)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.wifi_on = False
         self.actions: list[dict[str, Any]] = []
 
@@ -90,22 +94,11 @@ class FakePhone(interface.AsyncEnv):
         pixels[BATTERY.y_min : BATTERY.y_max, BATTERY.x_min : BATTERY.x_max] = (200, 200, 200)
         return pixels
 
-    # upstream's abstract interface
-    @property
-    def controller(self) -> Any:
-        raise NotImplementedError("no device behind the fake phone")
-
     def reset(self, go_home: bool = False) -> interface.State:
         return self.get_state()
 
     def get_state(self, wait_to_stabilize: bool = False) -> interface.State:
         return interface.State(pixels=self._pixels(), forest=None, ui_elements=self._elements())
-
-    def display_message(self, message: str, header: str = "") -> None:
-        pass
-
-    def ask_question(self, question: str, timeout_seconds: float = -1.0) -> str | None:
-        return None
 
     def execute_action(self, action: json_action.JSONAction) -> None:
         self.actions.append(json.loads(action.json_str()))
@@ -128,28 +121,6 @@ class FakePhone(interface.AsyncEnv):
     @property
     def device_screen_size(self) -> tuple[int, int]:
         return WIDTH, HEIGHT
-
-    @property
-    def logical_screen_size(self) -> tuple[int, int]:
-        return WIDTH, HEIGHT
-
-    def close(self) -> None:
-        pass
-
-    @property
-    def interaction_cache(self) -> str:
-        return ""
-
-    def hide_automation_ui(self) -> None:
-        pass
-
-    @property
-    def orientation(self) -> int:
-        return 0
-
-    @property
-    def physical_frame_boundary(self) -> tuple[int, int, int, int]:
-        return 0, 0, WIDTH, HEIGHT
 
 
 class FakeModels:
@@ -252,11 +223,10 @@ def main() -> int:
 
     flags.FLAGS(["run.py", "--agent_name=celil_agent", f"--celil_config={config}"])
     agent = run._get_agent(phone, "android_world")
-    agent.transition_pause = 0.0
+    agent.transition_pause = None  # what upstream's run.py sets: wait for a stable screen
     result = episode_runner.run_episode(
         "Turn on Wi-Fi", agent, max_n_steps=6, print_fn=lambda _: None
     )
-    server.shutdown()
     clicks = [a for a in phone.actions if a.get("action_type") == "click"]
     seen = {
         "agent": type(agent).__name__,
@@ -269,6 +239,22 @@ def main() -> int:
         "png_images": len(models.png_sizes),
         "png_size": list(models.png_sizes[0]) if models.png_sizes else None,
     }
+    # Upstream's fake env as it is (random 10x10 frames, no elements): the agent must get
+    # through its steps without raising, whatever it decides. The fake models keep answering as
+    # if Wi-Fi were off, so the executor keeps clicking at a point far outside this screen.
+    phone.wifi_on = False
+    plain = run._get_agent(test_utils.FakeAsyncEnv(), "android_world")
+    plain.transition_pause = None
+    try:
+        plain_result = episode_runner.run_episode(
+            "Turn on Wi-Fi", plain, max_n_steps=3, print_fn=lambda _: None
+        )
+        steps = len(next(iter(plain_result.step_data.values()), []))
+        plain_seen = {"steps": steps, "done": bool(plain_result.done), "error": None}
+    except Exception as error:  # reported, not raised: the JSON line says what broke
+        plain_seen = {"steps": None, "error": f"{type(error).__name__}: {error}"}
+    server.shutdown()
+    seen["plain_fake_env"] = plain_seen
     ok = (
         seen["agent"] == "CelilAgent"
         and seen["done"]
@@ -276,6 +262,7 @@ def main() -> int:
         and bool(clicks)
         and seen["png_images"] > 0
         and {"planner", "executor", "verifier"} <= set(models.roles)
+        and plain_seen["error"] is None
     )
     seen["ok"] = ok
     print(json.dumps(seen))
