@@ -15,6 +15,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -221,3 +222,73 @@ def test_scan_catches_a_harness_only_method_on_any_object():
     assert _harness_extension_violations(tree, harness_only_members(SURFACE)) == [
         ".contains (line 2)"
     ]
+
+
+# --- the list against a real upstream checkout (when one is cached) ------------------------------
+
+UPSTREAM_CHECKOUT = Path(
+    os.environ.get("CELIL_UPSTREAM_CHECKOUT") or REPO / ".cache" / "upstream" / "android_world"
+)
+
+
+def upstream_names(source: str) -> dict[str, set[str]]:
+    """Top-level names of an upstream module and, per class, the members it defines: methods,
+    properties, class-level fields and `self.x = ...` attributes (base classes not followed)."""
+    tree = ast.parse(source)
+    found: dict[str, set[str]] = {"module": set()}
+
+    def targets(node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, ast.Assign):
+            return node.targets
+        if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            return [node.target]
+        return []
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found["module"].add(node.name)
+        for target in targets(node):
+            if isinstance(target, ast.Name):
+                found["module"].add(target.id)
+        if not isinstance(node, ast.ClassDef):
+            continue
+        members = found.setdefault(node.name, set())
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                members.add(item.name)
+            members |= {t.id for t in targets(item) if isinstance(t, ast.Name)}
+        for item in ast.walk(node):
+            for target in targets(item):
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    members.add(target.attr)
+    return found
+
+
+def test_the_list_names_only_what_the_real_upstream_defines():
+    if not (UPSTREAM_CHECKOUT / "run.py").is_file():
+        pytest.skip(
+            f"no upstream AndroidWorld checkout at {UPSTREAM_CHECKOUT}: run "
+            "tests/upstream/fetch_upstream.sh (needs GitHub) or set CELIL_UPSTREAM_CHECKOUT"
+        )
+    missing = []
+    for module, owners in SURFACE.items():
+        path = UPSTREAM_CHECKOUT / (module.replace(".", "/") + ".py")
+        real = upstream_names(path.read_text(encoding="utf-8"))
+        for owner, names in owners.items():
+            private = {n for n in names if n.startswith("_") and n != "__init__"}
+            # A property defined upstream via its private attribute counts as the member.
+            have = real.get(owner, set()) | {n.lstrip("_") for n in real.get(owner, set())}
+            missing += [f"{module}.{owner}.{n}" for n in sorted(names - have - private)]
+    assert missing == [], "docs/UPSTREAM_SURFACE.md lists names upstream does not define"
+
+
+def test_the_real_upstream_scan_sees_what_it_should():
+    names = upstream_names(
+        "X = 1\nclass Box:\n  x_min: int\n  def __init__(self):\n    self._pause = 1\n"
+        "  @property\n  def area(self):\n    return 0\n"
+    )
+    assert names == {"module": {"X", "Box"}, "Box": {"x_min", "__init__", "_pause", "area"}}
