@@ -1,7 +1,8 @@
 """The plugin in a real upstream AndroidWorld checkout: installed by the installer, built by
-upstream's run.py, one episode through upstream's episode_runner on upstream's own fake env
-(`utils.test_utils.FakeAsyncEnv`, given a Wi-Fi screen) and three steps on that fake unmodified,
-every role on a fake model server on 127.0.0.1.
+upstream's run.py, then: one episode through upstream's episode_runner on upstream's own fake
+env (`utils.test_utils.FakeAsyncEnv`, given a Wi-Fi screen), one through upstream's
+suite_utils.run and checkpointer, and three steps on that fake env unmodified; every role on a
+fake model server on 127.0.0.1.
 
 Needs a checkout and a Python with upstream's requirements; neither is fetched here (tests never
 touch the network). `tests/upstream/fetch_upstream.sh` puts both into .cache/upstream/ when
@@ -105,6 +106,11 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     # Screenshots reached the model server as PNGs (the encoder upstream lacks).
     assert seen["png_images"] > 0
     assert {"planner", "executor", "verifier"} <= set(seen["roles"])
+    # Upstream's runner (suite_utils.run with its checkpointer, as run.py's main uses it) scores
+    # a Celil episode on a TaskEval-form task of the fake phone.
+    runner = seen["upstream_runner"]
+    assert runner["is_successful"] == 1.0 and runner["exception_info"] is None, runner
+    assert runner["checkpoint_files"] >= 1
     # Upstream's own FakeAsyncEnv, unmodified (random 10x10 frames, no elements): three steps of
     # clicks far outside the screen, and nothing raises.
     assert seen["plain_fake_env"] == {"steps": 3, "done": False, "error": None}

@@ -7,7 +7,8 @@ Run with upstream's Python, from the checkout, after the installer put the plugi
 The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`), on a
 upstream's own fake env (`utils.test_utils.FakeAsyncEnv`) given a Wi-Fi screen made of upstream's
 classes (`State`, `UIElement`, `BoundingBox`, `JSONAction`), and driven by upstream's
-`episode_runner.run_episode`; then three steps on that fake env unmodified. Every role
+`episode_runner.run_episode`; then the same task through upstream's `suite_utils.run` and
+checkpointer; then three steps on that fake env unmodified. Every role
 talks to a fake OpenAI-compatible server on 127.0.0.1 that plays planner, UI-TARS executor and
 verifiers. The two paths that once failed inside upstream are checked: a UI-TARS coordinate click
 must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and the
@@ -121,6 +122,56 @@ class FakePhone(test_utils.FakeAsyncEnv):
     @property
     def device_screen_size(self) -> tuple[int, int]:
         return WIDTH, HEIGHT
+
+
+def wifi_task(phone: FakePhone) -> Any:
+    """A task in upstream's TaskEval form for the fake phone: Wi-Fi off at the start, success when
+    it is on. No device time or app snapshots (there is no device)."""
+    from android_world.task_evals import task_eval
+
+    class WifiOnFakePhone(task_eval.TaskEval):
+        app_names = ()
+        complexity = 1
+        schema = {"type": "object", "properties": {}}
+        template = "Turn on Wi-Fi"
+
+        @classmethod
+        def generate_random_params(cls) -> dict[str, Any]:
+            return {}
+
+        def initialize_device_time(self, env: interface.AsyncEnv) -> None:
+            pass
+
+        def initialize_task(self, env: interface.AsyncEnv) -> None:
+            super().initialize_task(env)
+            phone.wifi_on = False
+
+        def is_successful(self, env: interface.AsyncEnv) -> float:
+            super().is_successful(env)
+            return 1.0 if phone.wifi_on else 0.0
+
+    return WifiOnFakePhone({"seed": 123})
+
+
+def through_upstream_runner(run: Any, phone: FakePhone, output: Path) -> dict[str, Any]:
+    """Upstream's suite_utils.run with its checkpointer, as run.py's main drives an agent."""
+    from android_world import checkpointer as checkpointer_lib
+    from android_world import suite_utils
+
+    agent = run._get_agent(phone, "android_world")
+    agent.transition_pause = None
+    suite = suite_utils.Suite({"WifiOnFakePhone": [wifi_task(phone)]})
+    suite.suite_family = "android_world"
+    episodes = suite_utils.run(
+        suite, agent, checkpointer=checkpointer_lib.IncrementalCheckpointer(str(output))
+    )
+    (episode,) = episodes
+    return {
+        "is_successful": episode["is_successful"],
+        "episode_length": episode["episode_length"],
+        "exception_info": episode.get("exception_info"),
+        "checkpoint_files": len(list(output.iterdir())),
+    }
 
 
 class FakeModels:
@@ -253,6 +304,8 @@ def main() -> int:
         plain_seen = {"steps": steps, "done": bool(plain_result.done), "error": None}
     except Exception as error:  # reported, not raised: the JSON line says what broke
         plain_seen = {"steps": None, "error": f"{type(error).__name__}: {error}"}
+    phone.actions.clear()
+    seen["upstream_runner"] = through_upstream_runner(run, phone, work / "run")
     server.shutdown()
     seen["plain_fake_env"] = plain_seen
     ok = (
@@ -263,6 +316,7 @@ def main() -> int:
         and seen["png_images"] > 0
         and {"planner", "executor", "verifier"} <= set(models.roles)
         and plain_seen["error"] is None
+        and seen["upstream_runner"]["is_successful"] == 1.0
     )
     seen["ok"] = ok
     print(json.dumps(seen))
