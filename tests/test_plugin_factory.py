@@ -92,6 +92,18 @@ def test_fresh_memory_outside_the_harness_lives_in_celil_run_dir(tmp_path, monke
     assert agent.run_manifest()["memory"]["path"] == str(tmp_path / "episodic_memory.json")
 
 
+def test_create_agent_or_exit_prints_what_each_role_runs_on(tmp_path, capsys):
+    factory.create_agent_or_exit(fakes.FakePhone(), _short())
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == [
+        "maestro",
+        "section_leader",
+        "verifiers",
+        "Memory",
+    ]
+    assert "offline" in out[0]
+
+
 def test_create_agent_or_exit_ends_with_one_line(monkeypatch):
     with pytest.raises(SystemExit) as caught:
         factory.create_agent_or_exit(fakes.FakePhone(), {"celil_agent": {"weights": [0, 0, 0]}})

@@ -540,9 +540,11 @@ def create_agent_or_exit(
     env: interface.AsyncEnv,
     config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
 ) -> celil_agent.CelilAgent:
-    """`create_agent` for a command line (upstream's run.py): a setup problem ends the program
+    """`create_agent` for a command line (upstream's run.py): each role's resolved backend and the
+    memory line are printed (upstream's run.py shows only warnings from logging, and a role that
+    fell back to the offline baseline must not go unnoticed); a setup problem ends the program
     with one line naming the config key instead of a traceback."""
     try:
-        return create_agent(env, config)
+        return create_agent(env, config, log=print)
     except CelilSetupError as error:
         raise SystemExit(f"{AGENT_NAME}: {error}") from None
