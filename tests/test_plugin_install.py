@@ -99,6 +99,14 @@ def test_install_is_idempotent_and_uninstall_restores_run_py(tmp_path):
     assert not target.exists() and not (root / "requirements-celil.txt").exists()
 
 
+def test_the_branch_follows_the_chains_indentation():
+    four = SYNTHETIC_RUN_PY.replace("\n  ", "\n    ").replace("\n      ", "\n        ")
+    patched = install.patch_run_py(four)
+    assert "\n    elif _AGENT_NAME.value == 'celil_agent':\n        from " in patched
+    assert install._unpatch(patched) == four  # what --uninstall writes back
+    compile(patched, "run.py", "exec")
+
+
 def test_the_copied_installer_runs_from_inside_the_checkout(tmp_path):
     root = _checkout(tmp_path / "aw")
     assert _run("-m", "android_world.agents.custom.install", str(root)).returncode == 0

@@ -45,13 +45,18 @@ _CELIL_CONFIG = flags.DEFINE_string(
 {END}
 """
 
-BRANCH_BLOCK = f"""  {BEGIN}
-  elif _AGENT_NAME.value == 'celil_agent':
-    from android_world.agents.custom import factory as celil_factory  # pylint: disable=g-import-not-at-top
 
-    agent = celil_factory.create_agent_or_exit(env, _CELIL_CONFIG.value or None)
-  {END}
-"""
+def branch_block(indent: str = "  ", body: str = "    ") -> str:
+    """The `celil_agent` branch, indented like run.py's own chain (`indent`: the `elif` line's,
+    `body`: its statements')."""
+    return (
+        f"{indent}{BEGIN}\n"
+        f"{indent}elif _AGENT_NAME.value == 'celil_agent':\n"
+        f"{body}from android_world.agents.custom import factory as celil_factory"
+        "  # pylint: disable=g-import-not-at-top\n\n"
+        f"{body}agent = celil_factory.create_agent_or_exit(env, _CELIL_CONFIG.value or None)\n"
+        f"{indent}{END}\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -170,11 +175,12 @@ def remove_blocks(text: str) -> str:
     return "".join(out)
 
 
-def _insertion_lines(tree: ast.Module) -> tuple[int, int]:
+def _insertion_lines(tree: ast.Module) -> tuple[int, int, str]:
     """(line after `_AGENT_NAME = flags.DEFINE_string(...)`, line of `if not agent:` in
-    `_get_agent`), both 0-based, where the flag and the branch go."""
+    `_get_agent`), both 0-based, where the flag and the branch go, and the branch's text."""
     flag_end = None
     branch_at = None
+    block = ""
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "_AGENT_NAME" for t in node.targets
@@ -193,6 +199,8 @@ def _insertion_lines(tree: ast.Module) -> tuple[int, int]:
                     and isinstance(node.body[index - 1], ast.If)
                 ):
                     branch_at = statement.lineno - 1
+                    chain = node.body[index - 1]
+                    block = branch_block(" " * statement.col_offset, " " * chain.body[0].col_offset)
     if flag_end is None:
         raise InstallError("run.py defines no _AGENT_NAME flag; is this upstream AndroidWorld?")
     if branch_at is None:
@@ -200,7 +208,7 @@ def _insertion_lines(tree: ast.Module) -> tuple[int, int]:
             "run.py's _get_agent has no if/elif agent chain followed by `if not agent:`; "
             "add celil_agent by hand (see README, Run on real AndroidWorld)"
         )
-    return flag_end, branch_at
+    return flag_end, branch_at, block
 
 
 def patch_run_py(text: str) -> str:
@@ -210,14 +218,20 @@ def patch_run_py(text: str) -> str:
         tree = ast.parse(clean)
     except SyntaxError as error:
         raise InstallError(f"run.py does not parse (line {error.lineno}): {error.msg}") from None
-    flag_end, branch_at = _insertion_lines(tree)
+    flag_end, branch_at, block = _insertion_lines(tree)
     lines = clean.splitlines(keepends=True)
     patched = [*lines[:flag_end], "\n", FLAG_BLOCK]
-    patched += [*lines[flag_end:branch_at], BRANCH_BLOCK, *lines[branch_at:]]
+    patched += [*lines[flag_end:branch_at], block, *lines[branch_at:]]
     result = "".join(patched)
     if "import os\n" not in clean:
         raise InstallError("run.py does not `import os`, which the --celil_config default needs")
-    ast.parse(result)
+    try:
+        ast.parse(result)
+    except SyntaxError as error:
+        raise InstallError(
+            f"adding celil_agent would break run.py (line {error.lineno}: {error.msg}); "
+            "add it by hand (see README, Run on real AndroidWorld)"
+        ) from None
     return result
 
 
