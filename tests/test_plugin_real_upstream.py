@@ -119,3 +119,16 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     removed = _installer(root, "--uninstall")
     assert removed.returncode == 0, removed.stderr
     assert (root / "run.py").read_bytes() == original_run_py
+
+
+def test_the_plugins_requirements_sit_beside_upstreams():
+    _checkout, python = _upstream()
+    if os.environ.get("CELIL_UPSTREAM_PYTHON"):
+        pytest.skip("CELIL_UPSTREAM_PYTHON is an environment this suite did not build")
+    # fetch_upstream.sh installed upstream's requirements.txt and the installer's
+    # requirements-celil.txt in one pip call; pip finds no conflict between them.
+    done = subprocess.run(
+        [str(python), "-m", "pip", "check"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "No broken requirements found" in done.stdout
