@@ -547,7 +547,7 @@ _STEP_KEYS_SHOWN = {
     "proposals", "action_description", "votes", "verifier_score", "threshold", "irreversible",
     "gate", "executed", "execution_error", "screen_changed", "post_check", "plan", "done_sub_goals",
     "rehearsals_so_far", "summary", "rehearsal", "plan_revised", "snapped", "status", "answer",
-    "sub_goals_completed", "memory_hit", "vision_select",
+    "sub_goals_completed", "memory_hit", "vision_select", "evidence", "infeasible_reason",
 }  # fmt: skip
 
 
@@ -626,6 +626,8 @@ def build_step(
         "rehearsals": [dict(e) for e in by_type.get("rehearsal", [])],
         "revised": [dict(e) for e in by_type.get("plan_revised", [])],
         "sub_goals_done": [dict(e) for e in by_type.get("sub_goal_done", [])],
+        # Done verdicts the agent refused: no screen evidence (issue 14).
+        "evidence_refused": [dict(e) for e in by_type.get("evidence", []) if not e.get("accepted")],
         "vision": [dict(e) for e in by_type.get("vision_select", [])],
         "answers": [dict(e) for e in by_type.get("answer", [])],
         "post_check": post,

@@ -25,13 +25,21 @@ sim_env = pytest.importorskip(
 )
 
 
-def planner_answers(prompt: str) -> str:
-    if "Judge whether a sub-goal" in prompt:
-        return '{"done": false, "evidence": "not yet"}'
-    return '{"sub_goals": ["Open the Contacts app"], "rationale": "one app to open"}'
+def planner_answers(evidence: str):
+    """A planner model whose progress check says done once the screen lists Contacts' own
+    elements, with `evidence` as its evidence text."""
+
+    def answer(prompt: str) -> str:
+        if "Judge whether a sub-goal" in prompt:
+            screen = prompt.split("Current screen:", 1)[-1]
+            done = "contacts" in screen.casefold() and "launcher" not in screen.casefold()
+            return json.dumps({"done": done, "evidence": evidence if done else "not yet"})
+        return '{"sub_goals": ["Open the Contacts app"], "rationale": "one app to open"}'
+
+    return answer
 
 
-def test_real_roles_open_an_app_on_the_sim():
+def run_open_contacts(evidence: str) -> tuple[object, object, list[dict], object]:
     from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
     from android_world.task_evals.single.open_app import OpenAppTaskEval
 
@@ -41,35 +49,56 @@ def test_real_roles_open_an_app_on_the_sim():
     executor_wrapper = fakes.ScriptedWrapper(
         [
             "Thought: The Contacts app is on the home screen.\nAction: open_app(app_name='Contacts')",
-            "Thought: Contacts is open.\nAction: finished(content='')",
-        ]
+        ],
+        default="Thought: Contacts is open.\nAction: finished(content='')",
     )
     verifier_wrapper = fakes.ScriptedWrapper(default='{"score": 9, "reasoning": "right app"}')
     events: list[dict] = []
     agent = celil_agent.CelilAgent(
         env,
         PerceptionModule(ocr="auto"),
-        MaestroPlanner(fakes.ScriptedWrapper(planner_answers)),
+        MaestroPlanner(fakes.ScriptedWrapper(planner_answers(evidence))),
         UITarsActionGenerator(executor_wrapper),
         VerifierEnsemble(verifier_wrapper),
         transition_pause=0.0,
+        max_rehearsals=2,
     )
     agent.set_event_sink(events.append)
     agent.reset(go_home=True)
-    done = False
-    for _ in range(6):
+    result = None
+    for _ in range(8):
         result = agent.step(task.goal)
         json.dumps(result.data)
         assert "internal_error" not in result.data, result.data.get("traceback")
         if result.done:
-            done = True
             break
-    assert done
+    return result, task, events, (env, verifier_wrapper)
+
+
+def test_real_roles_open_an_app_on_the_sim():
+    result, task, events, (env, verifier_wrapper) = run_open_contacts("The 'Contacts' app is open")
+    assert result.done
     assert result.data["status"] == "complete"
     assert task.is_successful(env) == 1.0
     kinds = [e["type"] for e in events]
     assert kinds.count("vote") == 3 and "episode_end" in kinds
     assert verifier_wrapper.image_counts and all(n == 1 for n in verifier_wrapper.image_counts)
+    accepted = [e for e in events if e["type"] == "evidence" and e["accepted"]]
+    assert accepted and accepted[0]["kind"] == "model"
+    env.close()
+
+
+def test_placeholder_evidence_from_a_model_never_completes_the_task():
+    # The task is in fact done (Contacts is open), but the model's only evidence is the prompt's
+    # own schema text: the agent must not call that complete.
+    result, task, events, (env, _) = run_open_contacts("what on screen shows it")
+    assert task.is_successful(env) == 1.0
+    assert result.data.get("status") != "complete"
+    rejected = [e for e in events if e["type"] == "evidence" and not e["accepted"]]
+    assert rejected and all("placeholder" in e["why"] for e in rejected if e["kind"] == "model")
+    assert result.done and result.data["status"] == "infeasible"
+    assert "Open the Contacts app" in result.data["infeasible_reason"]
+    assert "placeholder" in result.data["infeasible_reason"]
     env.close()
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from android_world.agents.custom.celil_protocols import (
+    Evidence,
     FailureContext,
     Observation,
     Plan,
@@ -236,6 +237,7 @@ class ScriptedPlanner:
     progress: list[Any] = dataclasses.field(default_factory=list)
     answer: str | None = None
     calls: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
+    confirm: bool = True
 
     def generate_initial_plan(self, goal: str, observation: Observation, retrieved_plan):
         self.calls.append(("initial", retrieved_plan))
@@ -245,9 +247,15 @@ class ScriptedPlanner:
         self.calls.append(("corrective", failure_context))
         return _next(self.corrective, Plan([failure_context.failed_sub_goal or "retry"]))
 
-    def is_sub_goal_done(self, goal, sub_goal, observation, context_summary) -> bool:
+    def check_sub_goal(self, goal, sub_goal, observation, context_summary) -> Evidence:
+        """Scripted verdicts (bools or Evidence); once the script is spent, the screen
+        "confirms" whatever it is asked about unless `confirm` is False."""
         self.calls.append(("progress", sub_goal))
-        return _next(self.progress, False)
+        default = Evidence(True, "scripted screen check", "screen") if self.confirm else False
+        item = _next(self.progress, default)
+        if isinstance(item, Evidence):
+            return item
+        return Evidence(True, "scripted screen check", "screen") if item else Evidence(False)
 
     def answer_question(self, goal, observation, context_summary):
         self.calls.append(("answer", context_summary))

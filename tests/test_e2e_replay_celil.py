@@ -151,12 +151,13 @@ class FakeModels:
     @staticmethod
     def progress(prompt: str) -> str:
         sub_goal = re.search(r"^Sub-goal: (.*)$", prompt, re.MULTILINE).group(1)
-        done = {
-            "Open the Settings app": "com.android.settings" in prompt,
-            "Open Network & internet": "Airplane mode" in prompt,
-            "Turn on Wi-Fi": WIFI_SWITCH_ON in prompt,
-        }.get(sub_goal, False)
-        return _json({"done": done, "evidence": "scripted"})
+        # Evidence quotes the screen, as the agent only counts evidence it finds there.
+        done, evidence = {
+            "Open the Settings app": ("com.android.settings" in prompt, "'Network & internet'"),
+            "Open Network & internet": ("Airplane mode" in prompt, "'Airplane mode' is listed"),
+            "Turn on Wi-Fi": (WIFI_SWITCH_ON in prompt, "the Wi-Fi switch is on"),
+        }.get(sub_goal, (False, ""))
+        return _json({"done": done, "evidence": evidence if done else "not yet"})
 
     @staticmethod
     def verifier(prompt: str) -> str:

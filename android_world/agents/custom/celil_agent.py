@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from android_world.agents import base_agent
-from android_world.agents.custom import celil_geometry, celil_perception
+from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
 from android_world.agents.custom.celil_maestro import is_question
 from android_world.agents.custom.celil_memory import (
     StepRecord,
@@ -33,6 +33,7 @@ from android_world.agents.custom.celil_memory import (
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     ElementSelector,
+    Evidence,
     FailureContext,
     Observation,
     Plan,
@@ -58,6 +59,8 @@ PROGRESS_CHECK_MODES = ("after_action", "always", "off")
 # events, so a role's `timing` event carries only the time it spent outside model calls).
 TIMED_ROLES = ("ocr", "maestro", "section_leader", "verifiers", "vision_fallback")
 MAX_OCR_LINES_IN_STEP = 80
+# Texts of earlier screens kept to ground a reading answer ("Trivia Night" seen two scrolls ago).
+MAX_SEEN_TEXTS = 4000
 
 
 class EpisodicStore(Protocol):
@@ -224,6 +227,8 @@ class _EpisodeStats:
     rehearsals: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
     vision_selects: int = 0
     sub_goals_advanced: int = 0
+    evidence_rejected: int = 0
+    unconfirmed_finishes: int = 0
     warnings: int = 0
 
 
@@ -253,6 +258,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         max_sub_goal_advances: int = 3,
         proposals_before_vision: int = 2,
         progress_check: str = "after_action",
+        require_evidence: bool = True,
         snap_coordinates: bool = True,
         app_names: tuple[str, ...] = (),
         provenance: dict[str, Any] | None = None,
@@ -280,6 +286,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self.max_sub_goal_advances = max(1, int(max_sub_goal_advances))
         self.proposals_before_vision = max(1, int(proposals_before_vision))
         self.progress_check = progress_check
+        self.require_evidence = bool(require_evidence)
         self.snap_coordinates = snap_coordinates
         self.app_names = tuple(app_names)
         self.provenance = dict(provenance or {})
@@ -315,6 +322,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._recovery: set[str] = set()
         self._step_wall: dict[str, float] = {}
         self._step_model: dict[str, float] = {}
+        # normalised sub-goal -> the evidence that marked it done (what the report shows).
+        self._evidence: dict[str, dict[str, Any]] = {}
+        self._seen_texts: set[str] = set()
+        self._infeasible_reason: str | None = None
 
     def reset(self, go_home: bool = False) -> None:
         super().reset(go_home)
@@ -427,6 +438,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._warn(warning)
         if self._memory is not None:
             self._memory.note_screen(screen_key(observation), screen_notes(observation))
+        if len(self._seen_texts) < MAX_SEEN_TEXTS:
+            self._seen_texts.update(celil_evidence.screen_texts(observation))
         return observation
 
     def _observe(self) -> Observation:
@@ -732,6 +745,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             gave_up=gave_up,
         )
         if gave_up:
+            self._infeasible_reason = (
+                f"unmet sub-goal {sub_goal!r}: {reasons[0] if reasons else kind}"
+                if sub_goal
+                else f"gave up after {kind}"
+            )[:300]
             return self._end("infeasible", data, observation, answer=None)
         context = FailureContext(
             goal=goal,
@@ -772,7 +790,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     # --- choosing an action ----------------------------------------------------------------
 
     def _complete_sub_goal(
-        self, sub_goal: str, by: str, data: dict[str, Any], content: str | None
+        self,
+        sub_goal: str,
+        by: str,
+        data: dict[str, Any],
+        content: str | None,
+        evidence: dict[str, Any] | None = None,
     ) -> None:
         memory = self._memory
         assert memory is not None
@@ -781,20 +804,112 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             memory.add_fact(f"{sub_goal}: {content}")
         self._stats.sub_goals_advanced += 1
         self._actions_on_sub_goal = 0
+        record = {"sub_goal": sub_goal, "by": by, "step": self._step_number, **(evidence or {})}
+        self._evidence[normalize_sub_goal(sub_goal)] = record
         data.setdefault("sub_goals_completed", []).append(sub_goal)
-        self._emit("sub_goal_done", sub_goal=sub_goal, by=by, content=content)
+        self._emit("sub_goal_done", sub_goal=sub_goal, by=by, content=content, evidence=evidence)
 
     def _progress_check_due(self) -> bool:
-        if self.progress_check == "off" or not hasattr(self._planner, "is_sub_goal_done"):
+        if self.progress_check == "off" or not self._can_check():
             return False
         if self.progress_check == "always":
             return True
         return self._actions_on_sub_goal > 0
 
+    def _can_check(self) -> bool:
+        return hasattr(self._planner, "check_sub_goal") or hasattr(
+            self._planner, "is_sub_goal_done"
+        )
+
+    def _check_progress(
+        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
+    ) -> Evidence:
+        """The planner's verdict as `Evidence`; a bare boolean is a model's say-so with no text."""
+        try:
+            with self._timed("maestro"):
+                if hasattr(self._planner, "check_sub_goal"):
+                    verdict = self._planner.check_sub_goal(goal, sub_goal, observation, context)
+                elif hasattr(self._planner, "is_sub_goal_done"):
+                    done = self._planner.is_sub_goal_done(goal, sub_goal, observation, context)
+                    verdict = Evidence(bool(done), "", "model")
+                else:
+                    verdict = Evidence(False, "the planner has no progress check")
+        except Exception as error:
+            self._warn(f"progress check raised {type(error).__name__}: {error}", data)
+            verdict = Evidence(False, f"progress check raised {type(error).__name__}")
+        if not isinstance(verdict, Evidence):
+            verdict = Evidence(bool(verdict), "", "model")
+        return verdict
+
+    def _judge(
+        self,
+        sub_goal: str,
+        by: str,
+        verdict: Evidence,
+        observation: Observation,
+        data: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """Accept or refuse a verdict against the screen; record it either way.
+
+        Returns the evidence record when the sub-goal counts as done.
+        """
+        if self.require_evidence:
+            accepted, why = celil_evidence.accept(verdict, observation, self._seen_texts)
+        else:
+            accepted, why = verdict.done, verdict.text or "evidence not required"
+        record = {**verdict.as_dict(), "accepted": accepted, "why": why}
+        if verdict.done:
+            data.setdefault("evidence", []).append({"sub_goal": sub_goal, "by": by, **record})
+            self._emit("evidence", sub_goal=sub_goal, by=by, **record)
+        if verdict.done and not accepted:
+            self._stats.evidence_rejected += 1
+        return record if accepted else None
+
+    def _confirm_finish(
+        self,
+        goal: str,
+        sub_goal: str,
+        observation: Observation,
+        context: str,
+        proposal: ProposedAction,
+        verdict: Evidence | None,
+        data: dict[str, Any],
+    ) -> tuple[dict[str, Any] | None, str]:
+        """The executor says the sub-goal is finished: true only if the screen agrees.
+
+        The planner's check confirms it; for a question, the executor's finished(content) read
+        off the screens seen this episode (or a number worked out from them) is the reading.
+        Returns the evidence record, or None and why the finish is not confirmed.
+        """
+        if not self.require_evidence:
+            unchecked = Evidence(True, "", "none")
+            return self._judge(sub_goal, "executor", unchecked, observation, data), ""
+        if verdict is None and self._can_check():
+            verdict = self._check_progress(goal, sub_goal, observation, context, data)
+        why = "no screen evidence"
+        if verdict is not None and verdict.done:
+            record = self._judge(sub_goal, "executor", verdict, observation, data)
+            if record is not None:
+                return record, ""
+            why = data["evidence"][-1]["why"]
+        elif verdict is not None and verdict.text:
+            why = verdict.text
+        content = proposal.finished_content
+        if is_question(goal) and not celil_evidence.is_placeholder(content):
+            grounded = celil_evidence.content_grounded(content, observation, self._seen_texts)
+            if grounded or celil_evidence.is_number(content):
+                how = "seen on screen" if grounded else "worked out from the screens seen"
+                reading = Evidence(True, f"read {content!r} ({how})", "reading")
+                return self._judge(sub_goal, "executor", reading, observation, data), ""
+        if verdict is None or not verdict.done:
+            claim = Evidence(True, proposal.thought[:200], "none")
+            self._judge(sub_goal, "executor", claim, observation, data)
+        return None, why
+
     def _choose_action(
         self, goal: str, observation: Observation, data: dict[str, Any]
     ) -> ProposedAction | base_agent.AgentInteractionResult | None:
-        """Advance finished sub-goals (no env action) and return a usable proposal.
+        """Advance sub-goals the screen shows done (no env action) and return a usable proposal.
 
         Returns a result when the step ends here (finished, rehearsed), or None when it ends
         without acting (the per-step advance bound was hit).
@@ -803,7 +918,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         assert memory is not None
         advances = 0
         unusable: list[ProposedAction] = []
-        checked: set[str] = set()
+        verdicts: dict[str, Evidence] = {}
         while True:
             sub_goal = memory.current_sub_goal()
             if sub_goal is None:
@@ -817,24 +932,27 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
             finished_by: str | None = None
             content: str | None = None
-            if sub_goal not in checked and self._progress_check_due():
-                checked.add(sub_goal)
-                try:
-                    with self._timed("maestro"):
-                        done = bool(
-                            self._planner.is_sub_goal_done(goal, sub_goal, observation, context)
-                        )
-                except Exception as error:
-                    done = False
-                    self._warn(f"progress check raised {type(error).__name__}: {error}", data)
+            evidence: dict[str, Any] | None = None
+            if sub_goal not in verdicts and self._progress_check_due():
+                verdicts[sub_goal] = self._check_progress(
+                    goal, sub_goal, observation, context, data
+                )
                 self._actions_on_sub_goal = 0
-                finished_by = "progress_check" if done else None
+                evidence = self._judge(
+                    sub_goal, "progress_check", verdicts[sub_goal], observation, data
+                )
+                finished_by = "progress_check" if evidence is not None else None
             if finished_by is None:
                 proposal = self._propose(sub_goal, observation, context, data)
                 if proposal.sub_goal_finished and proposal.action is None:
+                    evidence, why = self._confirm_finish(
+                        goal, sub_goal, observation, context, proposal, verdicts.get(sub_goal), data
+                    )
+                    if evidence is None:
+                        return self._unconfirmed_finish(goal, sub_goal, why, observation, data)
                     finished_by, content = "executor", proposal.finished_content
             if finished_by is not None:
-                self._complete_sub_goal(sub_goal, finished_by, data, content)
+                self._complete_sub_goal(sub_goal, finished_by, data, content, evidence)
                 advances += 1
                 if advances >= self.max_sub_goal_advances:
                     data["outcome"] = "advanced"
@@ -854,6 +972,25 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return self._rehearse(
                 "unusable_proposals", goal, sub_goal, "(none)", reasons, observation, data
             )
+
+    def _unconfirmed_finish(
+        self, goal: str, sub_goal: str, why: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult:
+        """The executor said finished but the screen does not show it: not done; replan."""
+        self._stats.unconfirmed_finishes += 1
+        if hasattr(self._executor, "discard_last_turn"):
+            self._executor.discard_last_turn()
+        self._record(sub_goal, "(finished)", f"not confirmed: {why}", None, None)
+        data["outcome"] = "unconfirmed_finish"
+        return self._rehearse(
+            "unconfirmed_finish",
+            goal,
+            sub_goal,
+            "(finished)",
+            [f"the executor said the sub-goal is finished, but the screen does not show it: {why}"],
+            observation,
+            data,
+        )
 
     def _propose(
         self, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
@@ -966,9 +1103,16 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     def _finish(
         self, goal: str, observation: Observation, data: dict[str, Any]
     ) -> base_agent.AgentInteractionResult:
-        """All sub-goals are done: answer a question first, then report `status complete`."""
+        """All sub-goals are done: answer a question first, then report `status complete`.
+
+        Complete only when every sub-goal of the plan carries the evidence that marked it done.
+        """
         memory = self._memory
         assert memory is not None
+        unproven = [s for s in memory.get_plan() if normalize_sub_goal(s) not in self._evidence]
+        if self.require_evidence and unproven:
+            self._infeasible_reason = f"unmet sub-goal {unproven[0]!r}: no screen evidence"
+            return self._end("infeasible", data, observation, answer=None)
         context = memory.get_context_summary(self.history_steps)
         scratch = memory.scratchpad_summary()
         if scratch:
@@ -1029,6 +1173,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._warn(f"status action failed: {type(exc).__name__}: {exc}", data)
         self._finished_status = status
         data["status"] = status
+        reason = self._infeasible_reason if status == "infeasible" else None
+        if reason:
+            data["infeasible_reason"] = reason
         data["action"] = status_action.as_dict()
         data["action_description"] = describe_action(status_action, [])
         if data.get("outcome") in (None, "no_answer") or status == "complete":
@@ -1042,6 +1189,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             answer=answer,
             steps=self._step_number,
             rehearsals=self._rehearsal_count,
+            reason=reason,
+            evidence=list(self._evidence.values()),
         )
         return base_agent.AgentInteractionResult(True, data)
 
@@ -1056,7 +1205,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             "goal": self._goal,
             "steps": self._step_number,
             "status": self._finished_status,
+            "infeasible_reason": self._infeasible_reason,
             "answer": self._answer,
+            # Why each done sub-goal counts as done (DESIGN §3 step 3), in the order it was done.
+            "evidence": list(self._evidence.values()),
             "plan_source": self._plan_source,
             "progress": memory.progress() if memory is not None else None,
             "rehearsals": {
@@ -1077,6 +1229,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             "execution_errors": stats.execution_errors,
             "post_check_failures": stats.post_check_failures,
             "sub_goals_advanced": stats.sub_goals_advanced,
+            "evidence_rejected": stats.evidence_rejected,
+            "unconfirmed_finishes": stats.unconfirmed_finishes,
             "vision_selects": stats.vision_selects,
             "warnings": stats.warnings,
             "memory": {

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from android_world.agents import agent_utils, infer
 from android_world.agents.custom.celil_protocols import (
+    Evidence,
     FailureContext,
     Observation,
     Plan,
@@ -321,10 +322,12 @@ def corrective_plan_prompt(ctx: FailureContext, max_sub_goals: int) -> str:
 def progress_prompt(goal: str, sub_goal: str, observation: Observation, context: str) -> str:
     return (
         "Judge whether a sub-goal of a phone task is already achieved, using only the current "
-        "screen and the recent steps. Say done only when the screen clearly shows it.\n\n"
+        "screen and the recent steps. Say done only when the screen clearly shows it, and quote "
+        "the on-screen text (or name the switch and its position) that shows it: evidence "
+        "that is not on the screen does not count.\n\n"
         f"Task: {goal}\nSub-goal: {sub_goal}\n\n{context}\n\n"
         f"Current screen:\n{_screen_block(observation)}\n\n"
-        'Reply with JSON only: {"done": true or false, "evidence": "what on screen shows it"}'
+        'Reply with JSON only: {"done": true or false, "evidence": "quoted on-screen text"}'
     )
 
 
@@ -463,16 +466,26 @@ class MaestroPlanner:
             "answer": answer_prompt("{goal}", obs, "{context}"),
         }
 
-    def is_sub_goal_done(
+    def check_sub_goal(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
-    ) -> bool:
+    ) -> Evidence:
+        """The model's verdict and its evidence text, as a `model` verdict: the agent counts it
+        only once that text is found on the screen (celil_evidence.ground_text)."""
         prompt = progress_prompt(goal, sub_goal, observation, context_summary)
         reply = call_model(
             self._wrapper, prompt, self._images(observation, self._progress_image), DONE_SCHEMA
         )
         if not reply.ok:
-            return False
-        return bool(parse_bool_answer(reply.text, "done"))
+            return Evidence(False, f"progress check failed: {reply.error}", "none")
+        done = bool(parse_bool_answer(reply.text, "done"))
+        data = agent_utils.extract_json(reply.text)
+        evidence = data.get("evidence") if isinstance(data, dict) else None
+        return Evidence(done, " ".join(str(evidence or "").split())[:500], "model")
+
+    def is_sub_goal_done(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> bool:
+        return self.check_sub_goal(goal, sub_goal, observation, context_summary).done
 
     def answer_question(
         self, goal: str, observation: Observation, context_summary: str

@@ -73,6 +73,27 @@ class Plan:
     recovery_sub_goals: list[str] = dataclasses.field(default_factory=list)
 
 
+# How a progress verdict was reached, strongest first. `screen`: code read the asked state off
+# the UI tree/OCR (a switch's position, a field's text, a row in a list); `transition`: the
+# screen responded to an action aimed at this very sub-goal (the tapped control was the one
+# named); `reading`: the executor's finished(content) answer, found on screens seen this
+# episode; `model`: a model's say-so, which counts only once its text is found on the screen;
+# `action`: only that some action ran, which is never evidence; `none`: nothing.
+EVIDENCE_KINDS = ("screen", "transition", "reading", "model", "action", "none")
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """A progress verdict for one sub-goal and what on the screen shows it (`text`)."""
+
+    done: bool
+    text: str = ""
+    kind: str = "none"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"done": self.done, "text": self.text, "kind": self.kind}
+
+
 @dataclasses.dataclass
 class Vote:
     """One verifier persona's score (0..10) and reason; `parseable` False scores the configured low."""
@@ -129,7 +150,12 @@ class Planner(Protocol):
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> bool:
-        """The progress check: does the screen already show this sub-goal done?"""
+        """The progress check: does the screen already show this sub-goal done?
+
+        Planners may also offer `check_sub_goal(goal, sub_goal, observation, context_summary)
+        -> Evidence`, which the agent prefers: a bare True carries no evidence, so the agent
+        never counts it as done on its own.
+        """
         ...
 
     def answer_question(

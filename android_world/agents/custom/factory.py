@@ -110,6 +110,9 @@ class CelilAgentConfig(BaseModel):
     """Cap on the number of sub-goals in a plan."""
     progress_check: Literal["after_action", "always", "off"] = "after_action"
     """When the planner's cheap "is this sub-goal done?" check runs."""
+    require_evidence: bool = True
+    """A sub-goal is done only when the screen shows it; false reproduces the old loop (which
+    trusted a finished executor), for comparisons."""
     ocr: Literal["auto", "always", "off"] = "auto"
     """auto: tesseract only when the accessibility tree carries little text."""
     memory: celil_memory_mode.MemoryMode = "fresh"
@@ -360,6 +363,7 @@ def build_agent(
         loop_repeat_limit=params.loop_repeat_limit,
         history_steps=params.history_steps,
         progress_check=params.progress_check,
+        require_evidence=params.require_evidence,
         provenance={
             "run": context.run_dir.name if context.run_dir else None,
             "seed": context.seed,

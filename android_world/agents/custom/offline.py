@@ -25,6 +25,7 @@ from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom.celil_geometry import element_box, element_label
 from android_world.agents.custom.celil_protocols import (
+    Evidence,
     FailureContext,
     Observation,
     Plan,
@@ -281,6 +282,51 @@ def sub_goal_done(
             return True, f"the step '{step.action}' for it went through"
         return False, "nothing was done for it yet"
     return False, "not checkable from the screen"
+
+
+# Verdicts read straight off the screen's state; every other kind rests on a step taken for the
+# sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
+_STATE_KINDS = frozenset(
+    {"open", "permission", "toggle", "fill", "prepend", "append", "keypad", "new", "when", "find"}
+)
+_QUOTED_LABEL = re.compile(r"'([^']+)'")
+
+
+def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
+    """The latest step that went through for this sub-goal aimed at a control the sub-goal
+    names ("Take a photo" -> 'Shutter'), not at whatever happened to be on screen."""
+    step = screen.acted_on(history, intent.sub_goal)
+    if step is None:
+        return False
+    labels = _QUOTED_LABEL.findall(step.action) or [step.action]
+    terms = text_lib.expand_terms(text_lib.content_words(intent.subject or intent.sub_goal))
+    return any(text_lib.label_relevance(terms, label) >= 0.5 for label in labels)
+
+
+def sub_goal_evidence(
+    intent: Intent, observation: Observation, history: list[screen.PastStep]
+) -> Evidence:
+    """`sub_goal_done` with what kind of evidence backs it (celil_protocols.EVIDENCE_KINDS).
+
+    A switch, a field, a form, the foreground app: `screen`. A control the sub-goal names that
+    was tapped and answered (a deleted row gone from its list, a pause shown as resume):
+    `screen` or `transition`. A step that merely ran for a sub-goal nothing on screen can
+    confirm: `action`, which the agent does not count as done.
+    """
+    done, why = sub_goal_done(intent, observation, history)
+    if not done:
+        return Evidence(False, why, "none")
+    if intent.kind in _STATE_KINDS or intent.kind == "delete":
+        return Evidence(True, why, "screen")
+    if intent.kind == "level":
+        return Evidence(True, why, "transition" if "dragged" in why else "screen")
+    if intent.kind == "tap":
+        return Evidence(True, why, "screen" if "is showing" in why else "transition")
+    if intent.kind in ("select", "back", "first_item"):
+        return Evidence(True, why, "transition")
+    if _step_names_sub_goal(intent, history):
+        return Evidence(True, why, "transition")
+    return Evidence(True, why, "action")
 
 
 # A control that flips between two states shows the other state's label once it is in one:
@@ -769,13 +815,18 @@ class OfflinePlanner:
             recovery_sub_goals=list(prefix),
         )
 
+    def check_sub_goal(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> Evidence:
+        """The progress check with its evidence; the agent counts only screen-backed kinds."""
+        intent = parse_sub_goal(sub_goal, text_lib.parse_goal(goal))
+        return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
+
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> bool:
-        info = text_lib.parse_goal(goal)
-        intent = parse_sub_goal(sub_goal, info)
-        done, _ = sub_goal_done(intent, observation, screen.parse_history(context_summary))
-        return done
+        evidence = self.check_sub_goal(goal, sub_goal, observation, context_summary)
+        return evidence.done and evidence.kind != "action"
 
     def answer_question(
         self, goal: str, observation: Observation, context_summary: str
@@ -868,11 +919,11 @@ class OfflineActionGenerator:
         self._last = None
         intent = parse_sub_goal(sub_goal, info)
         history = screen.parse_history(context_summary)
-        done, why = sub_goal_done(intent, observation, history)
-        if done:
+        evidence = sub_goal_evidence(intent, observation, history)
+        if evidence.done and evidence.kind != "action":
             return ProposedAction(
                 None,
-                thought=f"{TAG} the sub-goal is already done: {why}",
+                thought=f"{TAG} the sub-goal is already done: {evidence.text}",
                 sub_goal_finished=True,
                 finished_content=None,
             )

@@ -1,0 +1,169 @@
+"""Is a progress verdict grounded in the screen? (DESIGN §3, step 3.)
+
+A sub-goal is done only when the screen shows it. Code that read the UI tree itself (the offline
+planner) reports `screen` or `transition` evidence; a model's verdict arrives as text, and that
+text counts only when what it names is on the screen: its quoted values are shown, most of its
+words are there, and a switch it names is in the position it claims. A template echo ("what on
+screen shows it") or an empty string is never evidence. Pure functions, no harness imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from android_world.agents.custom import celil_geometry
+from android_world.agents.custom.celil_protocols import Evidence, Observation
+
+# Kinds the agent counts as done; `model` counts only after `ground_text` found it on screen.
+ACCEPTED_KINDS = ("screen", "transition", "reading")
+
+# Echoes of our own prompt schemas and stock filler: never evidence, whatever the screen shows.
+_PLACEHOLDERS = (
+    "what on screen shows it",
+    "quoted on-screen text",
+    "where you read it",
+    "evidence",
+    "n/a",
+    "na",
+    "none",
+    "null",
+    "unknown",
+    "...",
+    "todo",
+    "yes",
+    "true",
+    "done",
+)
+_TEMPLATE = re.compile(r"^\s*[<{\[].*[>}\]]\s*$", re.S)
+_QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,80})[\"”’']")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Words that describe a screen rather than name something on it.
+_GENERIC_WORDS = """a an the is are was were be been being it its it's this that these those there here and or
+    of to in on off at as for with by from now has have had which who shows show shown showing
+    visible displayed display displays screen page view current currently already still button
+    field fields app application element elements label text value set setting settings toggle
+    toggled switch switched turned state status appears appear present contains containing
+    holds holding reads read says indicated indicates confirm confirms confirmed done completed
+    complete successfully success sub goal subgoal task user under top bottom so i we you can see
+    seen not no yes enabled disabled checked unchecked selected"""
+_GENERIC = frozenset(_GENERIC_WORDS.split())
+_ON_WORDS = frozenset({"on", "enabled", "checked", "active"})
+_OFF_WORDS = frozenset({"off", "disabled", "unchecked", "inactive"})
+
+
+def normalise(text: str | None) -> str:
+    return " ".join((text or "").casefold().split())
+
+
+def is_placeholder(text: str | None) -> bool:
+    """Empty, a schema echo ("what on screen shows it"), a `<...>`/`{...}` template, or filler."""
+    value = normalise(text).strip(" .:;!\"'")
+    if len(value) < 2 or value in _PLACEHOLDERS:
+        return True
+    return bool(_TEMPLATE.match(value))
+
+
+def screen_texts(observation: Observation) -> list[str]:
+    """Every text a reader of this screen can see: element texts, descriptions, OCR lines."""
+    texts = []
+    for element in observation.ui_elements:
+        for value in (element.text, element.content_description):
+            if value:
+                texts.append(normalise(value))
+    texts.extend(normalise(line.text) for line in observation.ocr_lines if line.text)
+    return [t for t in texts if t]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(normalise(text))
+
+
+def _word_found(word: str, screen_words: set[str]) -> bool:
+    if word in screen_words:
+        return True
+    if len(word) < 4:
+        return False
+    return any(len(w) >= 4 and (w.startswith(word) or word.startswith(w)) for w in screen_words)
+
+
+def switch_contradiction(text: str, observation: Observation) -> str | None:
+    """The evidence says a named switch is on (off) while the screen shows it off (on)."""
+    words = set(_words(text))
+    says_on, says_off = bool(words & _ON_WORDS), bool(words & _OFF_WORDS)
+    if says_on == says_off:
+        return None
+    evidence = normalise(text)
+    for element in observation.ui_elements:
+        if not element.is_checkable:
+            continue
+        label = normalise(celil_geometry.element_label(element))
+        if not label or label not in evidence:
+            continue
+        if bool(element.is_checked) != says_on:
+            shown = "on" if element.is_checked else "off"
+            return f"the evidence says {label!r} is {'on' if says_on else 'off'}; it shows {shown}"
+    return None
+
+
+def ground_text(
+    text: str | None, observation: Observation, seen: Iterable[str] = ()
+) -> tuple[bool, str]:
+    """Whether a model's evidence is on this screen (or, through `seen`, on earlier ones).
+
+    Every quoted value must be shown; without quotes, at least half of the evidence's naming
+    words (not "screen", "shows", "button") must be; a switch it names must be in the position
+    it claims.
+    """
+    if is_placeholder(text):
+        return False, f"placeholder evidence {normalise(text)[:60]!r}"
+    value = text or ""
+    texts = screen_texts(observation) + [normalise(s) for s in seen if s]
+    quotes = [normalise(q) for q in _QUOTED.findall(value) if normalise(q)]
+    missing = [q for q in quotes if not any(q in t for t in texts)]
+    if missing:
+        return False, f"{missing[0]!r} is not on the screen"
+    contradiction = switch_contradiction(value, observation)
+    if contradiction:
+        return False, contradiction
+    if quotes:
+        return True, "quoted " + ", ".join(repr(q) for q in quotes[:3]) + " on screen"
+    screen_words = {w for t in texts for w in _words(t)}
+    naming = sorted({w for w in _words(value) if w not in _GENERIC})
+    hits = [w for w in naming if _word_found(w, screen_words)]
+    if not naming or 2 * len(hits) < len(naming):
+        missing_words = [w for w in naming if w not in hits][:3]
+        return False, "evidence names what is not on screen: " + ", ".join(missing_words or ["-"])
+    return True, "on screen: " + ", ".join(hits[:5])
+
+
+def accept(
+    evidence: Evidence, observation: Observation, seen: Iterable[str] = ()
+) -> tuple[bool, str]:
+    """Whether a verdict counts as done, and why (the why is recorded either way)."""
+    if not evidence.done:
+        return False, evidence.text or "the check says not done"
+    if evidence.kind in ACCEPTED_KINDS:
+        if is_placeholder(evidence.text):
+            return False, "a done verdict without any evidence text"
+        return True, evidence.text
+    if evidence.kind == "model":
+        return ground_text(evidence.text, observation, seen)
+    if evidence.kind == "action":
+        return False, f"only an action ran ({evidence.text or 'no screen evidence'})"
+    return False, "no evidence"
+
+
+def content_grounded(
+    content: str | None, observation: Observation, seen: Iterable[str] = ()
+) -> bool:
+    """The executor's finished(content): every comma-separated part is on a screen seen."""
+    if is_placeholder(content):
+        return False
+    texts = screen_texts(observation) + [normalise(s) for s in seen if s]
+    parts = [normalise(p) for p in (content or "").split(",") if normalise(p)]
+    return bool(parts) and all(any(p in t for t in texts) for p in parts)
+
+
+def is_number(text: str | None) -> bool:
+    return bool(re.fullmatch(r"[-+]?\$?\d[\d,]*(?:\.\d+)?", (text or "").strip()))
