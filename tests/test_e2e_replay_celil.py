@@ -157,6 +157,10 @@ class FakeModels:
             "Open Network & internet": ("Airplane mode" in prompt, "'Airplane mode' is listed"),
             "Turn on Wi-Fi": (WIFI_SWITCH_ON in prompt, "the Wi-Fi switch is on"),
         }.get(sub_goal, (False, ""))
+        app = re.match(r"Open the (.+?) app$", sub_goal)
+        if app and sub_goal != "Open the Settings app":
+            title = app.group(1)
+            done, evidence = f'"{title}"' in prompt or f"'{title}'" in prompt, f"'{title}' is shown"
         return _json({"done": done, "evidence": evidence if done else "not yet"})
 
     @staticmethod
