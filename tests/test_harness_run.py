@@ -268,6 +268,7 @@ def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
         "def main(argv):\n"
         "    run.quiet_third_party_logs()\n"
         "    logging.getLogger('httpx').info('HTTP Request: POST http://127.0.0.1/v1 200')\n"
+        "    logging.getLogger('httpx2').info('HTTP Request: POST http://127.0.0.1/v2 500')\n"
         "    logging.getLogger('google_genai.models').info('AFC is enabled with max calls: 10.')\n"
         "    logging.getLogger('httpx').warning('a real problem')\n"
         "app.run(main)\n"
