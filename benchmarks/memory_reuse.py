@@ -66,6 +66,12 @@ class CountingPlanner:
         self.calls["progress_check"] += 1
         return self._planner.is_sub_goal_done(*args)
 
+    def check_sub_goal(self, *args: Any) -> Any:
+        """The evidence-giving progress check: without it the agent sees a bare yes, which is no
+        evidence, and never counts a sub-goal done."""
+        self.calls["progress_check"] += 1
+        return self._planner.check_sub_goal(*args)
+
     def answer_question(self, *args: Any) -> str | None:
         self.calls["answer"] += 1
         return self._planner.answer_question(*args)
