@@ -1,8 +1,8 @@
 """The plugin in a real upstream AndroidWorld checkout: installed by the installer, built by
 upstream's run.py, then: one episode through upstream's episode_runner on upstream's own fake
 env (`utils.test_utils.FakeAsyncEnv`, given a Wi-Fi screen), one through upstream's
-suite_utils.run and checkpointer, and three steps on that fake env unmodified; every role on a
-fake model server on 127.0.0.1.
+suite_utils.run and checkpointer, and three steps on that fake env unmodified; the roles on a
+fake server on 127.0.0.1 speaking the Gemini, OpenAI-compatible and Ollama APIs.
 
 Needs a checkout and a Python with upstream's requirements; neither is fetched here (tests never
 touch the network). `tests/upstream/fetch_upstream.sh` puts both into .cache/upstream/ when
@@ -103,8 +103,10 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     # The UI-TARS coordinate click landed on the switch (the box test upstream lacks a method for).
     assert seen["wifi_on"], seen["actions"]
     assert seen["actions"][0]["action_type"] == "click"
-    # Screenshots reached the model server as PNGs (the encoder upstream lacks).
+    # Screenshots reached the model server as PNGs (the encoder upstream lacks), on each API:
+    # planner on Gemini's, executor on an OpenAI-compatible one, verifiers on Ollama's.
     assert seen["png_images"] > 0
+    assert seen["png_apis"] == ["gemini", "ollama", "openai"]
     assert {"planner", "executor", "verifier"} <= set(seen["roles"])
     # Upstream's runner (suite_utils.run with its checkpointer, as run.py's main uses it) scores
     # a Celil episode on a TaskEval-form task of the fake phone.

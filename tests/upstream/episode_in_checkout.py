@@ -4,16 +4,16 @@ Run with upstream's Python, from the checkout, after the installer put the plugi
 
     cd /path/to/android_world && /path/to/python /this/file.py
 
-The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`), on a
+The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`) on
 upstream's own fake env (`utils.test_utils.FakeAsyncEnv`) given a Wi-Fi screen made of upstream's
 classes (`State`, `UIElement`, `BoundingBox`, `JSONAction`), and driven by upstream's
 `episode_runner.run_episode`; then the same task through upstream's `suite_utils.run` and
-checkpointer; then three steps on that fake env unmodified. Every role
-talks to a fake OpenAI-compatible server on 127.0.0.1 that plays planner, UI-TARS executor and
-verifiers. The two paths that once failed inside upstream are checked: a UI-TARS coordinate click
-must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and the
-requests must carry PNG screenshots (the encoder once called a name upstream lacks). Prints one
-JSON line with what it saw; exit 0 when every check holds, 1 otherwise.
+checkpointer; then three steps on that fake env unmodified. The roles talk to one fake server on
+127.0.0.1 that plays planner (Gemini API), UI-TARS executor (OpenAI-compatible API) and verifiers
+(Ollama API). The two paths that once failed inside upstream are checked: a UI-TARS coordinate
+click must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and
+the requests of all three APIs must carry PNG screenshots (the encoder once called a name upstream
+lacks). Prints one JSON line with what it saw; exit 0 when every check holds, 1 otherwise.
 
 Only the standard library, upstream and the installed plugin are imported here: this file must
 not depend on the harness.
@@ -181,23 +181,34 @@ class FakeModels:
         self.phone = phone
         self.roles: list[str] = []
         self.png_sizes: list[tuple[int, int]] = []
+        self.png_apis: set[str] = set()
         sent_h, sent_w = uitars.smart_resize(HEIGHT, WIDTH)
         x, y = SWITCH.center
         self.switch_point = (round(x * sent_w / WIDTH), round(y * sent_h / HEIGHT))
 
+    def _png(self, encoded: str, api: str) -> None:
+        padded = encoded + "=" * (-len(encoded) % 4)  # google-genai sends URL-safe, unpadded
+        data = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        if data.startswith(b"\x89PNG\r\n\x1a\n"):
+            self.png_sizes.append(Image.open(io.BytesIO(data)).size)
+            self.png_apis.add(api)
+
     def _images(self, messages: list[dict[str, Any]]) -> None:
         for message in messages:
+            for encoded in message.get("images") or []:  # Ollama: base64 strings
+                self._png(encoded, "ollama")
             for part in message.get("content") if isinstance(message.get("content"), list) else []:
                 url = (part.get("image_url") or {}).get("url", "") if isinstance(part, dict) else ""
-                if url.startswith("data:image/png;base64,"):
-                    data = base64.b64decode(url.split(",", 1)[1])
-                    self.png_sizes.append(Image.open(io.BytesIO(data)).size)
+                if url.startswith("data:image/png;base64,"):  # OpenAI-compatible: data URLs
+                    self._png(url.split(",", 1)[1], "openai")
 
     def answer(self, body: dict[str, Any]) -> str:
         messages = body.get("messages") or []
         self._images(messages)
         text = json.dumps(messages)
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+        if isinstance(body.get("format"), dict):  # Ollama puts the schema in `format`
+            schema = body["format"]
         fields = set(schema.get("properties") or {})
         if "sub_goals" in fields or ("sub_goals" in text and "## User Instruction" not in text):
             self.roles.append("planner")
@@ -216,23 +227,69 @@ class FakeModels:
 
 
 def serve(models: FakeModels) -> http.server.ThreadingHTTPServer:
+    def gemini(body: dict[str, Any]) -> str:
+        """A Gemini generateContent request answered through the same role logic."""
+        texts = []
+        for content in body.get("contents") or []:
+            for part in content.get("parts") or []:
+                inline = part.get("inlineData") or part.get("inline_data") or {}
+                if inline.get("data"):
+                    models._png(inline["data"], "gemini")
+                if part.get("text"):
+                    texts.append(part["text"])
+        config = body.get("generationConfig") or body.get("generation_config") or {}
+        schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+        return models.answer(
+            {"messages": [{"role": "user", "content": "\n".join(texts)}], "format": schema}
+        )
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-            reply = {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body.get("model", "fake"),
-                "choices": [
+            if ":generateContent" in self.path:  # the Gemini API
+                self._send(
                     {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": models.answer(body)},
+                        "candidates": [
+                            {
+                                "content": {"role": "model", "parts": [{"text": gemini(body)}]},
+                                "finishReason": "STOP",
+                            }
+                        ],
+                        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5},
                     }
-                ],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-            }
+                )
+                return
+            if self.path.startswith("/api/chat"):  # Ollama's API
+                self._send(
+                    {
+                        "model": body.get("model", "fake"),
+                        "created_at": "2026-01-01T00:00:00Z",
+                        "message": {"role": "assistant", "content": models.answer(body)},
+                        "done": True,
+                        "done_reason": "stop",
+                        "prompt_eval_count": 10,
+                        "eval_count": 5,
+                    }
+                )
+                return
+            self._send(
+                {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", "fake"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": models.answer(body)},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                }
+            )
+
+        def _send(self, reply: dict[str, Any]) -> None:
             data = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -254,13 +311,18 @@ def main() -> int:
     server = serve(models)
     work = Path(tempfile.mkdtemp(prefix="celil_upstream_"))
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    roles = "\n".join(
-        f"  {role}: {{backend: openai, model: fake-{role}}}"
-        for role in ("maestro", "section_leader", "verifiers")
+    # Planner on the Gemini API, executor on an OpenAI-compatible one, verifiers on Ollama's:
+    # the three image paths, all on the fake server.
+    os.environ["GOOGLE_API_KEY"] = "fake-key-for-the-fake-server"
+    roles = (
+        "  maestro: {backend: gemini, model: gemini-2.5-flash}\n"
+        "  section_leader: {backend: openai, model: fake-section_leader}\n"
+        "  verifiers: {backend: ollama, model: fake-verifiers}\n"
     )
     config = work / "celil.yaml"
     config.write_text(
-        f"models:\n  openai_base_url: {url}\n{roles}\n"
+        f"models:\n  openai_base_url: {url}\n  ollama_host: {url.removesuffix('/v1')}\n"
+        f"  gemini_base_url: {url.removesuffix('/v1')}\n{roles}"
         "celil_agent:\n  ocr: auto\n  memory: fresh\n  transition_pause: 0\n",
         encoding="utf-8",
     )
@@ -289,6 +351,7 @@ def main() -> int:
         "calls": len(models.roles),
         "png_images": len(models.png_sizes),
         "png_size": list(models.png_sizes[0]) if models.png_sizes else None,
+        "png_apis": sorted(models.png_apis),
     }
     # Upstream's fake env as it is (random 10x10 frames, no elements): the agent must get
     # through its steps without raising, whatever it decides. The fake models keep answering as
@@ -314,6 +377,7 @@ def main() -> int:
         and seen["wifi_on"]
         and bool(clicks)
         and seen["png_images"] > 0
+        and seen["png_apis"] == ["gemini", "ollama", "openai"]
         and {"planner", "executor", "verifier"} <= set(models.roles)
         and plain_seen["error"] is None
         and seen["upstream_runner"]["is_successful"] == 1.0
