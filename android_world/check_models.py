@@ -86,11 +86,12 @@ def _call_row(
         error = result.record.error or "error"
         return CheckRow(role, wrapper.backend, model, check, FAIL, latency, error, _fix_for(error))
     problem = accept(result.text)
+    note = f" [{result.record.note}]" if result.record.note else ""
     if problem:
         return CheckRow(
-            role, wrapper.backend, model, check, FAIL, latency, problem, "try another model"
+            role, wrapper.backend, model, check, FAIL, latency, problem + note, "try another model"
         )
-    return CheckRow(role, wrapper.backend, model, check, PASS, latency, _short(result.text))
+    return CheckRow(role, wrapper.backend, model, check, PASS, latency, _short(result.text) + note)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -107,6 +108,54 @@ def _accept_json(text: str) -> str | None:
     if not isinstance(parsed, dict):
         return f"answer is not a JSON object: {_short(text)!r}"
     return None
+
+
+# --------------------------------------------------------------------------------------------------
+# The run's own request shapes: a role's prompt style, the screenshot and its JSON schema, read
+# back with the role's own parser (which rejects an echo of the prompt's example).
+# --------------------------------------------------------------------------------------------------
+
+_PROBE_GOAL = "Turn on Wi-Fi."
+
+
+def _plan_request(screen: Screen | None) -> tuple[celil_models.ModelRequest, Callable]:
+    from android_world.agents.custom import celil_maestro
+
+    prompt = (
+        "You plan how a phone-automation agent reaches a goal on an Android phone.\n"
+        f"Task: {_PROBE_GOAL}\nThe phone shows its home screen.\n"
+        "Split the task into 1 to 4 sub-goals a person could confirm by looking at the phone.\n"
+        f"Reply with JSON only: {celil_maestro._JSON_PLAN}"
+    )
+
+    def accept(text: str) -> str | None:
+        answer, problem = celil_maestro.parse_plan_text(text, celil_maestro.PLAN_EXAMPLES)
+        return None if answer is not None else f"no usable plan: {problem}"
+
+    images = (screen[0],) if screen is not None else ()
+    return celil_models.ModelRequest(prompt, images, celil_maestro.PLAN_SCHEMA), accept
+
+
+def _vote_request(screen: Screen | None) -> tuple[celil_models.ModelRequest, Callable]:
+    from android_world.agents.custom import celil_quality_control as qc
+
+    prompt = (
+        "You review one action that a phone-automation agent is about to take, before it runs.\n"
+        f"Task: {_PROBE_GOAL}\nCurrent screen: the home screen.\n"
+        "Proposed action: open the Settings app.\n"
+        "Score the action from 0 (certainly wrong or harmful) to 10 (certainly right).\n"
+        f"Reply with JSON only: {qc.VOTE_FORMAT}"
+    )
+
+    def accept(text: str) -> str | None:
+        vote = qc.parse_vote("probe", text, 0.0)
+        return None if vote.parseable else f"unusable vote: {vote.error}"
+
+    images = (screen[0],) if screen is not None else ()
+    return celil_models.ModelRequest(prompt, images, qc.VOTE_SCHEMA), accept
+
+
+_ROLE_REQUESTS = {"maestro": _plan_request, "verifiers": _vote_request}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -269,12 +318,16 @@ def run_checks(
         rows.append(
             _call_row(role, wrapper, "ping", celil_models.ModelRequest(_PING_PROMPT), _accept_text)
         )
-        if role in _JSON_ROLES:
+        if probe_screen is None and (role in _ROLE_REQUESTS or role == "section_leader"):
+            probe_screen = sim_screen()
+        screen_or_none = None if isinstance(probe_screen, str) else probe_screen
+        if role in _ROLE_REQUESTS:
+            request, accept = _ROLE_REQUESTS[role](screen_or_none)
+            rows.append(_call_row(role, wrapper, "run-shape", request, accept))
+        elif role in _JSON_ROLES:
             request = celil_models.ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
             rows.append(_call_row(role, wrapper, "json", request, _accept_json))
         if role == "section_leader":
-            if probe_screen is None:
-                probe_screen = sim_screen()
             if isinstance(probe_screen, str):
                 rows.append(
                     CheckRow(

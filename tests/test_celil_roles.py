@@ -405,7 +405,9 @@ def test_irreversibility_is_decided_from_the_target():
 def test_parse_vote_variants():
     parse = celil_quality_control.parse_vote
     assert parse("P", '{"score": "8/10", "reasoning": "fine"}', 0.0).score == 8.0
-    assert parse("P", "Score: 11", 0.0).score == 10.0
+    # A bare number outside 0-10 names no scale: unusable, never clamped to a perfect 10.
+    eleven = parse("P", "Score: 11", 0.0)
+    assert eleven.score == 0.0 and not eleven.parseable and "outside 0-10" in (eleven.error or "")
     assert parse("P", "looks good", 1.5).parseable is False
 
 

@@ -33,7 +33,7 @@ def fake_model(offset=(0, 0), elements=ELEMENTS):
     def respond(request):
         body = request["body"]
         user = body["messages"][-1]
-        if user.get("images"):
+        if user.get("images") and "Tap the" in user["content"]:
             sent = decode_png(user["images"][0])
             name = re.search(r"Tap the '([^']+)' element", user["content"]).group(1)
             box = next(e.bbox_pixels for e in elements if (e.text or e.content_description) == name)
@@ -42,6 +42,11 @@ def fake_model(offset=(0, 0), elements=ELEMENTS):
             return ollama_ok(
                 f"Thought: tap {name}\nAction: click(start_box='<|box_start|>({cx:.0f},{cy:.0f})<|box_end|>')"
             )
+        fields = set((body.get("format") or {}).get("properties") or {})
+        if "sub_goals" in fields:
+            return ollama_ok('{"sub_goals": ["Open Settings", "Turn Wi-Fi on"], "rationale": "r"}')
+        if "score" in fields:
+            return ollama_ok('{"score": 8, "reasoning": "Settings holds the Wi-Fi switch."}')
         if body.get("format"):
             return ollama_ok('{"ok": true}')
         return ollama_ok("OK")
@@ -72,11 +77,11 @@ def test_all_roles_pass_with_a_well_grounded_executor(server):
     rows = run_checks(config_for(server.url), screen=SCREEN)
     assert [(r.role, r.check, r.status) for r in rows] == [
         ("maestro", "ping", "PASS"),
-        ("maestro", "json", "PASS"),
+        ("maestro", "run-shape", "PASS"),
         ("section_leader", "ping", "PASS"),
         ("section_leader", "grounding", "PASS"),
         ("verifiers", "ping", "PASS"),
-        ("verifiers", "json", "PASS"),
+        ("verifiers", "run-shape", "PASS"),
     ]
     assert "'Cancel'" in text or "'Save'" in text
     assert "0000/ui-tars-1.5-7b" in text  # the role default model was used

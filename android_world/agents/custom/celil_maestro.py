@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from android_world.agents import agent_utils, infer
+from android_world.agents import infer
+from android_world.agents.custom import celil_json
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
@@ -114,17 +115,24 @@ def call_model(
 # --------------------------------------------------------------------------------------------
 # Parsing
 
+# Bounds in the schemas: a grammar-constrained small model otherwise repeats list items or one
+# sentence until the token limit (observed with SmolLM2 on llama-cpp-python).
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "sub_goals": {"type": "array", "items": {"type": "string"}},
-        "rationale": {"type": "string"},
+        "sub_goals": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 160},
+            "minItems": 1,
+            "maxItems": 12,
+        },
+        "rationale": {"type": "string", "maxLength": 300},
     },
     "required": ["sub_goals"],
 }
 DONE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"done": {"type": "boolean"}, "evidence": {"type": "string"}},
+    "properties": {"done": {"type": "boolean"}, "evidence": {"type": "string", "maxLength": 200}},
     "required": ["done"],
 }
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -132,6 +140,126 @@ ANSWER_SCHEMA: dict[str, Any] = {
     "properties": {"answer": {"type": "string"}, "evidence": {"type": "string"}},
     "required": ["answer"],
 }
+
+
+# Keys real planners put their sub-goal list under, and the keys of a sub-goal object that hold
+# its words. `id`, `index` and `number` are never a sub-goal's text (`{"id": "1", ...}` gave "1").
+_PLAN_KEYS = ("sub_goals", "subgoals", "sub-goals", "plan", "steps", "milestones", "tasks")
+_ITEM_TEXT_KEYS = (
+    "description",
+    "sub_goal",
+    "subgoal",
+    "goal",
+    "milestone",
+    "task",
+    "step",
+    "title",
+    "text",
+    "name",
+    "action",
+)
+_NOT_TEXT_KEYS = frozenset({"id", "index", "number", "step_number", "order", "priority"})
+
+# One list line: "1. x", "2) x", "Step 3: x", "**Step 3:** x", "### Sub-goal 2 - x", "- x", "* x",
+# "• x", "a) x". Bullets need a space after them, so a line in **bold** is not a bullet.
+_LIST_ITEM = re.compile(
+    r"""^(?P<indent>[ \t]*)(?:\#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*
+    (?:(?:(?:step|sub[- ]?goal|milestone|task)[ \t]*\d{1,2}|\d{1,2})[ \t]*(?:\*\*|__)?[ \t]*[.):\-\u2013]
+       |[a-h]\)|[-*+\u2022][ \t])
+    [ \t]*(?:\*\*|__)?[ \t]*(?P<text>\S.*?)[ \t]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_INLINE_NUMBER = re.compile(r"(?:^|\s)(\d{1,2})[.)]\s+")
+_MARKUP = re.compile(r"\*\*|__|`+|^#+\s*")
+
+
+def clean_item(text: str) -> str:
+    """One sub-goal's words without markdown, list markers or a trailing colon."""
+    value = " ".join(str(text).split())
+    match = _LIST_ITEM.match(value)
+    if match:
+        value = match.group("text")
+    value = _MARKUP.sub("", value).strip()
+    return value.rstrip(":").strip()
+
+
+def list_items(text: str) -> list[str]:
+    """The items of a (possibly nested) markdown list in prose; only list lines count.
+
+    A nested list keeps its outer level: plans are coarse milestones and the inner lines are
+    taps. When the outer level has a single item, the inner items are the plan too (without
+    the outer one when it is a heading ending in a colon).
+    """
+    found = [
+        (len(m.group("indent").expandtabs(4)), m.group("text"))
+        for line in (text or "").splitlines()
+        if (m := _LIST_ITEM.match(line))
+    ]
+    if not found:
+        return []
+    top = min(indent for indent, _ in found)
+    outer = [item for indent, item in found if indent == top]
+    if len(outer) >= 2:
+        chosen = outer
+    elif outer[0].rstrip("*_ ").endswith(":"):  # a heading over the real steps
+        chosen = [item for indent, item in found if indent > top] or outer
+    else:
+        chosen = [item for _, item in found]
+    return [c for c in (clean_item(item) for item in chosen) if c]
+
+
+def _split_inline(text: str) -> list[str]:
+    """ "1. Open X 2. Tap Y" -> two items, only when the numbers count up from 1."""
+    marks = list(_INLINE_NUMBER.finditer(text))
+    if len(marks) < 2 or [int(m.group(1)) for m in marks] != list(range(1, len(marks) + 1)):
+        return []
+    if text[: marks[0].start()].strip():
+        return []
+    bounds = [m.end() for m in marks]
+    ends = [m.start() for m in marks[1:]] + [len(text)]
+    return [clean_item(text[b:e]) for b, e in zip(bounds, ends) if text[b:e].strip()]
+
+
+def string_items(text: str) -> list[str]:
+    """Sub-goals from one JSON string: a sentence, or a whole numbered list in one string."""
+    listed = list_items(text)
+    if len(listed) >= 2:
+        return listed
+    lines = [line for line in (text or "").splitlines() if line.strip()]
+    if len(lines) >= 2:
+        return [c for c in (clean_item(line) for line in lines) if c]
+    inline = _split_inline(" ".join((text or "").split()))
+    if inline:
+        return inline
+    item = clean_item(text or "")
+    return [item] if item else []
+
+
+def _object_text(value: dict[str, Any]) -> list[str]:
+    """A sub-goal object's words: its description-like field, never its id."""
+    for key in _ITEM_TEXT_KEYS:
+        if isinstance(value.get(key), str) and value[key].strip():
+            return [clean_item(value[key])]
+    for key, text in value.items():
+        if isinstance(text, str) and text.strip() and key.lower() not in _NOT_TEXT_KEYS:
+            return [clean_item(text)]
+    return []
+
+
+def plan_items(value: Any, *, in_list: bool = False) -> list[str]:
+    """Sub-goal texts from any JSON plan shape: a list of strings or objects, nested lists,
+    an object holding the list, or one string holding a numbered list."""
+    if isinstance(value, str):
+        return string_items(value)
+    if isinstance(value, list):
+        return [item for element in value for item in plan_items(element, in_list=True)]
+    if isinstance(value, dict):
+        for key in _PLAN_KEYS:
+            if key in value:
+                return plan_items(value[key])
+        # A lone object is a plan only if it holds the list; inside a list it is one sub-goal.
+        return _object_text(value) if in_list else []
+    return []
 
 
 class PlanAnswer(BaseModel):
@@ -145,18 +273,7 @@ class PlanAnswer(BaseModel):
     @field_validator("sub_goals", mode="before")
     @classmethod
     def _clean(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list):
-            out = []
-            for item in value:
-                if isinstance(item, dict):  # {"sub_goal": "..."} or {"description": ...}
-                    item = next((v for v in item.values() if isinstance(v, str)), "")
-                text = " ".join(str(item).split())
-                if text:
-                    out.append(text)
-            return out
-        return value
+        return plan_items(value) if isinstance(value, (str, list)) else value
 
     @field_validator("rationale", mode="before")
     @classmethod
@@ -171,33 +288,42 @@ class DoneAnswer(BaseModel):
     evidence: str = ""
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}\s*[.):]|[-*\u2022])\s+(.+?)\s*$")
+def _rationale_of(value: Any) -> str:
+    if isinstance(value, dict):
+        for key in ("rationale", "reasoning", "reason", "thought"):
+            if value.get(key):
+                return str(value[key])
+    return ""
 
 
-def parse_plan_text(text: str) -> tuple[PlanAnswer | None, str]:
-    """A validated plan from model text (JSON first, then a numbered list), or None and why."""
-    data = agent_utils.extract_json(text)
-    if data is not None:
-        if "sub_goals" not in data:
-            for key in ("subgoals", "plan", "steps"):
-                if key in data:
-                    data = {**data, "sub_goals": data[key]}
-                    break
-        try:
-            return PlanAnswer.model_validate(data), ""
-        except ValidationError as error:
-            problem = "; ".join(e["msg"] for e in error.errors()[:3])
-            reason = f"JSON did not match the plan schema: {problem}"
-    else:
-        reason = "no JSON object in the answer"
-    items = [m.group(1) for line in (text or "").splitlines() if (m := _LIST_ITEM.match(line))]
-    if items:
-        return PlanAnswer(sub_goals=items, rationale="(parsed from a list)"), ""
+def parse_plan_text(
+    text: str, examples: frozenset[str] = frozenset()
+) -> tuple[PlanAnswer | None, str]:
+    """A validated plan from model text, or None and why.
+
+    The last JSON value that holds sub-goals wins (a think block's draft never does); without
+    one, the list lines of the prose ("1.", "Step 1:", bullets) are the plan. Sub-goals that
+    repeat the prompt's own examples (`examples`, see celil_json.example_strings) are not a
+    plan: a model that copies "first milestone" has not planned anything.
+    """
+    answer = celil_json.strip_think(text)
+    values = celil_json.json_values(answer)
+    reason = "no JSON object in the answer" if not values else "the JSON held no sub-goals"
+    candidates = [(plan_items(v), _rationale_of(v)) for v in reversed(values)]
+    candidates.append((list_items(answer), "(parsed from a list)"))
+    for items, rationale in candidates:
+        if not items:
+            continue
+        real = [item for item in items if not celil_json.is_placeholder(item, examples)]
+        if not real:
+            reason = "the sub-goals repeat the prompt's example (" + "; ".join(items[:2]) + ")"
+            continue
+        return PlanAnswer(sub_goals=real, rationale=rationale), ""
     return None, reason
 
 
 def parse_bool_answer(text: str, key: str = "done") -> bool | None:
-    data = agent_utils.extract_json(text)
+    data = celil_json.extract_json(text)
     if data is not None and key in data:
         value = data[key]
         if isinstance(value, str):
@@ -249,6 +375,7 @@ def clean_answer(text: str) -> str:
 # Prompts (our own wording)
 
 _JSON_PLAN = '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
+PLAN_EXAMPLES = celil_json.example_strings(_JSON_PLAN)
 
 _PLAN_GUIDE = """Guidelines:
 - Write 1 to {max_sub_goals} sub-goals. Each is a milestone a person could confirm by looking at
@@ -407,7 +534,7 @@ class MaestroPlanner:
             if not reply.ok:
                 problem = reply.error or "error"
             else:
-                answer, problem = parse_plan_text(reply.text)
+                answer, problem = parse_plan_text(reply.text, PLAN_EXAMPLES)
                 if answer is not None:
                     return self._finish(answer, "model", warnings), warnings
             warnings.append(f"planner answer {attempt + 1} unusable: {problem}")
@@ -478,7 +605,7 @@ class MaestroPlanner:
         if not reply.ok:
             return Evidence(False, f"progress check failed: {reply.error}", "none")
         done = bool(parse_bool_answer(reply.text, "done"))
-        data = agent_utils.extract_json(reply.text)
+        data = celil_json.extract_json(reply.text)
         evidence = data.get("evidence") if isinstance(data, dict) else None
         return Evidence(done, " ".join(str(evidence or "").split())[:500], "model")
 
@@ -499,7 +626,7 @@ class MaestroPlanner:
         )
         if not reply.ok:
             return ""
-        data = agent_utils.extract_json(reply.text)
+        data = celil_json.extract_json(reply.text)
         if data is not None and "answer" in data:
             value = data["answer"]
             if isinstance(value, list):
@@ -550,7 +677,7 @@ class VisionElementSelector:
         reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA)
         if not reply.ok:
             return None
-        data = agent_utils.extract_json(reply.text)
+        data = celil_json.extract_json(reply.text)
         if not data:
             return None
         try:

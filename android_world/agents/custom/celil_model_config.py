@@ -90,8 +90,21 @@ class RoleModelConfig(_Strict):
     retry_max_delay_s: float = Field(default=30.0, ge=0)
     """Upper bound for one backoff delay."""
 
-    max_output_tokens: int = Field(default=2048, gt=0)
-    """Answer length cap. On Gemini 2.5, thinking tokens count against it."""
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    """Answer length cap. None: the role default (maestro 2048, section_leader 512, verifiers 256,
+    vision_fallback 256): a vote needs about 50 tokens, and a rambling model must not spend a
+    minute on one. On Gemini 2.5, thinking tokens count against it."""
+
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    """How an OpenAI-compatible server is asked for JSON: `json_schema` (OpenAI, vLLM, SGLang,
+    llama.cpp's llama-server), `json_object` with the schema beside it (llama-cpp-python's server),
+    or `prompt` (the schema only in the prompt). `auto`: json_schema first; when the server rejects
+    that form, the next one is tried and the form that works is kept for the rest of the run."""
+
+    images: Literal["auto", "on", "off"] = "auto"
+    """Whether this role sends screenshots. `off`: text only (the screen is described in text);
+    `on`: always; `auto`: send them, and when a server rejects a request with images but accepts
+    it without (a text-only model), keep sending text only for the rest of the run."""
 
     thinking_budget: int | None = None
     """Gemini 2.5 thinking tokens (0 = off on Flash; Pro's minimum is 128). None: the role default
@@ -130,6 +143,7 @@ ROLE_DEFAULTS: dict[str, dict[str, object]] = {
         "ollama_model": "qwen2.5vl:7b",
         "thinking_budget": 1024,
         "auto_order": ("gemini", "ollama", "openai"),
+        "max_output_tokens": 2048,
     },
     "section_leader": {
         "gemini_model": "gemini-2.5-flash",
@@ -137,6 +151,7 @@ ROLE_DEFAULTS: dict[str, dict[str, object]] = {
         "ollama_model": "0000/ui-tars-1.5-7b",
         "thinking_budget": 0,
         "auto_order": ("ollama", "openai", "gemini"),
+        "max_output_tokens": 512,
     },
     "verifiers": {
         "gemini_model": "gemini-2.5-flash",
@@ -144,6 +159,7 @@ ROLE_DEFAULTS: dict[str, dict[str, object]] = {
         "ollama_model": "qwen2.5vl:7b",
         "thinking_budget": 0,
         "auto_order": ("gemini", "ollama", "openai"),
+        "max_output_tokens": 256,
     },
     "vision_fallback": {
         "gemini_model": "gemini-2.5-flash",
@@ -151,6 +167,7 @@ ROLE_DEFAULTS: dict[str, dict[str, object]] = {
         "ollama_model": "qwen2.5vl:7b",
         "thinking_budget": 0,
         "auto_order": ("gemini", "ollama", "openai"),
+        "max_output_tokens": 256,
     },
 }
 
@@ -184,7 +201,9 @@ class ModelsConfig(_Strict):
     """Ollama server for every role on Ollama. None: $OLLAMA_HOST, else http://127.0.0.1:11434."""
 
     openai_base_url: str | None = None
-    """OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1 for vLLM). None: `auto` skips it."""
+    """OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1 for vLLM). None: `auto` skips it.
+    When set, `auto` roles that find nothing better must be able to use it: a server that is down,
+    still loading or not serving the model is an error at start-up, not a silent offline run."""
 
     gemini_base_url: str | None = None
     """Alternative Gemini API endpoint (a proxy). None: Google's."""
@@ -240,7 +259,9 @@ class ModelsConfig(_Strict):
             temperature=config.temperature,
             timeout_s=config.timeout_s,
             max_retries=config.max_retries,
-            max_output_tokens=config.max_output_tokens,
+            max_output_tokens=config.max_output_tokens or int(defaults["max_output_tokens"]),  # type: ignore[call-overload]
+            structured_output=config.structured_output,
+            images=config.images,
             retry_initial_delay_s=config.retry_initial_delay_s,
             retry_max_delay_s=config.retry_max_delay_s,
             num_ctx=config.num_ctx,

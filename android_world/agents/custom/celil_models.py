@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from android_world.agents import infer
+from android_world.agents.custom import celil_negotiation
 from android_world.agents.custom.uitars import (
     ABSOLUTE_RESIZED,
     RELATIVE_1000,
@@ -171,6 +172,8 @@ class RoleSettings:
     replay_path: str | None = None
     replay_strict: bool = False
     coordinates: str = "auto"
+    structured_output: str = "auto"
+    images: str = "auto"
 
     def model_for(self, backend: str) -> str:
         """The model name to use on `backend` (explicit `model` wins for an explicit backend)."""
@@ -248,6 +251,13 @@ class ModelRequest:
     def all_images(self) -> list[np.ndarray]:
         return [image for turn in self.turns() for image in turn.images]
 
+    def without_images(self) -> ModelRequest:
+        """The same request for a text-only model: every image dropped, the text kept."""
+        if not self.messages:
+            return dataclasses.replace(self, images=())
+        turns = tuple(ChatMessage(t.role, t.text, []) for t in self.messages)
+        return dataclasses.replace(self, messages=turns)
+
     def image_hashes(self) -> list[str]:
         return [image_hash(image) for image in self.all_images()]
 
@@ -304,6 +314,8 @@ class CallRecord:
     cost_usd: float = 0.0
     request_hash: str = ""
     ts: float = 0.0
+    note: str = ""
+    """How the request was adapted to the server (e.g. JSON form, images dropped); empty if not."""
 
     def to_event(self) -> dict[str, Any]:
         """The `model_call` event for feedback.jsonl (the runner adds its own `ts`)."""
@@ -485,10 +497,22 @@ class UsageLedger:
 class ModelCallError(Exception):
     """An error a backend raises inside `_send` with a ready-made, user-facing message."""
 
-    def __init__(self, message: str, *, retryable: bool = False, kind: str = "fatal") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        kind: str = "fatal",
+        status: int | None = None,
+        detail: str = "",
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.kind = kind
+        # The HTTP status and the server's own words, so a refusal of the request's shape can be
+        # told from a transient failure (celil_negotiation).
+        self.status = status
+        self.detail = detail
 
 
 class SafetyBlocked(ModelCallError):
@@ -576,6 +600,12 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         return f"{self.backend} {self.model}".strip()
 
 
+def _excerpt(text: str, limit: int = 300) -> str:
+    """A server's error body on one line and short enough for a table cell or a warning."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def _status_of(exc: BaseException) -> int | None:
     for attr in ("status_code", "code"):
         value = getattr(exc, attr, None)
@@ -606,9 +636,12 @@ class BackendWrapper(CelilModel):
         temperature: float = 0.0,
         timeout_s: float = 60.0,
         max_output_tokens: int = 2048,
+        images: str = "auto",
     ) -> None:
         self.role = role
         self.model = model
+        self.images = images
+        self._notes: list[str] = []
         self.ledger = ledger
         self.temperature = temperature
         self.timeout_s = timeout_s
@@ -648,12 +681,52 @@ class BackendWrapper(CelilModel):
             return ModelCallError(f"{where}: HTTP {status}: {auth}")
         if status == 404:
             return ModelCallError(f"{where}: HTTP 404: {not_found}")
-        retryable = status in RETRYABLE_STATUS
+        text = str(detail)
+        # A 500 that says the request is malformed fails the same way every time.
+        retryable = status in RETRYABLE_STATUS and not celil_negotiation.is_refusal(status, text)
         return ModelCallError(
-            f"{where}: HTTP {status}: {detail}",
+            f"{where}: HTTP {status}: {_excerpt(text)}",
             retryable=retryable,
             kind="transient" if retryable else "fatal",
+            status=status,
+            detail=text,
         )
+
+    def server_key(self) -> str:
+        """Where this wrapper's requests go, for the per-server memory of what works."""
+        return f"{self.backend}:{getattr(self, 'base_url', '') or ''}"
+
+    def _send_adapted(self, request: ModelRequest) -> ModelReply:
+        """`_send`, with what the server is known to refuse left out; a refusal of image parts
+        (under `images: auto`) is answered by sending the request once more without them."""
+        facts = celil_negotiation.SERVERS.facts(self.server_key(), self.model)
+        has_images = bool(request.all_images())
+        if has_images and (self.images == "off" or (self.images == "auto" and facts.text_only)):
+            request = request.without_images()
+            has_images = False
+        try:
+            return self._send(request)
+        except ModelCallError as exc:
+            failure = exc
+        except Exception as exc:
+            failure = self._classify(exc)
+        if not (
+            has_images
+            and self.images == "auto"
+            and celil_negotiation.may_refuse_images(failure.status, failure.detail)
+        ):
+            raise failure
+        try:
+            reply = self._send(request.without_images())
+        except Exception:
+            raise failure from None
+        note = (
+            f"{self.model} refused image parts ({_excerpt(failure.detail, 80)}); "
+            "screenshots are no longer sent to it"
+        )
+        celil_negotiation.SERVERS.learn_text_only(self.server_key(), self.model, note)
+        self._notes.append(note)
+        return reply
 
     def backoff_delay(self, retry: int) -> float:
         """Delay before re-send number `retry` (1-based): exponential, capped, with a little jitter."""
@@ -666,7 +739,7 @@ class BackendWrapper(CelilModel):
         retries = 0
         while True:
             try:
-                return self._send(request), retries
+                return self._send_adapted(request), retries
             except ModelCallError as exc:
                 failure = exc
             except Exception as exc:  # the contract: never raise to the role
@@ -678,6 +751,7 @@ class BackendWrapper(CelilModel):
 
     def call(self, request: ModelRequest) -> CallResult:
         started = time.monotonic()
+        self._notes = []
         outcome, retries = self._attempt(request)
         ok = isinstance(outcome, ModelReply)
         error = None
@@ -696,6 +770,7 @@ class BackendWrapper(CelilModel):
             error=error,
             request_hash=request.request_hash(),
             ts=time.time(),
+            note="; ".join(self._notes),
         )
         if self.ledger is not None:
             record = self.ledger.record(record)
@@ -725,6 +800,24 @@ def _is_timeout(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError):
         return True
     return "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
+
+
+def _with_json_instruction(
+    messages: list[dict[str, Any]], schema: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The chat with the JSON instruction appended to its last user turn (for servers that take
+    no response_format at all)."""
+    out = [dict(m) for m in messages]
+    for message in reversed(out):
+        if message["role"] != "user":
+            continue
+        content = message["content"]
+        if isinstance(content, str):
+            message["content"] = f"{content}\n\n{_json_instruction(schema)}"
+        else:
+            message["content"] = [*content, {"type": "text", "text": _json_instruction(schema)}]
+        break
+    return out
 
 
 def _json_instruction(schema: dict[str, Any]) -> str:
@@ -1026,10 +1119,18 @@ class OpenAICompatibleWrapper(BackendWrapper):
         *,
         base_url: str,
         api_key_env: str | None = None,
+        structured_output: str = "auto",
         **kwargs: Any,
     ) -> None:
         super().__init__(role, model, **kwargs)
         import openai
+
+        if structured_output not in ("auto", *celil_negotiation.JSON_FORMS):
+            raise ModelSetupError(
+                f"{role}: structured_output must be auto, "
+                f"{', '.join(celil_negotiation.JSON_FORMS)}; got {structured_output!r}"
+            )
+        self.structured_output = structured_output
 
         self._openai = openai
         self.base_url = base_url
@@ -1057,19 +1158,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 url = "data:image/png;base64," + base64.b64encode(_png_bytes(image)).decode()
                 parts.append({"type": "image_url", "image_url": {"url": url}})
             messages.append({"role": turn.role, "content": parts})
-        kwargs: dict[str, Any] = {}
-        if request.schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": request.schema},
-            }
-        response = self._client.chat.completions.create(
-            model=self.model,
-            messages=messages,
-            temperature=self.temperature,
-            max_tokens=self.max_output_tokens,
-            **kwargs,
-        )
+        response = self._create_negotiated(messages, request.schema)
         choice = response.choices[0] if response.choices else None
         if choice is not None and choice.finish_reason == "content_filter":
             raise SafetyBlocked(
@@ -1085,6 +1174,49 @@ class OpenAICompatibleWrapper(BackendWrapper):
             int(getattr(usage, "completion_tokens", 0) or 0),
             model=None,
         )
+
+    def _json_form(self) -> str:
+        if self.structured_output != "auto":
+            return self.structured_output
+        facts = celil_negotiation.SERVERS.facts(self.server_key(), self.model)
+        return facts.json_form or celil_negotiation.JSON_FORMS[0]
+
+    def _create(self, messages: list[dict[str, Any]], form: str | None, schema: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        if schema is not None and form is not None:
+            response_format = celil_negotiation.response_format(form, schema)
+            if response_format is None:  # "prompt": the schema rides in the last user turn
+                messages = _with_json_instruction(messages, schema)
+            else:
+                kwargs["response_format"] = response_format
+        return self._client.chat.completions.create(
+            model=self.model,
+            messages=messages,
+            temperature=self.temperature,
+            max_tokens=self.max_output_tokens,
+            **kwargs,
+        )
+
+    def _create_negotiated(self, messages: list[dict[str, Any]], schema: Any) -> Any:
+        """Send with the JSON form that works here; under `auto`, a server that refuses the form
+        is asked again with the next one, and the one that works is remembered."""
+        form = self._json_form() if schema is not None else None
+        while True:
+            try:
+                return self._create(messages, form, schema)
+            except Exception as exc:
+                failure = exc if isinstance(exc, ModelCallError) else self._classify(exc)
+                following = celil_negotiation.next_form(form) if form else None
+                if (
+                    self.structured_output != "auto"
+                    or following is None
+                    or not celil_negotiation.refuses_format(failure.status, failure.detail)
+                ):
+                    raise failure from None
+                note = f"server refused response_format {form}; using {following}"
+                celil_negotiation.SERVERS.learn_form(self.server_key(), self.model, following, note)
+                self._notes.append(note)
+                form = following
 
     def _classify(self, exc: BaseException) -> ModelCallError:
         openai = self._openai
@@ -1402,6 +1534,7 @@ def _common_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[s
         "temperature": settings.temperature,
         "timeout_s": settings.timeout_s,
         "max_output_tokens": settings.max_output_tokens,
+        "images": settings.images,
     }
 
 
@@ -1454,6 +1587,7 @@ def build_wrapper(
             model,
             base_url=base_url,
             api_key_env=settings.api_key_env,
+            structured_output=settings.structured_output,
             **common,
         )
     if backend == "replay":
@@ -1526,6 +1660,17 @@ def probe_openai(
         response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout_s, headers=headers)
         response.raise_for_status()
         served = [m.get("id", "") for m in response.json().get("data", [])]
+    except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        hint = " (still loading its model? wait and try again)" if status == 503 else ""
+        return False, f"OpenAI-compatible server at {base_url} answered HTTP {status}{hint}", model
+    except httpx.TimeoutException:
+        return (
+            False,
+            f"OpenAI-compatible server at {base_url} did not answer within {timeout_s:g}s "
+            "(busy? raise models.probe_timeout_s)",
+            model,
+        )
     except (httpx.HTTPError, ValueError) as exc:
         return (
             False,
@@ -1656,11 +1801,21 @@ def resolve_role(
     if backend != "auto":
         return _resolve_explicit(settings, ledger)
     skipped: list[str] = []
+    configured_openai: str | None = None
     for candidate in settings.auto_order:
         outcome = _try_auto(candidate, settings, ledger)
         if isinstance(outcome, Resolution):
             return outcome
         skipped.append(outcome)
+        if candidate == "openai" and settings.url_for("openai"):
+            configured_openai = outcome
+    if configured_openai is not None:
+        # A server the user named and cannot be used is a mistake to fix, not a reason to run
+        # the whole benchmark silently on the offline roles.
+        raise ModelSetupError(
+            f"{role}: models.openai_base_url is set but unusable: {configured_openai}; start or "
+            "fix the server, or remove openai_base_url to let `auto` run offline"
+        )
     reason = (
         "auto: no model available (" + "; ".join(skipped) + ")"
         if skipped

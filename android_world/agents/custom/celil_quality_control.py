@@ -20,8 +20,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from android_world.agents import agent_utils
-from android_world.agents.custom import celil_geometry
+from android_world.agents.custom import celil_geometry, celil_json
 from android_world.agents.custom.celil_maestro import call_model, downscale
 from android_world.agents.custom.celil_protocols import (
     Observation,
@@ -176,47 +175,157 @@ def describe_action(
 
 VOTE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"score": {"type": "number"}, "reasoning": {"type": "string"}},
+    "properties": {
+        "score": {"type": "number", "minimum": 0, "maximum": 10},
+        "reasoning": {"type": "string", "maxLength": 300},
+    },
     "required": ["score", "reasoning"],
 }
-_SCORE_RE = re.compile(r"score\W{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+# Score shapes real judges write (table tests in tests/test_answer_parsers.py, with sources):
+# "8", "8/10", "3/8", "74/100", "74%", "8 out of 10", "[[8]]", and a label that names the scale
+# before the colon, "Score (0-10): 8" or "Rating (0-100): 74". A score with its scale is rescaled
+# to 0-10; a bare number outside 0-10 is unusable (clamping 74 would make it a perfect 10).
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_PERCENT = re.compile(rf"^{_NUM}\s*%")
+_FRACTION = re.compile(rf"^{_NUM}\s*(?:/|out\s+of\b|of\b)\s*{_NUM}", re.IGNORECASE)
+_BARE = re.compile(rf"^\[*\s*{_NUM}\s*\]*(?![\d./%])")
+_RANGE = re.compile(rf"{_NUM}\s*(?:-|–|to)\s*{_NUM}", re.IGNORECASE)
+_OUT_OF = re.compile(rf"out\s+of\s+{_NUM}", re.IGNORECASE)
+_LABELLED = re.compile(
+    r"\b(?:score|rating|grade)\b([^\n:=]{0,40}?)[\"'*\s]*[:=][\s*\"']*([^\n]{0,60})",
+    re.IGNORECASE,
+)
+_MARKDOWN = re.compile(r"[*_`#]+")
 
 
-def _to_score(value: Any) -> float | None:
-    # JSON allows NaN and Infinity; clamping would turn NaN into a perfect 10, so a vote
-    # without a real number is unparseable, like any other vote without a score.
-    if isinstance(value, bool):
-        return None
+def _finite(text: str) -> float | None:
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def _rescale(value: float, low: float, high: float) -> tuple[float | None, str]:
+    if high <= low:
+        return None, f"score scale {low:g}-{high:g} is empty"
+    if not low <= value <= high:
+        return None, f"score {value:g} is outside its own scale {low:g}-{high:g}"
+    return round((value - low) / (high - low) * 10.0, 3), ""
+
+
+def scaled_score(text: str, scale: tuple[float, float] | None = None) -> tuple[float | None, str]:
+    """A 0-10 score from a score string ("8/10", "74%", "8"), or None and why.
+
+    `scale` is a range the surrounding label named ("Score (0-100): 74"); a fraction or
+    percentage in the value itself wins over it.
+    """
+    value = _MARKDOWN.sub("", text or "").strip().strip("\"'").strip()
+    if match := _PERCENT.match(value):
+        number = _finite(match.group(1))
+        return (None, "score is not a number") if number is None else _rescale(number, 0, 100)
+    if match := _FRACTION.match(value):
+        number, high = _finite(match.group(1)), _finite(match.group(2))
+        if number is None or high is None:
+            return None, "score is not a number"
+        return _rescale(number, 0.0, high)
+    if match := _BARE.match(value):
+        number = _finite(match.group(1))
+        if number is None:
+            return None, "score is not a number"
+        if scale is not None:
+            return _rescale(number, *scale)
+        if 0.0 <= number <= 10.0:
+            return number, ""
+        return None, f"score {number:g} is outside 0-10 and names no scale"
+    return None, f"no score in {value[:40]!r}"
+
+
+def score_value(value: Any) -> tuple[float | None, str]:
+    """A JSON `score` field as a 0-10 score. NaN or infinity is no score (never a perfect 10)."""
+    if isinstance(value, bool) or value is None:
+        return None, "no score in the answer"
     if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
+        if not math.isfinite(value):
+            return None, "score is not a finite number"
+        if 0.0 <= value <= 10.0:
+            return float(value), ""
+        return None, f"score {value:g} is outside 0-10 and names no scale"
     if isinstance(value, str):
-        match = re.match(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*10)?", value)
-        return float(match.group(1)) if match else None
+        return scaled_score(value)
+    return None, f"score is a {type(value).__name__}, not a number"
+
+
+def _label_scale(label: str) -> tuple[float, float] | None:
+    """The scale a label names: "(0-10)", "(1 to 5)", "(out of 100)"."""
+    if match := _RANGE.search(label):
+        low, high = float(match.group(1)), float(match.group(2))
+        return (low, high) if high > low else None
+    if match := _OUT_OF.search(label):
+        return 0.0, float(match.group(1))
     return None
 
 
-def parse_vote(persona: str, text: str, unparseable_score: float) -> Vote:
-    """{"score": 0-10, "reasoning": ...} -> Vote; anything else scores `unparseable_score`."""
-    data = agent_utils.extract_json(text)
+def score_from_text(text: str) -> tuple[float | None, str]:
+    """The last labelled score in prose ("Rating: 8/10", "Score (0-10): 8"), or a bare answer."""
+    answer = celil_json.strip_think(text)
+    problem = "no score in the answer"
+    for match in reversed(list(_LABELLED.finditer(answer))):
+        score, problem = scaled_score(match.group(2), _label_scale(match.group(1)))
+        if score is not None:
+            return score, ""
+        if "outside" in problem:  # a real score that cannot be used: do not look further back
+            return None, problem
+    whole = _MARKDOWN.sub("", answer).strip()
+    if whole and len(whole) <= 20:
+        score, whole_problem = scaled_score(whole)
+        return (score, "") if score is not None else (None, whole_problem)
+    return None, problem
+
+
+def _vote_reasoning(data: dict[str, Any]) -> str:
+    for key in ("reasoning", "reason", "explanation", "rationale"):
+        value = data.get(key)
+        if value:
+            return str(value)
+    return ""
+
+
+VOTE_FORMAT = '{"score": <number 0-10>, "reasoning": "one or two sentences"}'
+VOTE_EXAMPLES = celil_json.example_strings(VOTE_FORMAT)
+
+
+def parse_vote(
+    persona: str, text: str, unparseable_score: float, examples: frozenset[str] = VOTE_EXAMPLES
+) -> Vote:
+    """{"score": 0-10, "reasoning": ...} -> Vote; anything else scores `unparseable_score`.
+
+    The final JSON object counts (a think block's draft does not); without a usable JSON score,
+    a labelled score in the prose is read.
+    """
+    data = celil_json.extract_json(text)
     score: float | None = None
+    problem = "no score in the answer"
     reasoning = ""
     if data is not None:
-        score = _to_score(data.get("score"))
-        reasoning = str(data.get("reasoning") or data.get("reason") or "")
-    if score is None:
-        match = _SCORE_RE.search(text or "")
-        if match:
-            score = float(match.group(1))
-            reasoning = reasoning or (text or "").strip()[:300]
+        reasoning = _vote_reasoning(data)
+        raw = next((data[k] for k in ("score", "rating") if k in data), None)
+        if raw is not None:
+            score, problem = score_value(raw)
+    if score is None and "outside" not in problem:
+        score, problem = score_from_text(text)
+        if score is not None:
+            reasoning = reasoning or celil_json.strip_think(text).strip()[:300]
+    if score is not None and celil_json.is_placeholder(reasoning, examples):
+        # The prompt's example copied back: the number beside it was never a judgement.
+        score, problem = None, f"the vote repeats the prompt's example reasoning ({reasoning!r})"
     if score is None:
         return Vote(
             persona,
             unparseable_score,
             (text or "").strip()[:200],
             parseable=False,
-            error="no score in the answer",
+            error=problem,
         )
-    return Vote(persona, max(0.0, min(10.0, score)), reasoning.strip()[:500])
+    return Vote(persona, score, reasoning.strip()[:500])
 
 
 def weighted_score(votes: Sequence[Vote], weights: dict[str, float]) -> float:
@@ -269,7 +378,7 @@ def verifier_prompt(
         f"Proposed action: {describe_action(proposed.action, observation.ui_elements)}"
         f"{thought}\n{warning}\n"
         "Score the action from 0 (certainly wrong or harmful) to 10 (certainly right).\n"
-        'Reply with JSON only: {"score": <number 0-10>, "reasoning": "one or two sentences"}'
+        f"Reply with JSON only: {VOTE_FORMAT}"
     )
 
 

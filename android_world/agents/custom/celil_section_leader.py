@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from android_world.agents import agent_utils, infer
-from android_world.agents.custom import celil_geometry, uitars
+from android_world.agents import infer
+from android_world.agents.custom import celil_geometry, celil_json, uitars
 from android_world.agents.custom.celil_protocols import Observation, ProposedAction
 from android_world.env import json_action, representation_utils
 
@@ -368,7 +368,7 @@ class UITarsActionGenerator:
         def failed(message: str) -> ProposedAction:
             return _failed_proposal(message, reason, text, is_safe)
 
-        payload = agent_utils.extract_json(action_part) or agent_utils.extract_json(text)
+        payload = celil_json.extract_json(action_part) or celil_json.extract_json(text)
         if payload is None:
             return failed("no JSON action in the model output")
         try:

@@ -1,0 +1,124 @@
+"""What a model server accepts, learned from its refusals and kept for the run.
+
+Servers that speak the OpenAI API differ in what they take: llama-cpp-python's server refuses
+`response_format: json_schema` (it wants `json_object` with a `schema`), and a text-only model
+behind llama.cpp refuses image parts. A refusal of that kind is deterministic: sending the same
+request again cannot help, sending a different shape can. This module holds the pure rules (is this
+failure a refusal of the request's shape, which shape comes next) and the per-server memory, so
+the first call pays for the discovery and every later call of every role sends what works.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+# The forms of asking an OpenAI-compatible server for JSON, most to least specific.
+JSON_FORMS = ("json_schema", "json_object", "prompt")
+
+# Words in an error body that mark a refusal of the request itself (the same request will fail
+# again) rather than a transient server problem.
+_REFUSAL_MARKERS = (
+    "validation error",
+    "literal_error",
+    "not supported",
+    "unsupported",
+    "not implemented",
+    "invalid",
+    "can only concatenate",
+    "must be a string",
+    "expected str",
+    "typeerror",
+    "keyerror",
+    "mmproj",
+    "does not support",
+)
+_FORMAT_MARKERS = ("response_format", "json_schema", "json_object", "grammar")
+_IMAGE_MARKERS = ("image", "multimodal", "vision", "mmproj", "content must be a string")
+REFUSAL_STATUSES = frozenset({400, 415, 422, 500, 501})
+
+
+def is_refusal(status: int | None, detail: str) -> bool:
+    """A 4xx, or a 5xx whose body says the request itself is wrong: retrying cannot help."""
+    if status is None:
+        return False
+    if 400 <= status < 500 and status not in (408, 429):
+        return True
+    text = detail.lower()
+    return status in REFUSAL_STATUSES and any(marker in text for marker in _REFUSAL_MARKERS)
+
+
+def refuses_format(status: int | None, detail: str) -> bool:
+    """The refusal names the JSON response format (e.g. llama-cpp-python's literal_error)."""
+    text = detail.lower()
+    return is_refusal(status, detail) and any(marker in text for marker in _FORMAT_MARKERS)
+
+
+def may_refuse_images(status: int | None, detail: str) -> bool:
+    """A refusal that could be about image parts: named as such, or a refusal that names nothing
+    else (llama-cpp-python answers a list-valued content with a bare TypeError text)."""
+    if not is_refusal(status, detail):
+        return False
+    text = detail.lower()
+    return any(m in text for m in _IMAGE_MARKERS) or not any(m in text for m in _FORMAT_MARKERS)
+
+
+def next_form(form: str) -> str | None:
+    """The JSON form to try after `form` was refused; None when none is left."""
+    if form not in JSON_FORMS:
+        return None
+    index = JSON_FORMS.index(form)
+    return JSON_FORMS[index + 1] if index + 1 < len(JSON_FORMS) else None
+
+
+def response_format(form: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The `response_format` payload of `form` (None: the schema goes only into the prompt)."""
+    if form == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}
+    if form == "json_object":
+        # llama-cpp-python constrains the answer to `schema` when it is given here.
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+@dataclass
+class ServerFacts:
+    """What one (server, model) pair was found to accept."""
+
+    json_form: str | None = None
+    text_only: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class ServerMemory:
+    """Per (base URL, model) facts shared by every role's wrapper in the process."""
+
+    def __init__(self) -> None:
+        self._facts: dict[tuple[str, str], ServerFacts] = {}
+        self._lock = threading.Lock()
+
+    def facts(self, server: str, model: str) -> ServerFacts:
+        with self._lock:
+            return self._facts.setdefault((server, model), ServerFacts())
+
+    def learn_form(self, server: str, model: str, form: str, note: str) -> None:
+        with self._lock:
+            facts = self._facts.setdefault((server, model), ServerFacts())
+            if facts.json_form != form:
+                facts.json_form = form
+                facts.notes.append(note)
+
+    def learn_text_only(self, server: str, model: str, note: str) -> None:
+        with self._lock:
+            facts = self._facts.setdefault((server, model), ServerFacts())
+            if not facts.text_only:
+                facts.text_only = True
+                facts.notes.append(note)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._facts.clear()
+
+
+SERVERS = ServerMemory()
