@@ -633,8 +633,13 @@ def build_step(
         "post_check": post,
         "executed": data.get("executed"),
         "execution_error": data.get("execution_error"),
-        "warnings": [str(w) for w in data.get("warnings") or []]
-        + [str(e.get("message")) for e in by_type.get("warning", []) if e.get("message")],
+        # A warning is both in the step data and a `warning` event: show it once.
+        "warnings": list(
+            dict.fromkeys(
+                [str(w) for w in data.get("warnings") or []]
+                + [str(e.get("message")) for e in by_type.get("warning", []) if e.get("message")]
+            )
+        ),
         "usage": usage_of(by_type.get("model_call", [])),
         "plan": data.get("plan") if isinstance(data.get("plan"), list) else None,
         "done_sub_goals": data.get("done_sub_goals") or [],
@@ -946,6 +951,19 @@ def _slim(episode: Episode) -> Episode:
     return dataclasses.replace(episode, steps=[], plan_history=[])
 
 
+def model_failures(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Failed model calls over the run (count, calls, first reason), or None when none failed."""
+    calls = errors = 0
+    first = None
+    for row in rows:
+        calls += int(_num(row.get("calls")) or 0)
+        errors += int(_num(row.get("model_errors")) or 0)
+        first = first or row.get("model_error")
+    if not errors:
+        return None
+    return {"errors": errors, "calls": calls, "first": first, "all": errors == calls}
+
+
 def write_report(run_dir: Path | str) -> Path:
     """Write report.html and episodes/<name>/index.html for every episode; returns report.html."""
     run_dir = check_run_dir(Path(run_dir))
@@ -985,6 +1003,7 @@ def write_report(run_dir: Path | str) -> Path:
             episodes=episodes,
             has_pages={ep.name for ep in episodes if (run_dir / EPISODES / ep.name).is_dir()},
             usage_known=any(_num(ep.row.get("calls")) is not None for ep in episodes),
+            model_failures=model_failures(ep.row for ep in episodes),
             generated=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             elapsed=time.perf_counter() - started,
             **_assets(),

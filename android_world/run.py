@@ -82,6 +82,9 @@ _FLAG_TO_KEY = {
 }
 
 
+EXIT_ALL_MODEL_CALLS_FAILED = 3
+
+
 class UsageError(Exception):
     """Bad input: printed as one line, exit code 2."""
 
@@ -450,10 +453,12 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
         except KeyboardInterrupt:
             interrupted = True
 
-    summary = _write_outputs(run_dir, checkpoint_store.load(), prep)
+    # The manifest says finished before the last report is written, so that report does too.
     if not interrupted:
         manifest["finished_at"] = run_output.utc_now()
         checkpointer_lib.write_json_atomic(manifest_path, manifest)
+    finished = checkpoint_store.load()
+    summary = _write_outputs(run_dir, finished, prep)
     title = f"Suite family: {cfg.benchmark.suite_family}"
     if cfg.benchmark.suite_family == "sim":
         title += f"\n{run_output.SIM_DISCLAIMER}"
@@ -461,9 +466,18 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     print(f"Run directory: {run_dir}")
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")
+    for line in suite_utils.model_error_lines(finished):
+        print(line, file=sys.stderr)
     if interrupted:
         print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
         sys.exit(130)
+    if suite_utils.all_model_calls_failed(finished):
+        print(
+            "error: every model call failed, so these results say nothing about the model "
+            "(exit code 3); check the server with --check_models",
+            file=sys.stderr,
+        )
+        sys.exit(EXIT_ALL_MODEL_CALLS_FAILED)
     return run_dir, summary
 
 

@@ -214,6 +214,8 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "tokens": tokens,
         "model_seconds": seconds,
         "cost_usd": usage.get("cost_usd"),
+        "model_errors": usage.get("errors"),
+        "model_error": usage.get("first_error"),
         "calls_per_step": _per_step(calls, steps),
         "tokens_per_step": _per_step(tokens, steps),
         "model_seconds_per_step": _per_step(seconds, steps),

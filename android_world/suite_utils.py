@@ -371,6 +371,7 @@ _USAGE_COLUMNS = [
     "tokens_per_step",
     "model_seconds_per_step",
     "cost_usd",
+    "model_errors",
 ]
 _MEMORY_COLUMNS = ["memory_hits"]
 # Columns whose average row is a total over templates, not a mean of template values.
@@ -380,6 +381,7 @@ _TOTAL_COLUMNS = (
     "total_runtime_s",
     "cost_usd",
     "memory_hits",
+    "model_errors",
 )
 
 
@@ -395,6 +397,7 @@ class UsageTotals:
     tokens: float = 0.0
     seconds: float = 0.0
     cost: float = 0.0
+    errors: int = 0
     steps: int = 0
     present: bool = False
 
@@ -415,6 +418,7 @@ def usage_totals(episodes: Iterable[Mapping[str, Any]]) -> UsageTotals:
         )
         totals.seconds += float(usage.get("model_seconds") or 0)
         totals.cost += float(usage.get("cost_usd") or 0)
+        totals.errors += int(usage.get("errors") or 0)
         totals.steps += int(ep.get("episode_length") or 0)
     return totals
 
@@ -458,6 +462,7 @@ def process_episodes(
             row["tokens_per_step"] = usage.per_step(usage.tokens)
             row["model_seconds_per_step"] = usage.per_step(usage.seconds)
             row["cost_usd"] = round(usage.cost, 6) if usage.present else None
+            row["model_errors"] = usage.errors if usage.present else None
         if any_memory:
             row["memory_hits"] = sum(1 for ep in complete if ep.get("memory_hit") is True)
         rows.append(row)
@@ -513,6 +518,7 @@ def _wide_table(summary: Summary) -> list[str]:
         "model_seconds_per_step": "model_s/step",
         "cost_usd": "cost_usd",
         "memory_hits": "mem_hits",
+        "model_errors": "model_err",
     }
     all_rows = [*summary.rows, summary.average]
     name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
@@ -531,7 +537,7 @@ def _wide_table(summary: Summary) -> list[str]:
 
 
 def _width(column: str) -> int:
-    if column in ("num_complete_trials", "num_fail_trials", "memory_hits"):
+    if column in ("num_complete_trials", "num_fail_trials", "memory_hits", "model_errors"):
         return 9
     return 13 if column == "model_seconds_per_step" else 12
 
@@ -558,7 +564,7 @@ _COMPACT: dict[str, tuple[str, int, str]] = {
     "cost_usd": ("cost$", 8, ".4f"),
     "memory_hits": ("mem", 4, "int"),
 }
-_WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step")
+_WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step", "model_errors")
 SUMMARY_WIDTH = 80
 
 
@@ -597,6 +603,36 @@ def _compact_table(summary: Summary) -> list[str]:
             + "".join(_compact_cell(r[c], kind, w) for c, (_, w, kind) in specs.items())
         )
     return lines
+
+
+def model_error_lines(episodes: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Console lines when model calls failed: how many, and the first reason, so a run whose
+    every call failed never looks like a normal one."""
+    calls = errors = 0
+    first = None
+    for ep in episodes:
+        usage = ep.get("usage")
+        if not isinstance(usage, Mapping):
+            continue
+        calls += int(usage.get("model_calls") or 0)
+        errors += int(usage.get("errors") or 0)
+        first = first or usage.get("first_error")
+    if not errors:
+        return []
+    lines = [f"WARNING: {errors} of {calls} model calls failed."]
+    if first:
+        lines.append(f"  first failure: {first}")
+    return lines
+
+
+def all_model_calls_failed(episodes: Iterable[Mapping[str, Any]]) -> bool:
+    calls = errors = 0
+    for ep in episodes:
+        usage = ep.get("usage")
+        if isinstance(usage, Mapping):
+            calls += int(usage.get("model_calls") or 0)
+            errors += int(usage.get("errors") or 0)
+    return calls > 0 and errors == calls
 
 
 def format_summary(summary: Summary, title: str = "", wide: bool = False) -> str:

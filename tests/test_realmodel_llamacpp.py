@@ -70,6 +70,42 @@ def test_every_episode_finishes_and_records_its_calls(planner_run):
         assert row["calls"] > 0, row
 
 
+def test_the_server_accepts_every_request_the_run_sends(planner_run):
+    """The first release's failure: every planner and verifier call rejected with HTTP 500.
+    Whatever this small model answers, no request may be refused by the server."""
+    calls = [c for events in planner_run.events().values() for c in _model_calls(events)]
+    refused = [c for c in calls if "HTTP" in (c["error"] or "")]
+    assert calls and not refused, refused[:2]
+    assert all(row["model_errors"] == 0 for row in planner_run.results())
+    notes = {c["note"] for c in calls if c.get("note")}
+    if model_server_kind(planner_run) == "llama-cpp-python":
+        # This server refuses json_schema; the first call learns json_object and says so.
+        assert any("using json_object" in note for note in notes), notes
+
+
+def model_server_kind(run: rm.RunOutput) -> str:
+    return "llama-cpp-python" if "llama-cpp-python" in str(run.run) else "llama-server"
+
+
+def test_check_models_sends_the_run_shapes_and_they_are_accepted(model_server, tmp_path):
+    """--check_models must fail exactly when the run's own requests would: here they are
+    accepted, so no row may fail on the request (an unusable answer from a 135M model may)."""
+    import subprocess
+
+    cmd = rm.celil_command(
+        tmp_path,
+        ["SystemWifiTurnOn"],
+        rm.role_settings(model_server.base_url, ("maestro", "verifiers")),
+        "--check_models",
+    )
+    done = subprocess.run(
+        cmd, cwd=rm.ROOT, env=rm.celil_env(), capture_output=True, text=True, timeout=600
+    )
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "run-shape" in done.stdout, done.stdout
+    assert "HTTP 500" not in done.stdout and "HTTP 4" not in done.stdout, done.stdout
+
+
 def test_ledger_events_and_results_agree(planner_run):
     """results.jsonl, summary.json and the model_call events count the same calls and tokens."""
     events = planner_run.events()

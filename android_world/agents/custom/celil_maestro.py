@@ -108,8 +108,15 @@ def call_model(
     if is_safe is False:
         return ModelReply(text, is_safe, "answer blocked by the model's safety filter")
     if text.strip() == infer.ERROR_CALLING_LLM:
-        return ModelReply(text, is_safe, "model backend reported an error")
+        return ModelReply(text, is_safe, backend_error(wrapper))
     return ModelReply(text, is_safe)
+
+
+def backend_error(wrapper: Any) -> str:
+    """Why a call failed, in the wrapper's words when it keeps them (celil_models does)."""
+    last_error = getattr(wrapper, "last_error", None)
+    why = last_error() if callable(last_error) else None
+    return f"model call failed: {why}" if why else "model backend reported an error"
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ GEMINI_KEY_ENVS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 OPENAI_DUMMY_KEY = "not-needed"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+MAX_500_RETRIES = 1
 ROLES = ("maestro", "section_leader", "verifiers", "vision_fallback")
 BACKENDS = ("auto", "gemini", "ollama", "openai", "replay", "offline")
 
@@ -381,6 +382,7 @@ def _empty_totals() -> dict[str, Any]:
         "cost_usd": 0.0,
         "retries": 0,
         "errors": 0,
+        "first_error": None,
     }
 
 
@@ -392,6 +394,8 @@ def _add(totals: dict[str, Any], record: CallRecord) -> None:
     totals["cost_usd"] += record.cost_usd
     totals["retries"] += record.retries
     totals["errors"] += 1 if record.error else 0
+    if record.error and totals["first_error"] is None:
+        totals["first_error"] = f"{record.role}: {_excerpt(record.error, 240)}"
 
 
 def summarize(records: Iterable[CallRecord]) -> dict[str, Any]:
@@ -543,6 +547,9 @@ class ModelReply:
     model: str | None = None
 
 
+_LAST_ERROR = threading.local()
+
+
 class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
     """Both `infer` interfaces over one `call(ModelRequest) -> CallResult` method."""
 
@@ -553,6 +560,19 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
     def call(self, request: ModelRequest) -> CallResult:
         raise NotImplementedError
 
+    def _answer(self, request: ModelRequest) -> tuple[str, bool | None, Any]:
+        """The triple of `call`, remembering a failure's reason for `last_error` (per thread:
+        the verifier personas share one wrapper across threads). The triple itself stays as
+        upstream's agents expect it: a failed call's third element is None."""
+        result = self.call(request)
+        _LAST_ERROR.value = None if result.ok else result.record.error
+        return result.triple()
+
+    def last_error(self) -> str | None:
+        """Why this thread's last call through the infer interface failed (HTTP status and the
+        server's words included), or None when it succeeded."""
+        return getattr(_LAST_ERROR, "value", None)
+
     def predict(
         self,
         text_prompt: str,
@@ -560,7 +580,7 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         response_schema: dict[str, Any] | None = None,
         system: str | None = None,
     ) -> tuple[str, bool | None, Any]:
-        return self.call(ModelRequest(text_prompt, (), response_schema, system)).triple()
+        return self._answer(ModelRequest(text_prompt, (), response_schema, system))
 
     def predict_mm(
         self,
@@ -571,7 +591,7 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         system: str | None = None,
     ) -> tuple[str, bool | None, Any]:
         request = ModelRequest(text_prompt, tuple(images or ()), response_schema, system)
-        return self.call(request).triple()
+        return self._answer(request)
 
     def predict_json(
         self,
@@ -582,7 +602,7 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         system: str | None = None,
     ) -> tuple[str, bool | None, Any]:
         """Ask for JSON following `schema`; the text is the model's JSON (parse with extract_json)."""
-        return self.call(ModelRequest(text_prompt, tuple(images or ()), schema, system)).triple()
+        return self._answer(ModelRequest(text_prompt, tuple(images or ()), schema, system))
 
     def predict_messages(
         self,
@@ -594,7 +614,7 @@ class CelilModel(infer.LlmWrapper, infer.MultimodalLlmWrapper):
         """A real multi-turn chat (UI-TARS was trained on one: earlier answers as assistant turns,
         screenshots as user turns), instead of flattening the history into one prompt."""
         request = ModelRequest.chat(messages, response_schema, system)
-        return self.call(request).triple()
+        return self._answer(request)
 
     def describe(self) -> str:
         return f"{self.backend} {self.model}".strip()
@@ -604,6 +624,23 @@ def _excerpt(text: str, limit: int = 300) -> str:
     """A server's error body on one line and short enough for a table cell or a warning."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _status_detail(exc: BaseException) -> str:
+    """The SDK's message plus the server's own body when the message leaves it out (the openai
+    SDK says only "Error code: 500" for a body it cannot read as an error object)."""
+    message = str(getattr(exc, "message", "") or exc)
+    body = getattr(exc, "body", None)
+    if body is None:
+        response = getattr(exc, "response", None)
+        try:
+            body = response.text if response is not None else None
+        except Exception:
+            body = None
+    text = body if isinstance(body, str) else json.dumps(body, default=str) if body else ""
+    if text and text not in message:
+        return f"{message}: {text}"
+    return message
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -745,6 +782,10 @@ class BackendWrapper(CelilModel):
             except Exception as exc:  # the contract: never raise to the role
                 failure = self._classify(exc)
             if not failure.retryable or retries >= self.max_retries:
+                return failure, retries
+            if failure.status == 500 and retries >= MAX_500_RETRIES:
+                # An internal error that repeats is the server's answer to this request, not
+                # a passing fault: more backoff only makes every call of the run slower.
                 return failure, retries
             retries += 1
             self._sleep(self.backoff_delay(retries))
@@ -1232,7 +1273,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
             return self._http_error(
                 where,
                 exc.status_code,
-                getattr(exc, "message", exc),
+                _status_detail(exc),
                 auth=f"the key was rejected ({self.api_key_env or 'no key (api_key_env unset)'})",
                 not_found=f"model '{self.model}' is not served there; check GET "
                 f"{self.base_url.rstrip('/')}/models and models.{self.role}.openai_model",

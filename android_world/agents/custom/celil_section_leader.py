@@ -221,7 +221,10 @@ class UITarsActionGenerator:
         if is_safe is False:
             return answer, False, "the model's safety filter blocked the answer"
         if not isinstance(answer, str) or answer.strip().startswith(infer.ERROR_CALLING_LLM):
-            return answer if isinstance(answer, str) else None, is_safe, "error calling the model"
+            last_error = getattr(self._wrapper, "last_error", None)
+            why = last_error() if callable(last_error) else None
+            reason = f"error calling the model: {why}" if why else "error calling the model"
+            return answer if isinstance(answer, str) else None, is_safe, reason
         if not answer.strip():
             return answer, is_safe, "the model returned an empty answer"
         return answer, is_safe, None
