@@ -454,9 +454,12 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
             interrupted = True
 
     # The manifest says finished before the last report is written, so that report does too.
+    adaptations = _model_server_adaptations()
+    if adaptations:
+        manifest["model_servers"] = adaptations
     if not interrupted:
         manifest["finished_at"] = run_output.utc_now()
-        checkpointer_lib.write_json_atomic(manifest_path, manifest)
+    checkpointer_lib.write_json_atomic(manifest_path, manifest)
     finished = checkpoint_store.load()
     summary = _write_outputs(run_dir, finished, prep)
     title = f"Suite family: {cfg.benchmark.suite_family}"
@@ -479,6 +482,15 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
         )
         sys.exit(EXIT_ALL_MODEL_CALLS_FAILED)
     return run_dir, summary
+
+
+def _model_server_adaptations() -> list[dict[str, Any]]:
+    """What Celil's model wrappers learned about the servers (JSON form, text-only models)."""
+    try:
+        from android_world.agents.custom import celil_negotiation
+    except ImportError:
+        return []
+    return celil_negotiation.SERVERS.snapshot()
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -553,6 +565,11 @@ _CHATTY_LOGGERS = (
 
 
 def quiet_third_party_logs() -> None:
+    """Off with `--verbosity=1` (absl's flag), which shows every request for debugging."""
+    from absl import logging as absl_logging
+
+    if absl_logging.get_verbosity() >= 1:
+        return
     for name in _CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
 

@@ -560,11 +560,12 @@ _COMPACT: dict[str, tuple[str, int, str]] = {
     "mean_episode_length": ("steps", 6, ".1f"),
     "num_fail_trials": ("fail", 5, "int"),
     "model_calls_per_step": ("call/st", 8, ".2f"),
-    "tokens_per_step": ("tok/st", 8, "k"),
-    "cost_usd": ("cost$", 8, ".4f"),
+    "tokens_per_step": ("tok/st", 7, "k"),
+    "cost_usd": ("cost$", 7, ".4f"),
+    "model_errors": ("err", 4, "int"),
     "memory_hits": ("mem", 4, "int"),
 }
-_WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step", "model_errors")
+_WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step")
 SUMMARY_WIDTH = 80
 
 

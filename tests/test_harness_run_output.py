@@ -248,11 +248,12 @@ def test_summary_table_has_usage_cost_and_memory_columns():
 
     rows = [ep("A", True, 4, 2, 0.25), ep("A", False, 2, 2, 0.25), ep("B", None, 3, 3, 0.5)]
     summary = suite_utils.process_episodes(rows)
-    assert summary.columns[-5:] == [
+    assert summary.columns[-6:] == [
         "model_calls_per_step",
         "tokens_per_step",
         "model_seconds_per_step",
         "cost_usd",
+        "model_errors",
         "memory_hits",
     ]
     a, b = summary.rows

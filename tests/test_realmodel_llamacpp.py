@@ -10,6 +10,7 @@ impossible these tests skip with the reason (README: "Using real models").
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,9 @@ def test_the_server_accepts_every_request_the_run_sends(planner_run):
     if model_server_kind(planner_run) == "llama-cpp-python":
         # This server refuses json_schema; the first call learns json_object and says so.
         assert any("using json_object" in note for note in notes), notes
+        manifest = json.loads((planner_run.run / "manifest.json").read_text())
+        forms = {entry["json_form"] for entry in manifest["model_servers"]}
+        assert forms == {"json_object"}, manifest["model_servers"]
 
 
 def model_server_kind(run: rm.RunOutput) -> str:

@@ -210,6 +210,7 @@ def _proposal_dict(proposal: ProposedAction) -> dict[str, Any]:
         "finished_content": proposal.finished_content,
         "error": proposal.error,
         "is_safe": proposal.is_safe,
+        **({"dropped_actions": list(proposal.dropped_actions)} if proposal.dropped_actions else {}),
     }
 
 

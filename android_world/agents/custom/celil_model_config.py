@@ -95,15 +95,15 @@ class RoleModelConfig(_Strict):
     vision_fallback 256): a vote needs about 50 tokens, and a rambling model must not spend a
     minute on one. On Gemini 2.5, thinking tokens count against it."""
 
-    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    structured_output: Literal["auto", "json_schema", "json_object", "none"] = "auto"
     """How an OpenAI-compatible server is asked for JSON: `json_schema` (OpenAI, vLLM, SGLang,
     llama.cpp's llama-server), `json_object` with the schema beside it (llama-cpp-python's server),
-    or `prompt` (the schema only in the prompt). `auto`: json_schema first; when the server rejects
+    or `none` (no response_format; the schema only in the prompt). `auto`: json_schema first; when the server rejects
     that form, the next one is tried and the form that works is kept for the rest of the run."""
 
-    images: Literal["auto", "on", "off"] = "auto"
-    """Whether this role sends screenshots. `off`: text only (the screen is described in text);
-    `on`: always; `auto`: send them, and when a server rejects a request with images but accepts
+    images: bool | Literal["auto"] = "auto"
+    """Whether this role sends screenshots. `false`: text only (the screen is described in text);
+    `true`: always; `auto`: send them, and when a server rejects a request with images but accepts
     it without (a text-only model), keep sending text only for the rest of the run."""
 
     thinking_budget: int | None = None
@@ -261,7 +261,7 @@ class ModelsConfig(_Strict):
             max_retries=config.max_retries,
             max_output_tokens=config.max_output_tokens or int(defaults["max_output_tokens"]),  # type: ignore[call-overload]
             structured_output=config.structured_output,
-            images=config.images,
+            images="auto" if config.images == "auto" else ("on" if config.images else "off"),
             retry_initial_delay_s=config.retry_initial_delay_s,
             retry_max_delay_s=config.retry_max_delay_s,
             num_ctx=config.num_ctx,

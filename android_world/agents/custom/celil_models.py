@@ -1226,7 +1226,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
         kwargs: dict[str, Any] = {}
         if schema is not None and form is not None:
             response_format = celil_negotiation.response_format(form, schema)
-            if response_format is None:  # "prompt": the schema rides in the last user turn
+            if response_format is None:  # "none": the schema rides in the last user turn
                 messages = _with_json_instruction(messages, schema)
             else:
                 kwargs["response_format"] = response_format

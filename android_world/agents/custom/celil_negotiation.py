@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The forms of asking an OpenAI-compatible server for JSON, most to least specific.
-JSON_FORMS = ("json_schema", "json_object", "prompt")
+JSON_FORMS = ("json_schema", "json_object", "none")
 
 # Words in an error body that mark a refusal of the request itself (the same request will fail
 # again) rather than a transient server problem.
@@ -73,7 +73,8 @@ def next_form(form: str) -> str | None:
 
 
 def response_format(form: str, schema: dict[str, Any]) -> dict[str, Any] | None:
-    """The `response_format` payload of `form` (None: the schema goes only into the prompt)."""
+    """The `response_format` payload of `form` (None for "none": the schema goes only into the
+    prompt)."""
     if form == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}
     if form == "json_object":
@@ -119,6 +120,21 @@ class ServerMemory:
     def forget(self) -> None:
         with self._lock:
             self._facts.clear()
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """What was learned, for manifest.json: one entry per server and model that needed it."""
+        with self._lock:
+            return [
+                {
+                    "server": server,
+                    "model": model,
+                    "json_form": facts.json_form,
+                    "text_only": facts.text_only,
+                    "notes": list(facts.notes),
+                }
+                for (server, model), facts in sorted(self._facts.items())
+                if facts.json_form or facts.text_only
+            ]
 
 
 SERVERS = ServerMemory()

@@ -54,6 +54,8 @@ class ProposedAction:
     error: str | None = None
     target_description: str = ""
     is_safe: bool | None = None
+    dropped_actions: tuple[str, ...] = ()
+    """Further actions the model wrote in the same answer; only the first is proposed."""
 
     @property
     def usable(self) -> bool:

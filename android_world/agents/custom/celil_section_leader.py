@@ -294,6 +294,7 @@ class UITarsActionGenerator:
             raw_output=text,
             target_description=target,
             is_safe=is_safe,
+            dropped_actions=parsed.dropped,
         )
 
     def _ground(

@@ -306,6 +306,9 @@ class UiTarsAction:
     reflection: str = ""
     summary: str = ""
     call_text: str = ""
+    dropped: tuple[str, ...] = ()
+    """Further calls the answer wrote after this one: only the first runs (each step is one
+    action, checked by the verifiers); the rest are reported in the step data."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -525,14 +528,48 @@ def parse_uitars_output(text: str | None) -> UiTarsAction | UiTarsParseFailure:
         return UiTarsParseFailure("bad_call", f"parser error: {type(error).__name__}: {error}")
 
 
+def _bare_call(text: str) -> str | None:
+    """An answer with no `Action:` label whose last line is a known action call ("click(...)"):
+    seen from models that drop the label when the prompt's format drifts."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    match = _CALL_START.match(lines[-1].strip("`"))
+    if match and _canonical(match.group(1)) in ACTION_NAMES:
+        return lines[-1].strip("`")
+    return None
+
+
+def _later_calls(action_part: str, first_call: str) -> tuple[str, ...]:
+    """Calls after the first one in the action text (`a(...) b(...)`, `a(...); b(...)`)."""
+    rest = action_part.split(first_call, 1)[1] if first_call in action_part else ""
+    found = []
+    for match in _CALL_START.finditer(rest):
+        if _canonical(match.group(1)) not in ACTION_NAMES:
+            continue
+        scanned = _scan_call(rest, match.end() - 1)
+        if scanned is not None:
+            found.append(match.group(1) + scanned[0])
+    return tuple(found)
+
+
 def _parse(text: str | None) -> UiTarsAction | UiTarsParseFailure:
     if not isinstance(text, str) or not text.strip():
         return UiTarsParseFailure("no_text", "empty model output")
     cleaned = _SPECIAL_TOKENS.sub("", text).replace("\r\n", "\n")
+    # Full-width colons ("Action：") come from models answering in a CJK-trained register.
+    cleaned = cleaned.replace("\uff1a", ":")
     sections, action_part = _sections(cleaned)
     thought = sections.get("Thought", "")
     if action_part is None:
-        return UiTarsParseFailure("no_action", "no 'Action:' line in the output", thought=thought)
+        bare = _bare_call(cleaned)
+        if bare is None:
+            return UiTarsParseFailure(
+                "no_action", "no 'Action:' line in the output", thought=thought
+            )
+        action_part = bare
+        if thought.strip().endswith(bare):
+            thought = thought.strip()[: -len(bare)].strip()
     read = _read_call(action_part)
     if isinstance(read, UiTarsParseFailure):
         return dataclasses.replace(read, thought=thought)
@@ -558,6 +595,7 @@ def _parse(text: str | None) -> UiTarsAction | UiTarsParseFailure:
         "reflection": sections.get("Reflection", ""),
         "summary": sections.get("Action_Summary", ""),
         "call_text": call_text,
+        "dropped": _later_calls(action_part, call_text),
     }
 
     if name in ("click", "long_press", "left_double"):
@@ -577,8 +615,13 @@ def _parse(text: str | None) -> UiTarsAction | UiTarsParseFailure:
             return UiTarsAction(name, start=start, end=end, **common)
         return fail("bad_argument", f"scroll needs a direction, got {direction!r}")
     if name in ("type", "finished"):
-        content = _text_argument(arguments.get("content"))
-        return UiTarsAction(name, content=content or "", **common)
+        # `text=` is how some fine-tunes spell UI-TARS's `content=`; a point given with the
+        # text says which field to type into, so it is kept (the field is tapped first).
+        value = arguments.get("content", arguments.get("text"))
+        content = _text_argument(value)
+        return UiTarsAction(
+            name, start=start if name == "type" else None, content=content or "", **common
+        )
     if name == "open_app":
         app_name = (_text_argument(arguments.get("app_name")) or "").strip()
         if not app_name:
@@ -691,6 +734,9 @@ def to_json_action(
         text = (parsed.content or "").rstrip("\n")
         if not text:
             return UiTarsMappingFailure("type() with empty content")
+        if parsed.start is not None:  # the field to type into: tapped first, as upstream does
+            x, y = point(parsed.start)
+            return json_action.JSONAction(action_type=json_action.INPUT_TEXT, text=text, x=x, y=y)
         return json_action.JSONAction(action_type=json_action.INPUT_TEXT, text=text)
     if kind == "scroll" and parsed.direction:
         return json_action.JSONAction(action_type=json_action.SCROLL, direction=parsed.direction)
