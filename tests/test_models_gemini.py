@@ -104,8 +104,9 @@ def test_429_then_success_is_retried_and_counted(server):
     assert ledger.totals()["retries"] == 1
 
 
-def test_persistent_500_returns_error_triple_after_configured_attempts(server):
-    server.route("POST", ":generateContent", [gemini_error(500)])
+def test_persistent_503_returns_error_triple_after_configured_attempts(server):
+    # 503 (overloaded) is retried max_retries times; a plain 500 only once (test_models_negotiation).
+    server.route("POST", ":generateContent", [gemini_error(503)])
     ledger = cm.UsageLedger()
     sleeps: list[float] = []
     wrapper = make(server, ledger=ledger, sleeps=sleeps, max_retries=2)
@@ -113,7 +114,7 @@ def test_persistent_500_returns_error_triple_after_configured_attempts(server):
     assert len(server.requests) == 3
     assert sleeps[1] > sleeps[0]  # exponential backoff
     (record,) = ledger.records()
-    assert record.retries == 2 and "500" in record.error and "3 attempts" in record.error
+    assert record.retries == 2 and "503" in record.error and "3 attempts" in record.error
     assert ledger.totals()["errors"] == 1
 
 

@@ -105,8 +105,8 @@ def test_429_then_success_is_retried(server):
     assert ledger.records()[0].retries == 1 and len(server.requests) == 2
 
 
-def test_persistent_500_gives_up_after_configured_attempts(server):
-    server.route("POST", "/chat/completions", [openai_error(500)])
+def test_persistent_503_gives_up_after_configured_attempts(server):
+    server.route("POST", "/chat/completions", [openai_error(503)])
     ledger = cm.UsageLedger()
     wrapper = make(server.url + "/v1", ledger=ledger, max_retries=3)
     assert wrapper.predict("hi") == (infer.ERROR_CALLING_LLM, None, None)

@@ -695,11 +695,15 @@ class BackendWrapper(CelilModel):
     def _classify(self, exc: BaseException) -> ModelCallError:
         """Turn a backend exception into a user-facing error that says whether to retry."""
         status = _status_of(exc)
-        retryable = status in RETRYABLE_STATUS or _is_timeout(exc)
+        detail = str(exc)
+        refused = celil_negotiation.is_refusal(status, detail)
+        retryable = (status in RETRYABLE_STATUS and not refused) or _is_timeout(exc)
         return ModelCallError(
-            f"{self.backend} {self.model}: {type(exc).__name__}: {exc}",
+            f"{self.backend} {self.model}: {type(exc).__name__}: {_excerpt(detail)}",
             retryable=retryable,
             kind="transient" if retryable else "fatal",
+            status=status,
+            detail=detail,
         )
 
     def _timed_out(self, where: str, note: str = "") -> ModelCallError:
@@ -1130,11 +1134,12 @@ class OllamaWrapper(BackendWrapper):
                 return ModelCallError(
                     f"{where}: model '{self.model}' is not pulled; run `ollama pull {self.model}`"
                 )
-            retryable = status in RETRYABLE_STATUS
-            return ModelCallError(
-                f"{where}: HTTP {status}: {exc.error}",
-                retryable=retryable,
-                kind="transient" if retryable else "fatal",
+            return self._http_error(
+                where,
+                status,
+                exc.error,
+                auth="the server refused the request",
+                not_found=f"model '{self.model}' is not pulled; run `ollama pull {self.model}`",
             )
         return super()._classify(exc)
 
