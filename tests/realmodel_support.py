@@ -358,14 +358,18 @@ def run_celil(
 def kill_after_requests(server: ModelServer, n_requests: int) -> threading.Thread:
     """SIGKILL the server once its log shows `n_requests` chat requests answered.
 
-    Counting the server's own access log (both servers log each request) makes "mid-run"
+    Counting the server's own log (each server logs every request its own way) makes "mid-run"
     deterministic without timing: the first calls are answered, every later one meets a dead port.
     """
+
+    # llama-cpp-python (uvicorn) logs each request line; llama-server logs a slot release per
+    # finished request instead.
+    marker = "stop processing" if server.kind == "llama-server" else "POST /v1/chat/completions"
 
     def watch() -> None:
         while server.alive():
             text = server.log_path.read_text(encoding="utf-8", errors="replace")
-            if text.count("POST /v1/chat/completions") >= n_requests:
+            if text.count(marker) >= n_requests:
                 server.kill()
                 return
             time.sleep(0.02)
