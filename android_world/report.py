@@ -951,6 +951,17 @@ def _slim(episode: Episode) -> Episode:
     return dataclasses.replace(episode, steps=[], plan_history=[])
 
 
+def claim_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int] | None:
+    """How often the agent said complete / infeasible, and how often that was false."""
+    counts = {"complete": 0, "false_complete": 0, "infeasible": 0, "false_infeasible": 0}
+    for row in rows:
+        claimed = row.get("claimed")
+        if claimed in ("complete", "infeasible") and row.get(f"false_{claimed}") is not None:
+            counts[claimed] += 1
+            counts[f"false_{claimed}"] += bool(row.get(f"false_{claimed}"))
+    return counts if counts["complete"] or counts["infeasible"] else None
+
+
 def model_failures(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     """Failed model calls over the run (count, calls, first reason), or None when none failed."""
     calls = errors = 0
@@ -1004,6 +1015,7 @@ def write_report(run_dir: Path | str) -> Path:
             has_pages={ep.name for ep in episodes if (run_dir / EPISODES / ep.name).is_dir()},
             usage_known=any(_num(ep.row.get("calls")) is not None for ep in episodes),
             model_failures=model_failures(ep.row for ep in episodes),
+            claims=claim_counts(ep.row for ep in episodes),
             generated=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             elapsed=time.perf_counter() - started,
             **_assets(),

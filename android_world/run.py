@@ -466,6 +466,9 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
     if cfg.benchmark.suite_family == "sim":
         title += f"\n{run_output.SIM_DISCLAIMER}"
     print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
+    claims = suite_utils.claims_line(finished)
+    if claims:
+        print(discover.wrap_line(claims))
     print(f"Run directory: {run_dir}")
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")

@@ -198,6 +198,7 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
     tokens = None if prompt is None and completion is None else (prompt or 0) + (completion or 0)
     calls, seconds = usage.get("model_calls"), usage.get("model_seconds")
     steps = episode.get("episode_length")
+    false_complete, false_infeasible = suite_utils.false_claims(episode)
     return {
         "name": episode.get("name"),
         "task": episode.get("task_template"),
@@ -206,6 +207,9 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "score": episode.get("is_successful"),
         "raw_score": episode.get("raw_score"),
         "done": episode.get("done"),
+        "claimed": episode.get("claimed"),
+        "false_complete": false_complete,
+        "false_infeasible": false_infeasible,
         "steps": episode.get("episode_length"),
         "runtime": episode.get("run_time"),
         "calls": calls,

@@ -12,6 +12,7 @@ import dataclasses
 import datetime
 import difflib
 import hashlib
+import json
 import random
 import statistics
 import time
@@ -248,9 +249,73 @@ def run_task(
     summary = _safe_summary(agent)
     episode["usage"] = _usage_from(summary)
     episode["memory_hit"] = memory_hit_from(summary)
+    episode["claimed"] = claimed_outcome(
+        episode.get("done"), summary, episode.get("episode_data") or {}
+    )
     if observer is not None:
         observer.finish_episode(episode, summary)
     return episode
+
+
+def _last_action(step_data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    actions = step_data.get("action") if isinstance(step_data, Mapping) else None
+    if not isinstance(actions, list):
+        return None
+    for action in reversed(actions):
+        if isinstance(action, str):
+            try:
+                action = json.loads(action)
+            except ValueError:
+                continue
+        if isinstance(action, Mapping):
+            return action
+    return None
+
+
+def claimed_outcome(
+    done: Any, summary: Mapping[str, Any], step_data: Mapping[str, Any]
+) -> str | None:
+    """What the agent said at the end: "complete", "infeasible", or None when it never said it
+    was done (it ran out of steps). An agent that only returns done=True claims completion."""
+    if not done:
+        return None
+    status = summary.get("status") if isinstance(summary, Mapping) else None
+    if status in ("complete", "infeasible"):
+        return str(status)
+    action = _last_action(step_data)
+    if action is not None and action.get("action_type") == "status":
+        goal_status = str(action.get("goal_status") or "complete")
+        return "infeasible" if goal_status == "infeasible" else "complete"
+    return "complete"
+
+
+def false_claims(episode: Mapping[str, Any]) -> tuple[bool | None, bool | None]:
+    """(said complete but the task's check failed, said infeasible but the task was done)."""
+    claimed, raw = episode.get("claimed"), episode.get("raw_score")
+    if claimed is None or raw is None or is_failed(episode):
+        return None, None
+    return claimed == "complete" and float(raw) < 1.0, claimed == "infeasible" and float(raw) >= 1.0
+
+
+def claims_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
+    """One console line reading the agent's claims against the task checks."""
+    complete = false_complete = infeasible = false_infeasible = 0
+    for ep in episodes:
+        wrong_complete, wrong_infeasible = false_claims(ep)
+        if wrong_complete is None:
+            continue
+        if ep.get("claimed") == "complete":
+            complete += 1
+            false_complete += bool(wrong_complete)
+        elif ep.get("claimed") == "infeasible":
+            infeasible += 1
+            false_infeasible += bool(wrong_infeasible)
+    if not complete and not infeasible:
+        return None
+    return (
+        f"Claims: {complete} said complete, {false_complete} of them falsely (the task's check "
+        f"failed); {infeasible} said infeasible, {false_infeasible} of them had done the task."
+    )
 
 
 def expected_answer(task: Any) -> str | None:
