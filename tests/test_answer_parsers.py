@@ -273,3 +273,73 @@ def test_plans_in_real_shapes(shape: str, text: str, expected: list[str] | None)
 )
 def test_progress_answers(text: str, expected: bool | None) -> None:
     assert parse_bool_answer(text) is expected
+
+
+# --------------------------------------------------------------------------------------------
+# Placeholders: answers that repeat the prompt's example are unusable (issue 12 item 6). The
+# echoes below are the ones issue 12 saw from SmolLM2-135M-Instruct behind llama.cpp's server.
+
+
+def test_example_strings_come_from_the_prompt_text() -> None:
+    from android_world.agents.custom import celil_maestro, celil_quality_control
+
+    assert "first milestone" in celil_maestro.PLAN_EXAMPLES
+    assert "one or two sentences" in celil_quality_control.VOTE_EXAMPLES
+    # Keys are not examples: a sub-goal may well be called "score" or "rationale".
+    assert "sub goals" not in celil_maestro.PLAN_EXAMPLES
+    assert "reasoning" not in celil_quality_control.VOTE_EXAMPLES
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("first milestone", True),
+        ("1. First Milestone.", True),
+        ("Step 2: second milestone", True),
+        ("Open the first milestone app", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_is_placeholder(value: object, expected: bool) -> None:
+    from android_world.agents.custom.celil_maestro import PLAN_EXAMPLES
+
+    assert celil_json.is_placeholder(value, PLAN_EXAMPLES) is expected
+
+
+def test_echoed_plans_are_not_plans() -> None:
+    from android_world.agents.custom.celil_maestro import PLAN_EXAMPLES
+
+    echo = '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
+    answer, reason = parse_plan_text(echo, PLAN_EXAMPLES)
+    assert answer is None and "prompt's example" in reason
+    listed, _ = parse_plan_text("1. First milestone\n2. Second milestone", PLAN_EXAMPLES)
+    assert listed is None
+    mixed, _ = parse_plan_text(
+        '{"sub_goals": ["Open Contacts", "second milestone"]}', PLAN_EXAMPLES
+    )
+    assert mixed is not None and mixed.sub_goals == ["Open Contacts"]
+
+
+VOTE_ECHO_CASES = [
+    ("reasoning copied", '{"score": 9, "reasoning": "one or two sentences"}'),
+    ("reasoning copied, other case", '{"score": 7, "reasoning": "One or two sentences."}'),
+    ("whole shape copied", '{"score": <number 0-10>, "reasoning": "one or two sentences"}'),
+    (
+        "copied after a think block",
+        '<think>ok</think>{"score": 10, "reasoning": "one or two sentences"}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("shape", "text"), VOTE_ECHO_CASES, ids=[c[0] for c in VOTE_ECHO_CASES])
+def test_votes_that_echo_the_prompt_are_unusable(shape: str, text: str) -> None:
+    del shape
+    vote = parse_vote("Skeptic", text, unparseable_score=0.0)
+    assert not vote.parseable and vote.score == 0.0
+    assert "prompt's example" in (vote.error or "")
+
+
+def test_a_real_vote_mentioning_sentences_is_kept() -> None:
+    vote = parse_vote("Skeptic", '{"score": 6, "reasoning": "Two sentences fit here."}', 0.0)
+    assert vote.parseable and vote.score == 6.0

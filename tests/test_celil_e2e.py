@@ -185,3 +185,55 @@ def test_factory_reports_missing_tesseract_as_a_config_error(monkeypatch):
     with pytest.raises(registry.AgentConfigError, match="apt-get install tesseract-ocr") as info:
         registry.get_agent("celil_agent", fakes.FakePhone(), ocr="always")
     assert info.value.path == "ocr"
+
+
+def test_echoed_plans_and_votes_are_counted_not_used():
+    """Issue 12: a small model copied the prompts' examples; those answers must be counted as
+    unusable in the step data, the events and the episode summary, and never drive the run."""
+    from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+    from android_world.task_evals.single.open_app import OpenAppTaskEval
+
+    env = sim_env.SimEnv(seed=0, render=True)
+    task = OpenAppTaskEval({"app_name": "contacts"})
+    task.initialize_task(env)
+    echo_plan = (
+        '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
+    )
+    answer = planner_answers("The 'Contacts' app is open")
+    plans = [echo_plan]
+
+    def planner(prompt: str) -> str:
+        if "Judge whether a sub-goal" not in prompt and plans:
+            return plans.pop(0)
+        return answer(prompt)
+
+    echo_vote = '{"score": 10, "reasoning": "one or two sentences"}'
+    verifier_wrapper = fakes.ScriptedWrapper(
+        [echo_vote], default='{"score": 9, "reasoning": "right app"}'
+    )
+    executor_wrapper = fakes.ScriptedWrapper(
+        ["Thought: Contacts is on the home screen.\nAction: open_app(app_name='Contacts')"],
+        default="Thought: Contacts is open.\nAction: finished(content='')",
+    )
+    events: list[dict] = []
+    agent = celil_agent.CelilAgent(
+        env,
+        PerceptionModule(ocr="auto"),
+        MaestroPlanner(fakes.ScriptedWrapper(planner)),
+        UITarsActionGenerator(executor_wrapper),
+        VerifierEnsemble(verifier_wrapper, mode="sequential"),
+        transition_pause=0.0,
+    )
+    agent.set_event_sink(events.append)
+    agent.reset(go_home=True)
+    first = agent.step(task.goal)
+    assert first.data["plan"] == ["Open the Contacts app"]
+    kinds = sorted(r["role"] for r in first.data["unusable_answers"])
+    assert kinds == ["maestro", "verifiers"]
+    assert all(r["kind"] == "placeholder" for r in first.data["unusable_answers"])
+    assert [e["type"] for e in events].count("unusable_answer") == 2
+    assert first.data["votes"] and not any(
+        v["parseable"] and v["reasoning"] == "one or two sentences" for v in first.data["votes"]
+    )
+    assert agent.episode_summary()["unusable_answers"] == 2
+    env.close()

@@ -230,6 +230,7 @@ class _EpisodeStats:
     sub_goals_advanced: int = 0
     evidence_rejected: int = 0
     unconfirmed_finishes: int = 0
+    unusable_answers: int = 0
     warnings: int = 0
 
 
@@ -327,6 +328,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._evidence: dict[str, dict[str, Any]] = {}
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
+        if hasattr(self, "_planner"):
+            self._take_unusable()  # a previous episode's leftovers are not this one's
 
     def reset(self, go_home: bool = False) -> None:
         super().reset(go_home)
@@ -485,8 +488,23 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._finalise_data(data)
         return result
 
+    def _take_unusable(self) -> list[dict[str, Any]]:
+        """Answers the planner and verifiers received but did not use (prompt echoes)."""
+        records: list[dict[str, Any]] = []
+        for role in (self._planner, self._verifier):
+            take = getattr(getattr(role, "unusable", None), "take", None)
+            if callable(take):
+                records.extend(take())
+        return records
+
     def _finalise_data(self, data: dict[str, Any]) -> None:
         self._emit_timings(data)
+        unusable = self._take_unusable()
+        if unusable:
+            data["unusable_answers"] = unusable
+            self._stats.unusable_answers += len(unusable)
+            for record in unusable:
+                self._emit("unusable_answer", **record)
         memory = self._memory
         if memory is not None:
             data["plan"] = memory.get_plan()
@@ -1232,6 +1250,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             "sub_goals_advanced": stats.sub_goals_advanced,
             "evidence_rejected": stats.evidence_rejected,
             "unconfirmed_finishes": stats.unconfirmed_finishes,
+            "unusable_answers": stats.unusable_answers,
             "vision_selects": stats.vision_selects,
             "warnings": stats.warnings,
             "memory": {

@@ -511,6 +511,8 @@ class MaestroPlanner:
         self._max_pixels = max_image_pixels
         self._repair_retries = max(0, repair_retries)
         self.last_warnings: list[str] = []
+        # Answers received but not used because they copy the prompt (the agent counts them).
+        self.unusable = celil_json.UnusableLog()
 
     def _images(self, observation: Observation, wanted: bool) -> list[np.ndarray] | None:
         if not wanted or observation.screenshot is None or observation.screenshot.size == 0:
@@ -544,6 +546,8 @@ class MaestroPlanner:
                 answer, problem = parse_plan_text(reply.text, PLAN_EXAMPLES)
                 if answer is not None:
                     return self._finish(answer, "model", warnings), warnings
+                if "prompt's example" in problem:
+                    self.unusable.record("maestro", "placeholder", problem, reply.text)
             warnings.append(f"planner answer {attempt + 1} unusable: {problem}")
             attempt_prompt = _repair_prompt(prompt, problem)
         return None, warnings

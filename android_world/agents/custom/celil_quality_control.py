@@ -289,6 +289,13 @@ def _vote_reasoning(data: dict[str, Any]) -> str:
     return ""
 
 
+def _echoed_example(text: str, examples: frozenset[str]) -> str | None:
+    """An example of three words or more found in a reply with no JSON: the reply shape copied
+    back with its `<number 0-10>` slot unfilled is not a vote with a missing score."""
+    answer = celil_json.normalise(celil_json.strip_think(text))
+    return next((e for e in sorted(examples) if len(e.split()) >= 3 and e in answer), None)
+
+
 VOTE_FORMAT = '{"score": <number 0-10>, "reasoning": "one or two sentences"}'
 VOTE_EXAMPLES = celil_json.example_strings(VOTE_FORMAT)
 
@@ -317,6 +324,8 @@ def parse_vote(
     if score is not None and celil_json.is_placeholder(reasoning, examples):
         # The prompt's example copied back: the number beside it was never a judgement.
         score, problem = None, f"the vote repeats the prompt's example reasoning ({reasoning!r})"
+    elif score is None and data is None and (echo := _echoed_example(text, examples)):
+        problem = f"the vote repeats the prompt's example ({echo!r})"
     if score is None:
         return Vote(
             persona,
@@ -428,6 +437,8 @@ class VerifierEnsemble:
         self.weights = dict(zip(personas, (float(w) for w in weights)))
         self._prompts = prompts
         self.unparseable_vote_score = float(unparseable_vote_score)
+        # Votes received but not used because they copy the prompt (the agent counts them).
+        self.unusable = celil_json.UnusableLog()
         self.mode = mode
         self.threshold = float(threshold)
         self.irreversible_threshold = (
@@ -474,7 +485,10 @@ class VerifierEnsemble:
                 parseable=False,
                 error=reply.error,
             )
-        return parse_vote(persona, reply.text, self.unparseable_vote_score)
+        vote = parse_vote(persona, reply.text, self.unparseable_vote_score)
+        if vote.error and "prompt's example" in vote.error:
+            self.unusable.record("verifiers", "placeholder", f"{persona}: {vote.error}", reply.text)
+        return vote
 
     def _ask_many(self, jobs: list[tuple[str, str]], images: list[Any] | None) -> list[Vote]:
         if self.mode == "sequential" or len(jobs) == 1:
