@@ -120,6 +120,15 @@ SCORE_CASES: list[tuple[str, str, float | None]] = [
     ("bare number outside 0-10", "Score: 74", None),
     ("negative", "Score: -2", None),
     ("think block draft then final", "<think>Score: 2</think>\nScore: 9", 9.0),
+    # Chat models that ignore the reply format and grade in running prose (issue 12's SmolLM2
+    # runs; the same shape as free-form judge replies that FastChat's "[[rating]]" format exists
+    # to avoid).
+    ("score of N in prose", "I'd give it a score of 8.", 8.0),
+    ("rate this N/10 in prose", "I would rate this 8/10.", 8.0),
+    ("score dash N", "Score - 7", 7.0),
+    ("prose out of five", "A score of 3 out of 5 at best.", 6.0),
+    ("prose bare number outside 0-10", "I rate it 74", None),
+    ("the word score without a number", "The tap has a low score.", None),
     ("no number", "Looks fine to me.", None),
 ]
 

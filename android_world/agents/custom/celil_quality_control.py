@@ -197,6 +197,13 @@ _LABELLED = re.compile(
     re.IGNORECASE,
 )
 _MARKDOWN = re.compile(r"[*_`#]+")
+# Scores in running prose, for chat models that ignore the reply format: "a score of 8",
+# "I would rate this 8/10", "Score - 7". Only read when no labelled score was found.
+_PROSE_SCORE = re.compile(
+    r"\b(?:score|rating|rate|grade)(?:\s+(?:it|this|the|action|step|of|a|an|as|at|is|would|be))*"
+    rf"\s*[-\u2013]?\s*(\[*{_NUM}\]*(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?|\s*%)?)",
+    re.IGNORECASE,
+)
 
 
 def _finite(text: str) -> float | None:
@@ -274,6 +281,11 @@ def score_from_text(text: str) -> tuple[float | None, str]:
             return score, ""
         if "outside" in problem:  # a real score that cannot be used: do not look further back
             return None, problem
+    if problem == "no score in the answer" or problem.startswith("no score in "):
+        for match in reversed(list(_PROSE_SCORE.finditer(_MARKDOWN.sub("", answer)))):
+            score, problem = scaled_score(match.group(1))
+            if score is not None or "outside" in problem:
+                return score, problem
     whole = _MARKDOWN.sub("", answer).strip()
     if whole and len(whole) <= 20:
         score, whole_problem = scaled_score(whole)
