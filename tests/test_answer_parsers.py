@@ -63,6 +63,43 @@ JSON_CASES: list[tuple[str, str, dict | None]] = [
         'The format is {"score": <number 0-10>, ...}. My answer: {"score": 6, "reasoning": "x"}',
         {"score": 6, "reasoning": "x"},
     ),
+    (
+        # Kimi-VL / Kimi K2 chat templates (e.g. LLaMA-Factory's kimivl template) and reasoning
+        # parsers in vLLM-style servers spell the block with non-ASCII markers.
+        "kimi think markers",
+        '\u25c1think\u25b7{"done": true}\u25c1/think\u25b7{"done": false}',
+        {"done": False},
+    ),
+    (
+        # Magistral (Mistral) reasoning checkpoints: [THINK]...[/THINK].
+        "mistral think markers",
+        '[THINK]score 2? {"score": 2}[/THINK]\n{"score": 7, "reasoning": "ok"}',
+        {"score": 7, "reasoning": "ok"},
+    ),
+    (
+        # Seed-OSS: <seed:think>...</seed:think>.
+        "namespaced think tag",
+        '<seed:think>{"score": 1}</seed:think>{"score": 6}',
+        {"score": 6},
+    ),
+    (
+        # Cohere Command A reasoning.
+        "cohere thinking tokens",
+        '<|START_THINKING|>{"done": true}<|END_THINKING|>{"done": false}',
+        {"done": False},
+    ),
+    (
+        # gpt-oss harmony output served without a reasoning parser: the final channel counts.
+        "harmony channels",
+        '<|channel|>analysis<|message|>{"score": 0}<|end|><|start|>assistant'
+        '<|channel|>final<|message|>{"score": 8}<|return|>',
+        {"score": 8},
+    ),
+    (
+        "an answer followed by a second thought",
+        '{"done": true, "evidence": "Saved"}\n<think>double-check</think>',
+        {"done": True, "evidence": "Saved"},
+    ),
     ("no JSON at all", "I cannot tell from the screen.", None),
     ("unbalanced brace in prose before the JSON", 'set {a, b\n{"done": false}', {"done": False}),
 ]
@@ -83,6 +120,8 @@ def test_extract_json_value_returns_arrays_and_skips_non_json_brackets() -> None
 def test_extraction_is_bounded_on_pathological_text() -> None:
     text = "{" * 20_000 + '{"ok": 1}'
     assert celil_json.extract_json(text) == {"ok": 1}
+    assert celil_json.extract_json("</think>" * 20_000 + '{"ok": 2}') == {"ok": 2}
+    assert celil_json.extract_json("<think>" * 20_000 + '{"ok": 3}') is None
 
 
 def test_custom_parsers_do_not_use_upstreams_extract_json() -> None:
@@ -254,6 +293,17 @@ PLAN_CASES: list[tuple[str, str, list[str] | None]] = [
         '<think>{"sub_goals": ["draft"]}</think>\n```json\n{\n  "sub_goals": [\n'
         '    "Open Settings",\n    "Turn on Wi-Fi"\n  ]\n}\n```',
         ["Open Settings", "Turn on Wi-Fi"],
+    ),
+    (
+        "sub-goals as an object keyed by step number",
+        '{"sub_goals": {"2": "Add Bob", "1": "Open Contacts", "step_3": "Save"}}',
+        ["Open Contacts", "Add Bob", "Save"],
+    ),
+    (
+        # A reply cut by the token limit before its closing brace still holds the list.
+        "truncated object",
+        '{"sub_goals": ["Open Contacts", "Add Bob"], "rationale": "two scr',
+        ["Open Contacts", "Add Bob"],
     ),
     ("prose without a list", "You should open the settings app.", None),
     ("object without a plan", '{"rationale": "no idea"}', None),

@@ -20,11 +20,27 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-# Reasoning blocks. An opening tag without a close (answer cut by the token limit) holds only a
-# draft; a close without an opening tag happens when the chat template already emitted `<think>`.
-_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
+# Reasoning blocks, as (opening, closing) patterns. Spellings seen in public model cards, chat
+# templates and reasoning parsers: <think> (DeepSeek-R1, Qwen3, SmolLM3), <thinking>, <reasoning>,
+# <thought>, <seed:think> (Seed-OSS), the non-ASCII ◁think▷ (Kimi-VL, Kimi K2), [THINK]
+# (Magistral), <|START_THINKING|> (Cohere Command A) and <|begin_of_thought|> (Sky-T1 style).
+# An opening without a close (answer cut by the token limit) holds only a draft; a close without
+# an opening happens when the chat template already emitted the opening tag.
+_THINK_PAIRS = (
+    (
+        r"<(?:think|thinking|reasoning|thought|seed:think)>",
+        r"</(?:think|thinking|reasoning|thought|seed:think)\s*>",
+    ),
+    (r"\u25c1think\u25b7", r"\u25c1/think\u25b7"),
+    (r"\[THINK\]", r"\[/THINK\]"),
+    (r"<\|START_THINKING\|>", r"<\|END_THINKING\|>"),
+    (r"<\|begin_of_thought\|>", r"<\|end_of_thought\|>"),
+)
+_THINK_CLOSE = re.compile("|".join(closing for _, closing in _THINK_PAIRS), re.IGNORECASE)
+_THINK_OPEN = re.compile("|".join(opening for opening, _ in _THINK_PAIRS), re.IGNORECASE)
+# gpt-oss's harmony format served raw: the answer is the "final" channel's message.
+_FINAL_CHANNEL = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>", re.IGNORECASE)
+_HARMONY_END = re.compile(r"<\|(?:return|end|call)\|>\s*$")
 
 # Longer texts are cut to their tail (the final answer is at the end); bounds the scan cost.
 MAX_SCAN_CHARS = 60_000
@@ -34,17 +50,32 @@ _OPENING = re.compile(r"[{\[]")
 
 
 def strip_think(text: str | None) -> str:
-    """`text` without reasoning blocks: what the model gave as its answer."""
+    """`text` without reasoning blocks: what the model gave as its answer.
+
+    One linear pass (no backtracking regex), so a reply full of unclosed tags stays cheap.
+    """
     if not text:
         return ""
-    out = _THINK_BLOCK.sub(" ", text)
-    closes = list(_THINK_CLOSE.finditer(out))
-    if closes:
-        out = out[closes[-1].end() :]
-    opening = _THINK_OPEN.search(out)
-    if opening:
-        out = out[: opening.start()]
-    return out
+    finals = list(_FINAL_CHANNEL.finditer(text))
+    if finals:
+        text = _HARMONY_END.sub("", text[finals[-1].end() :])
+    # A close before any opening: the template opened the block; what precedes it is reasoning.
+    first_open = _THINK_OPEN.search(text)
+    limit = first_open.start() if first_open else len(text)
+    stray = [c.end() for c in _THINK_CLOSE.finditer(text, 0, limit)]
+    if stray:
+        text = text[stray[-1] :]
+    parts: list[str] = []
+    position = 0
+    while (opening := _THINK_OPEN.search(text, position)) is not None:
+        parts.append(text[position : opening.start()])
+        close = _THINK_CLOSE.search(text, opening.end())
+        if close is None:  # cut by the token limit inside its reasoning: the rest is a draft
+            return " ".join(parts)
+        parts.append(" ")
+        position = close.end()
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _balanced_end(text: str, start: int) -> int | None:

@@ -253,6 +253,18 @@ def _object_text(value: dict[str, Any]) -> list[str]:
     return []
 
 
+_NUMBERED_KEY = re.compile(r"^\s*(?:step|sub[-_ ]?goal|milestone)?[\s_-]*(\d{1,2})\s*$", re.I)
+
+
+def _numbered_values(value: dict[str, Any]) -> list[Any] | None:
+    """The values of `{"1": "Open X", "2": "Tap Y"}` (or "step_1" keys) in number order."""
+    marks = [_NUMBERED_KEY.match(str(key)) for key in value]
+    if not value or not all(marks):
+        return None
+    numbers = [int(mark.group(1)) for mark in marks if mark]
+    return [item for _, item in sorted(zip(numbers, value.values()), key=lambda pair: pair[0])]
+
+
 def plan_items(value: Any, *, in_list: bool = False) -> list[str]:
     """Sub-goal texts from any JSON plan shape: a list of strings or objects, nested lists,
     an object holding the list, or one string holding a numbered list."""
@@ -261,6 +273,8 @@ def plan_items(value: Any, *, in_list: bool = False) -> list[str]:
     if isinstance(value, list):
         return [item for element in value for item in plan_items(element, in_list=True)]
     if isinstance(value, dict):
+        if (ordered := _numbered_values(value)) is not None:
+            return plan_items(ordered)
         for key in _PLAN_KEYS:
             if key in value:
                 return plan_items(value[key])
