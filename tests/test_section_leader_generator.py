@@ -360,6 +360,37 @@ def test_json_status_and_answer_finish_the_sub_goal() -> None:
     assert not proposal.usable and "infeasible" in (proposal.error or "")
 
 
+JSON_SHAPES = [
+    # Small chat models (issue 12's SmolLM2 runs as a JSON executor) add a reason key, wrap the
+    # action, use everyday verbs or call the index "element"; upstream's T3A/M3A prompt shape is
+    # the plain {"action_type": ..., "index": ...} object.
+    ('Action: {"action_type": "click", "index": 2, "reason": "the Wi-Fi row"}', "click", 2),
+    ('Action: {"action": {"action_type": "click", "index": 2}}', "click", 2),
+    ('Action: {"action": "tap", "index": "2"}', "click", 2),
+    ('Action: {"type": "Long press", "element": 2}', "long_press", 2),
+    ('Action: {"action_type": "go_back"}', "navigate_back", None),
+    (
+        '<think>{"action_type": "wait"}</think>\nAction: {"action_type": "click", "idx": 2}',
+        "click",
+        2,
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "kind", "index"), JSON_SHAPES)
+def test_json_actions_in_real_shapes(answer: str, kind: str, index: int | None) -> None:
+    generator, _ = _json_generator("Reason: r\n" + answer if "Reason" not in answer else answer)
+    proposal = generator.generate_action("Open Wi-Fi", _observation(), "")
+    assert proposal.usable, proposal.error
+    assert proposal.action is not None and proposal.action.action_type == kind
+    assert proposal.action.index == index
+
+
+def test_normalise_json_action_reports_dropped_keys() -> None:
+    payload, dropped = sl.normalise_json_action({"action_type": "Click", "index": 1, "why": "x"})
+    assert payload == {"action_type": "click", "index": 1} and dropped == ["why"]
+
+
 @pytest.mark.parametrize(
     ("answer", "error_part"),
     [
@@ -367,7 +398,12 @@ def test_json_status_and_answer_finish_the_sub_goal() -> None:
         ('Reason: x\nAction: {"action_type": "click", "index": 7}', "out of range"),
         ('Reason: x\nAction: {"action_type": "click", "index": -1}', "out of range"),
         ('Reason: x\nAction: {"action_type": "fly", "index": 1}', "invalid JSON action"),
-        ('Reason: x\nAction: {"action_type": "click", "element": 1}', "invalid JSON action"),
+        ('Reason: x\nAction: {"action_type": "click", "target": 1}', "needs an element"),
+        ('Reason: x\nAction: {"action_type": "open_app", "app_name": "<app name>"}', "placeholder"),
+        (
+            'Reason: x\nAction: {"action_type": "input_text", "text": "<text>", "index": 4}',
+            "placeholder",
+        ),
         ('Reason: x\nAction: {"action_type": "click", "index": "two"}', "invalid JSON action"),
         ('Reason: x\nAction: {"action_type": "click", "index": 1, "x": 5}', "invalid JSON action"),
         ('Reason: x\nAction: {"action_type": "click"}', "needs an element"),

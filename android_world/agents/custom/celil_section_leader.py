@@ -375,6 +375,9 @@ class UITarsActionGenerator:
         payload = celil_json.extract_json(action_part) or celil_json.extract_json(text)
         if payload is None:
             return failed("no JSON action in the model output")
+        payload, _ = normalise_json_action(payload)
+        if (echo := json_placeholder(payload, JSON_PROMPT_SLOTS)) is not None:
+            return failed(f"the action repeats the prompt's placeholder ({echo})")
         try:
             action = json_action.JSONAction(**payload)
         except (TypeError, ValueError) as error:
@@ -441,6 +444,72 @@ class UITarsActionGenerator:
         )
 
 
+# JSON executor answers in the shapes small and chat models write: the type under "action" or
+# "type", the whole action wrapped in {"action": {...}}, a "reason" key beside the action, and
+# everyday verbs for upstream's action types. Scroll synonyms are left out on purpose: "swipe"
+# names the finger's direction, scroll the content's, and guessing would scroll the wrong way.
+_TYPE_KEYS = ("action_type", "action", "type")
+_ACTION_SYNONYMS = {
+    "tap": json_action.CLICK,
+    "press": json_action.CLICK,
+    "click_element": json_action.CLICK,
+    "long_click": json_action.LONG_PRESS,
+    "long_tap": json_action.LONG_PRESS,
+    "type": json_action.INPUT_TEXT,
+    "type_text": json_action.INPUT_TEXT,
+    "input": json_action.INPUT_TEXT,
+    "enter_text": json_action.INPUT_TEXT,
+    "back": json_action.NAVIGATE_BACK,
+    "go_back": json_action.NAVIGATE_BACK,
+    "press_back": json_action.NAVIGATE_BACK,
+    "home": json_action.NAVIGATE_HOME,
+    "go_home": json_action.NAVIGATE_HOME,
+    "press_home": json_action.NAVIGATE_HOME,
+    "enter": json_action.KEYBOARD_ENTER,
+    "press_enter": json_action.KEYBOARD_ENTER,
+    "launch_app": json_action.OPEN_APP,
+    "open": json_action.OPEN_APP,
+}
+_INDEX_SYNONYMS = ("element", "element_index", "element_id", "idx")
+_JSON_ACTION_FIELDS = frozenset(f.name for f in dataclasses.fields(json_action.JSONAction))
+
+
+def normalise_json_action(payload: dict[str, object]) -> tuple[dict[str, object], list[str]]:
+    """`payload` as JSONAction keyword arguments, and the keys that were dropped.
+
+    Never raises; JSONAction itself still validates the type and values.
+    """
+    inner = payload.get("action")
+    if isinstance(inner, dict) and not any(k in payload for k in ("action_type", "type")):
+        payload = inner
+    type_key = next((k for k in _TYPE_KEYS if isinstance(payload.get(k), str)), None)
+    kind = payload[type_key] if type_key else None
+    out: dict[str, object] = {}
+    dropped: list[str] = []
+    for key, value in payload.items():
+        if key == type_key:
+            continue
+        if key in _JSON_ACTION_FIELDS:
+            out[key] = value
+        elif key in _INDEX_SYNONYMS and "index" not in payload:
+            out["index"] = value
+        else:
+            dropped.append(str(key))
+    if isinstance(kind, str):
+        name = "_".join(kind.strip().lower().replace("-", " ").split())
+        out["action_type"] = _ACTION_SYNONYMS.get(name, name)
+    return out, dropped
+
+
+def json_placeholder(payload: dict[str, object], examples: frozenset[str]) -> str | None:
+    """A text value that copies one of the prompt's `<...>` slots ("<text>", "<app name>")."""
+    for key in ("text", "app_name", "direction", "goal_status"):
+        value = payload.get(key)
+        if isinstance(value, str) and celil_json.is_placeholder(value, examples):
+            return f"{key}={value!r}"
+    return None
+
+
 def _failed_proposal(message: str, reason: str, text: str, is_safe: bool | None) -> ProposedAction:
     """An unusable proposal that keeps what the model said, for the events and the report."""
     return ProposedAction(
@@ -493,3 +562,8 @@ Use only indices from the list above. Answer in exactly this format:
 Reason: <one or two sentences>
 Action: {{"action_type": ...}}
 """
+
+# The `<...>` slots the JSON prompt shows; an action whose text fills one with itself is an echo.
+JSON_PROMPT_SLOTS = frozenset(
+    e for e in celil_json.example_strings(_JSON_PROMPT) if e.startswith("<")
+)
