@@ -130,7 +130,8 @@ class BenchmarkConfig(_Strict):
     output_path: str = "runs"
     checkpoint_dir: str | None = None  # an existing run directory to resume
     save_screenshots: bool = True
-    transition_pause: float | None = Field(default=0.0, ge=0)  # None: wait for a stable screen
+    # Overrides every agent's own pause when set; None keeps each agent's (as upstream's runner).
+    transition_pause: float | None = Field(default=None, ge=0)
 
     @pydantic.field_validator("tasks", "tags", "difficulty", mode="before")
     @classmethod

@@ -33,6 +33,19 @@ FLAGS = flags.FLAGS
 
 flags.DEFINE_string("config", str(config_lib.DEFAULT_CONFIG_PATH), "Run config YAML file.")
 flags.DEFINE_string("agent", None, "Agent (a key of agent.configurations, or a registered name).")
+flags.DEFINE_string("agent_name", None, "Upstream AndroidWorld's name for --agent.")
+flags.DEFINE_string("adb_path", None, "Path to the adb binary (env.adb.adb_path), as upstream.")
+flags.DEFINE_boolean(
+    "fixed_task_seed",
+    None,
+    "As upstream: every instance of a task gets the same parameters "
+    "(benchmark.use_identical_params).",
+)
+flags.DEFINE_boolean(
+    "perform_emulator_setup",
+    False,
+    "Upstream's one-time app installation; this harness installs no apps (see README).",
+)
 flags.DEFINE_string("env", None, "Environment: sim or adb.")
 flags.DEFINE_string("suite_family", None, "Task family (sim).")
 flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
@@ -79,6 +92,9 @@ _FLAG_TO_KEY = {
     "output_path": ["benchmark", "output_path"],
     "checkpoint_dir": ["benchmark", "checkpoint_dir"],
     "console_port": ["env", "adb", "console_port"],
+    "agent_name": ["agent", "active_agent"],
+    "adb_path": ["env", "adb", "adb_path"],
+    "fixed_task_seed": ["benchmark", "use_identical_params"],
 }
 
 
@@ -176,6 +192,8 @@ def _first_line(exc: BaseException) -> str:
 
 def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConfig, Path, bool]:
     """(validated config, the file it came from, whether it is a resumed run's config)."""
+    if FLAGS.agent and FLAGS.agent_name and FLAGS.agent != FLAGS.agent_name:
+        raise UsageError(f"--agent {FLAGS.agent} and --agent_name {FLAGS.agent_name} disagree")
     if len(argv_rest) > 1:
         raise UsageError(f"unexpected argument {argv_rest[1]!r} (flags look like --name=value)")
     checkpoint_dir = FLAGS.checkpoint_dir
@@ -249,6 +267,20 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
     run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
     return Prepared(
         cfg, str(config_path), config_name, registry_name, kwargs, classes, suite, run_dir, resuming
+    )
+
+
+def perform_emulator_setup(cfg: config_lib.CelilConfig) -> None:
+    """Upstream installs and prepares its apps once per emulator with this flag. The simulated
+    phone needs nothing; on adb this harness installs no apps, so it says what to do instead of
+    pretending to have done it."""
+    if cfg.env.type == "sim":
+        _log("--perform_emulator_setup: the simulated phone needs no set-up; continuing.")
+        return
+    raise UsageError(
+        "--perform_emulator_setup: this harness installs no apps. Run upstream AndroidWorld's "
+        "`python run.py --perform_emulator_setup` once on this emulator (its README), then run "
+        "here without the flag; --check_device shows what the device has."
     )
 
 
@@ -408,7 +440,9 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
         path += f".{exc.path}" if exc.path else ""
         source = config_lib.source_of(path, prep.config_label, list(FLAGS.set))
         raise UsageError(f"{source}: {path}: {exc.message}") from None
-    agent.transition_pause = cfg.benchmark.transition_pause
+    # null keeps each agent's own pause (upstream's runner does not override agents either).
+    if cfg.benchmark.transition_pause is not None:
+        agent.transition_pause = cfg.benchmark.transition_pause
     info = agent_manifest(agent)
     if info is not None:
         manifest["agent_info"] = info
@@ -591,6 +625,8 @@ def main(argv: Sequence[str]) -> None:
             print(list_text(FLAGS.list, cfg))
             return
         prep = prepare(argv)
+        if FLAGS.perform_emulator_setup:
+            perform_emulator_setup(prep.cfg)
         if FLAGS.dry_run:
             print(dry_run_text(prep))
             return

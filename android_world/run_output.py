@@ -229,6 +229,23 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "seed": episode.get("seed"),
         "agent": episode.get("agent_name"),
         "finished_at": episode.get("finish_dtime"),
+        # The same facts under upstream AndroidWorld's episode keys, so its tooling (e.g.
+        # suite_utils.process_episodes over these rows) reads our runs unchanged.
+        **upstream_keys(episode),
+    }
+
+
+def upstream_keys(episode: Mapping[str, Any]) -> dict[str, Any]:
+    exception = episode.get("exception_info")
+    return {
+        "task_template": episode.get("task_template"),
+        "instance_id": episode.get("instance_id"),
+        "is_successful": episode.get("is_successful"),
+        "episode_length": episode.get("episode_length"),
+        "run_time": episode.get("run_time"),
+        "finish_dtime": episode.get("finish_dtime"),
+        "agent_name": episode.get("agent_name"),
+        "exception_info": None if exception is None else str(exception),
     }
 
 

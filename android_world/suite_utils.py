@@ -439,11 +439,10 @@ _USAGE_COLUMNS = [
     "model_errors",
 ]
 _MEMORY_COLUMNS = ["memory_hits"]
-# Columns whose average row is a total over templates, not a mean of template values.
+# Columns whose average row is a total over templates. Upstream's own columns (trials, failures,
+# run time) are averaged over templates in its Average row, so they are averaged here too; only
+# the columns upstream does not have are totals.
 _TOTAL_COLUMNS = (
-    "num_complete_trials",
-    "num_fail_trials",
-    "total_runtime_s",
     "cost_usd",
     "memory_hits",
     "model_errors",
@@ -538,8 +537,6 @@ def process_episodes(
         if col in _TOTAL_COLUMNS:
             total = sum(values)
             average[col] = round(total, 6) if isinstance(total, float) else total
-            if col == "total_runtime_s":
-                average[col] = round(total, 1)
         else:
             average[col] = _mean(values)
 
@@ -638,7 +635,7 @@ def _compact_cell(value: Any, kind: str, width: int) -> str:
     if value is None:
         text = "-"
     elif kind == "int" and isinstance(value, (int, float)):
-        text = str(int(value))
+        text = str(int(value)) if float(value).is_integer() else f"{value:.1f}"
     elif kind == "k" and isinstance(value, (int, float)):
         text = f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:.0f}"
     elif isinstance(value, float):

@@ -279,3 +279,69 @@ def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "HTTP Request" not in result.stderr and "AFC is enabled" not in result.stderr
     assert "a real problem" in result.stderr
+
+
+PAUSE_DRIVER = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+import test_harness_fakes as fakes
+from android_world import run
+from android_world.agents import base_agent, registry
+
+
+class PauseProbe(base_agent.EnvironmentInteractingAgent):
+    def step(self, goal):
+        return base_agent.AgentInteractionResult(True, {{"pause": self.transition_pause}})
+
+
+registry.register("pause_probe", lambda env, context=None, **kw: PauseProbe(env, "pause_probe", 1.0))
+run.task_registry = lambda family: dict(fakes.TASKS)
+run.make_env = lambda cfg: fakes.FakeEnv()
+run.run_cli(sys.argv)
+"""
+
+
+@pytest.mark.parametrize(
+    ("sets", "expected"), [((), 1.0), (("benchmark.transition_pause=0.25",), 0.25)]
+)
+def test_the_agents_own_transition_pause_is_kept_unless_the_run_sets_one(tmp_path, sets, expected):
+    script = tmp_path / "pause_driver.py"
+    script.write_text(PAUSE_DRIVER)
+    args = [sys.executable, str(script), "--config", str(ROOT / "config" / "default.yaml")]
+    args += ["--agent", "pause_probe", "--tasks", "FakeWifiOn", "--n_task_combinations", "1"]
+    args += ["--output_path", str(tmp_path / "runs")]
+    for item in sets:
+        args += ["--set", item]
+    done = subprocess.run(args, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [run_dir] = (tmp_path / "runs").iterdir()
+    episode = json.loads((run_dir / "episodes" / "FakeWifiOn_0" / "episode.json").read_text())
+    assert episode["steps"][0]["data"]["pause"] == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--suite_family", "android_world"],
+            "'android_world' is upstream AndroidWorld's task family",
+        ),
+        (["--agent", "oracle_agent", "--agent_name", "random_agent"], "disagree"),
+        (
+            ["--env", "adb", "--set", "env.adb.adb_path=/no/such/adb", "--perform_emulator_setup"],
+            "--perform_emulator_setup: this harness installs no apps",
+        ),
+    ],
+)
+def test_upstream_flags_give_one_clear_line(args, expected):
+    result = _cli(*args)
+    assert result.returncode == 2 and expected in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_upstream_flag_aliases_reach_the_config():
+    result = _cli(
+        "--agent_name", "oracle_agent", "--fixed_task_seed", "--adb_path", "/x/adb", "--dry_run"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "agent:    oracle_agent" in result.stdout

@@ -33,12 +33,34 @@ def _discover() -> dict[str, type[task_eval.TaskEval]]:
     return dict(sorted(found.items()))
 
 
+# Upstream AndroidWorld's families (its registry's names). They need upstream's task code and a
+# real emulator with its apps, which this harness does not carry.
+UPSTREAM_FAMILIES = (
+    "android_world",
+    "android",
+    "information_retrieval",
+    "miniwob",
+    "miniwob_subset",
+)
+
+
 class TaskRegistry:
     """`get_registry(family)` -> {task name: task class}."""
 
     SIM_FAMILY = SIM_FAMILY
+    ANDROID_WORLD_FAMILY = "android_world"
+    ANDROID_FAMILY = "android"
+    INFORMATION_RETRIEVAL_FAMILY = "information_retrieval"
+    MINIWOB_FAMILY = "miniwob"
+    MINIWOB_FAMILY_SUBSET = "miniwob_subset"
 
     def get_registry(self, family: str = SIM_FAMILY) -> dict[str, type[task_eval.TaskEval]]:
+        if family in UPSTREAM_FAMILIES:
+            raise ValueError(
+                f"{family!r} is upstream AndroidWorld's task family; this harness runs 'sim' (its "
+                "own simulated phone). To run upstream's tasks, install the Celil plugin in an "
+                "upstream checkout (README: 'Run on real AndroidWorld')."
+            )
         if family not in FAMILIES:
             raise ValueError(f"Unknown task family {family!r}; known: {', '.join(FAMILIES)}.")
         return _discover()

@@ -135,7 +135,7 @@ class CelilAgentConfig(BaseModel):
     """Success rate a remembered plan needs to be reused without the planner."""
     max_image_pixels: int = Field(default=1_003_520, ge=78_400)
     """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
-    transition_pause: float | None = Field(default=1.0, ge=0.0)
+    transition_pause: float | None = Field(default=None, ge=0.0)
     """Seconds to wait after an action before observing (null = poll until stable). The runner's
     `benchmark.transition_pause` overrides it."""
 
