@@ -83,12 +83,12 @@ def _transpose_lod_to_dol(steps: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return {key: [step.get(key) for step in steps] for key in keys}
 
 
-def transpose_dol_to_lod(step_data: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """Inverse of the runner's transposition: one dict per step."""
-    if not step_data:
+def transpose_dol_to_lod(data: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Inverse of the runner's transposition: one dict per step (upstream's parameter name)."""
+    if not data:
         return []
-    n_steps = max(len(values) for values in step_data.values())
+    n_steps = max(len(values) for values in data.values())
     return [
-        {key: values[i] if i < len(values) else None for key, values in step_data.items()}
+        {key: values[i] if i < len(values) else None for key, values in data.items()}
         for i in range(n_steps)
     ]

@@ -34,6 +34,9 @@ FLAGS = flags.FLAGS
 flags.DEFINE_string("config", str(config_lib.DEFAULT_CONFIG_PATH), "Run config YAML file.")
 flags.DEFINE_string("agent", None, "Agent (a key of agent.configurations, or a registered name).")
 flags.DEFINE_string("agent_name", None, "Upstream AndroidWorld's name for --agent.")
+flags.DEFINE_string(
+    "agent_module", None, "Run an agent class from a file: path/to/file.py:ClassName."
+)
 flags.DEFINE_string("adb_path", None, "Path to the adb binary (env.adb.adb_path), as upstream.")
 flags.DEFINE_boolean(
     "fixed_task_seed",
@@ -210,7 +213,17 @@ def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConf
         raise UsageError(
             f"config file not found: {config_path} (pass --config with an existing file)"
         )
-    cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), _flag_overrides())
+    overrides = _flag_overrides()
+    if FLAGS.agent_module:
+        from android_world.agents import module_loader
+
+        try:
+            name = module_loader.register_module_agent(FLAGS.agent_module)
+        except module_loader.AgentModuleError as exc:
+            raise UsageError(str(exc)) from None
+        if not (FLAGS.agent or FLAGS.agent_name):
+            overrides.append((["agent", "active_agent"], name, "--agent_module"))
+    cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), overrides)
     return force_models(cfg, FLAGS.models), config_path, resuming
 
 

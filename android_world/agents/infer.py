@@ -52,3 +52,84 @@ def image_to_jpeg_bytes(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.convert("RGB").save(buffer, format="JPEG", quality=90)
     return buffer.getvalue()
+
+
+class _DelegatingWrapper(LlmWrapper, MultimodalLlmWrapper):
+    """Upstream's wrapper names over Celil's model backends (retries, ledger, redaction).
+
+    Upstream's LLM agents (T3A, M3A, SeeAct) are built with `Gpt4Wrapper` or `GeminiGcpWrapper`;
+    these keep those names, constructor arguments and key variables, and send through the same
+    code path as Celil's own roles, so an upstream agent and Celil can be compared on equal terms.
+    """
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self.model = backend.model
+
+    def predict(self, text_prompt: str) -> tuple[str, bool | None, Any]:
+        return self._backend.predict(text_prompt)
+
+    def predict_mm(
+        self, text_prompt: str, images: list[np.ndarray]
+    ) -> tuple[str, bool | None, Any]:
+        return self._backend.predict_mm(text_prompt, images)
+
+
+def _max_retry(max_retry: int) -> int:
+    # Upstream resets a non-positive value to 3 and caps it at 5.
+    return 3 if max_retry <= 0 else min(max_retry, 5)
+
+
+class Gpt4Wrapper(_DelegatingWrapper):
+    """OpenAI chat models, as upstream: the key from OPENAI_API_KEY (required). The server is
+    OPENAI_BASE_URL when set (any OpenAI-compatible endpoint), else OpenAI's."""
+
+    def __init__(self, model_name: str, max_retry: int = 3, temperature: float = 0.0) -> None:
+        import os
+
+        from android_world.agents.custom import celil_models
+
+        if "OPENAI_API_KEY" not in os.environ:
+            raise RuntimeError("OpenAI API key not set.")
+        base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        super().__init__(
+            celil_models.OpenAICompatibleWrapper(
+                "upstream_agent",
+                model_name,
+                base_url=base_url,
+                api_key_env="OPENAI_API_KEY",
+                max_retries=_max_retry(max_retry),
+                temperature=temperature,
+                max_output_tokens=1000,  # upstream's Gpt4Wrapper asks for at most 1000
+            )
+        )
+
+
+class GeminiGcpWrapper(_DelegatingWrapper):
+    """Gemini, as upstream: the key from GCP_API_KEY (required)."""
+
+    def __init__(
+        self,
+        model_name: str | None = None,
+        max_retry: int = 3,
+        temperature: float = 0.0,
+        top_p: float = 0.95,
+        enable_safety_checks: bool = True,
+    ) -> None:
+        import os
+
+        from android_world.agents.custom import celil_models
+
+        del top_p, enable_safety_checks  # Celil's Gemini backend uses the API's defaults here
+        if "GCP_API_KEY" not in os.environ:
+            raise RuntimeError("GCP API key not set.")
+        super().__init__(
+            celil_models.GeminiWrapper(
+                "upstream_agent",
+                model_name or "gemini-2.5-flash",
+                api_key_env="GCP_API_KEY",
+                base_url=os.environ.get("GEMINI_BASE_URL") or None,
+                max_retries=_max_retry(max_retry),
+                temperature=temperature,
+            )
+        )

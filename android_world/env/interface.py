@@ -27,6 +27,19 @@ class State:
     ui_elements: list[representation_utils.UIElement]
     auxiliaries: dict[str, Any] | None = None
 
+    @classmethod
+    def create_and_infer_elements(
+        cls,
+        pixels: np.ndarray,
+        forest: Any,
+        screen_size: tuple[int, int] | None = None,
+    ) -> State:
+        """A State whose elements are derived from `forest`, as upstream's constructor does."""
+        elements = representation_utils.forest_to_ui_elements(
+            forest, exclude_invisible_elements=True, screen_size=screen_size
+        )
+        return cls(pixels=pixels, forest=forest, ui_elements=elements)
+
 
 class AsyncEnv(abc.ABC):
     """An Android device an agent acts on: observe with get_state, act with execute_action."""
@@ -118,3 +131,7 @@ def get_stable_state(
             same_in_a_row = 1
         state = new_state
     return state
+
+
+# Upstream's concrete env class is AsyncAndroidEnv; agents type-annotate with either name.
+AsyncAndroidEnv = AsyncEnv

@@ -138,6 +138,26 @@ def accessibility_node_to_ui_element(
     )
 
 
+def forest_to_ui_elements(
+    forest: Any,
+    exclude_invisible_elements: bool = False,
+    screen_size: tuple[int, int] | None = None,
+) -> list[UIElement]:
+    """Upstream's name: the indexed elements of an accessibility forest. Here a forest is the
+    node list an env's State carries (windows flattened in tree order)."""
+    nodes = list(getattr(forest, "nodes", forest) or [])
+    return nodes_to_ui_elements(nodes, exclude_invisible_elements, screen_size)
+
+
+def xml_dump_to_ui_elements(
+    xml_string: str, screen_size: tuple[int, int] | None = None
+) -> list[UIElement]:
+    """Upstream's name: elements from a `uiautomator dump` XML string."""
+    from android_world.env.adb import uiautomator  # the adb parser; loaded only when used
+
+    return nodes_to_ui_elements(uiautomator.parse_dump(xml_string), screen_size=screen_size)
+
+
 def nodes_to_ui_elements(
     nodes: Iterable[AccessibilityNode],
     exclude_invisible_elements: bool = False,

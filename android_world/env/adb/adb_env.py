@@ -84,6 +84,7 @@ class AdbEnv(interface.AsyncEnv):
                 self.close()
                 raise
         self._controller = AdbDeviceController(self._runner, auto_root=config.auto_root)
+        self._controller.owner_env = self  # upstream-style calls pass env.controller (adb_utils)
 
     @classmethod
     def from_config(cls, values: Mapping[str, Any] | None, **kwargs: Any) -> AdbEnv:

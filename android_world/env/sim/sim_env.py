@@ -38,6 +38,7 @@ class SimEnv(interface.AsyncEnv):
         self.seed = seed
         self.render = render
         self._controller = SimController(data_dir)
+        self._controller.owner_env = self  # upstream-style calls pass env.controller (adb_utils)
         self.phone = Phone(self._controller, seed)
         self.renderer = Renderer()
         self._blank = blank_frame()

@@ -1,0 +1,93 @@
+"""`--agent_module path/to/file.py:ClassName`: run an agent class from a file the user provides.
+
+Meant for upstream AndroidWorld's agents (T3A, M3A, SeeAct, or your own in their style), which
+this harness does not ship: their modules import upstream's names (`env.adb_utils`,
+`env.actuation`, `agents.infer`), which exist here with upstream's meaning. An agent whose
+constructor takes an `llm` gets the model configured for the planner role (`models.maestro`), so
+upstream's agents and Celil run on the same model and the same ledger.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+from android_world.agents import base_agent, registry
+
+
+class AgentModuleError(ValueError):
+    """The module or class cannot be loaded or built; the message is one line for the user."""
+
+
+def parse_spec(spec: str) -> tuple[Path, str]:
+    path_text, sep, class_name = spec.rpartition(":")
+    if not sep or not path_text or not class_name.isidentifier():
+        raise AgentModuleError(f"--agent_module {spec!r}: expected path/to/file.py:ClassName")
+    path = Path(path_text)
+    if not path.is_file():
+        raise AgentModuleError(f"--agent_module: no such file {path}")
+    return path, class_name
+
+
+def load_class(spec: str) -> type:
+    path, class_name = parse_spec(spec)
+    module_name = f"celil_agent_module_{abs(hash(path.resolve())):x}"
+    loader_spec = importlib.util.spec_from_file_location(module_name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise AgentModuleError(f"--agent_module: cannot load {path}")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[module_name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: any import error is theirs to fix
+        raise AgentModuleError(
+            f"--agent_module: importing {path} failed: {type(exc).__name__}: {exc}"
+        ) from None
+    cls = getattr(module, class_name, None)
+    if not (inspect.isclass(cls) and issubclass(cls, base_agent.EnvironmentInteractingAgent)):
+        raise AgentModuleError(
+            f"--agent_module: {path} has no agent class {class_name!r} "
+            "(a subclass of base_agent.EnvironmentInteractingAgent)"
+        )
+    return cls
+
+
+def _planner_model(context: registry.RunContext) -> Any:
+    from android_world.agents.custom import celil_models
+
+    settings = context.models.role_settings("maestro")
+    ledger = context.models.make_ledger()
+    try:
+        resolution = celil_models.resolve_role("maestro", settings, ledger)
+    except celil_models.ModelSetupError as exc:
+        raise registry.AgentConfigError("agent_module", "llm", str(exc)) from None
+    context.log(resolution.line())
+    if resolution.wrapper is None:
+        raise registry.AgentConfigError(
+            "agent_module",
+            "llm",
+            f"the agent needs a model (its constructor takes `llm`); models.maestro resolved "
+            f"to offline ({resolution.reason})",
+        )
+    return resolution.wrapper
+
+
+def register_module_agent(spec: str) -> str:
+    """Load the class and register a factory for it; returns the registry name (the class name)."""
+    cls = load_class(spec)
+    parameters = inspect.signature(cls.__init__).parameters
+
+    def factory(env: Any, context: registry.RunContext | None = None, **kwargs: Any):
+        context = context or registry.RunContext()
+        if "llm" in parameters and "llm" not in kwargs:
+            kwargs["llm"] = _planner_model(context)
+        try:
+            return cls(env, **kwargs)
+        except TypeError as exc:
+            raise registry.AgentConfigError(cls.__name__, "", f"cannot build it: {exc}") from None
+
+    registry.register(cls.__name__, factory)
+    return cls.__name__
