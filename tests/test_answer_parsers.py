@@ -328,6 +328,18 @@ def test_plans_in_real_shapes(shape: str, text: str, expected: list[str] | None)
         ('```json\n{\n  "done": "yes",\n  "evidence": "switch on"\n}\n```', True),
         ("No, the note list is empty.", False),
         ("maybe", None),
+        # Verdicts in the shapes small chat models give without JSON, or with their own key.
+        ("**Yes**, the Wi-Fi switch is on.", True),
+        ("Done: true", True),
+        ("Answer: no", False),
+        ("Not yet, the home screen is still shown.", False),
+        ('{"completed": true, "evidence": "Saved"}', True),
+        ('{"done": "True."}', True),
+        # The prompt's "true or false" copied back is no verdict; "Now"/"Notably" are not "no".
+        ('{"done": "true or false", "evidence": "quoted on-screen text"}', None),
+        ("Now the switch is on.", None),
+        ("Notably, the list is empty.", None),
+        ("<think>yes?</think>No", False),
     ],
 )
 def test_progress_answers(text: str, expected: bool | None) -> None:

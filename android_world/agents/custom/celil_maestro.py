@@ -343,22 +343,44 @@ def parse_plan_text(
     return None, reason
 
 
+# Keys small models use for the progress verdict instead of "done", and the words of a verdict.
+_DONE_KEYS = ("done", "completed", "complete", "is_done", "achieved", "finished")
+_TRUE_WORDS = frozenset({"true", "yes", "1", "done", "complete", "completed", "y"})
+_FALSE_WORDS = frozenset({"false", "no", "0", "not done", "incomplete", "n", "not yet", "nope"})
+_VERDICT_LINE = re.compile(
+    r"^\W*(?:(?:done|completed|answer|verdict)\W*[:=]\W*)?(yes|no|nope|true|false|not yet)\b",
+    re.IGNORECASE,
+)
+
+
+def _verdict_word(value: str) -> bool | None:
+    word = " ".join(re.sub(r"[^\w\s]", " ", value).lower().split())
+    if word in _TRUE_WORDS:
+        return True
+    if word in _FALSE_WORDS:
+        return False
+    return None
+
+
 def parse_bool_answer(text: str, key: str = "done") -> bool | None:
+    """A yes/no verdict: the JSON `key` (or a synonym of "done"), else a leading yes/no.
+
+    None when there is no verdict, including the prompt's own "true or false" copied back.
+    """
     data = celil_json.extract_json(text)
-    if data is not None and key in data:
-        value = data[key]
+    keys = _DONE_KEYS if key == "done" else (key,)
+    found = next((k for k in keys if data is not None and k in data), None)
+    if data is not None and found is not None:
+        value = data[found]
         if isinstance(value, str):
-            value = value.strip().lower() in ("true", "yes", "1")
+            return _verdict_word(value)
         try:
             return DoneAnswer.model_validate({"done": value}).done
         except ValidationError:
             return None
-    stripped = (text or "").strip().lower()
-    if stripped.startswith("yes"):
-        return True
-    if stripped.startswith("no"):
-        return False
-    return None
+    answer = celil_json.strip_think(text).replace("*", "").strip()
+    match = _VERDICT_LINE.match(answer)
+    return None if match is None else _verdict_word(match.group(1))
 
 
 # --------------------------------------------------------------------------------------------
