@@ -95,6 +95,19 @@ def _brief_context(context_summary: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+_POSITION_SENSITIVE = ("seekbar", "slider", "ratingbar", "progressbar")
+
+
+def is_position_sensitive(element: object) -> bool:
+    """Widgets whose effect depends on the touch point (sliders, seek bars, rating bars): a tap
+    snapped to their centre sets the middle value, whatever the model aimed at."""
+    names = " ".join(
+        str(getattr(element, field, "") or "").lower().replace("_", "").replace(".", " ")
+        for field in ("class_name", "resource_name")
+    )
+    return any(word in names for word in _POSITION_SENSITIVE)
+
+
 @dataclasses.dataclass
 class ExecutorTurn:
     """One earlier proposal of this episode, as the model produced it."""
@@ -313,8 +326,18 @@ class UITarsActionGenerator:
             index = snap_to_element(mapped.x, mapped.y, elements, screen, gesture=TAP)
             if index is None:
                 return mapped, _point_description(observation, mapped.x, mapped.y)
+            if is_position_sensitive(elements[index]):
+                # A slider or seek bar acts on where it is touched: its centre is another value.
+                where = f"{describe_element(elements[index])} at ({mapped.x}, {mapped.y})"
+                return mapped, where
             snapped = json_action.JSONAction(action_type=kind, index=index)
             return snapped, describe_element(elements[index])
+        if kind == json_action.INPUT_TEXT and mapped.x is not None and mapped.y is not None:
+            # type(content, start_box): the field the model pointed at, if it is one.
+            index = snap_to_element(mapped.x, mapped.y, elements, screen, gesture=TAP)
+            if index is not None and getattr(elements[index], "is_editable", False):
+                typed = json_action.JSONAction(action_type=kind, text=mapped.text, index=index)
+                return typed, describe_element(elements[index])
         if kind == json_action.INPUT_TEXT:
             index = focused_editable(elements)
             if index is None:
