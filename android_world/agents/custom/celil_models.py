@@ -872,14 +872,31 @@ def _json_instruction(schema: dict[str, Any]) -> str:
     )
 
 
+_PNG_CACHE: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+_PNG_CACHE_SIZE = 8
+_PNG_LOCK = threading.Lock()
+
+
 def _png_bytes(image: np.ndarray) -> bytes:
     """PNG-encode a screenshot (lossless, so small UI text survives; upstream's infer only has
-    JPEG helpers)."""
+    JPEG helpers). A step sends the same frame to the planner and to every verifier persona;
+    hashing is cheap next to encoding, so each frame is encoded once (the last few are kept)."""
     from PIL import Image
 
+    key = image_hash(image)
+    with _PNG_LOCK:
+        cached = _PNG_CACHE.get(key)
+        if cached is not None:
+            _PNG_CACHE.move_to_end(key)
+            return cached
     buffer = io.BytesIO()
     Image.fromarray(np.asarray(image, dtype=np.uint8)).save(buffer, format="PNG")
-    return buffer.getvalue()
+    data = buffer.getvalue()
+    with _PNG_LOCK:
+        _PNG_CACHE[key] = data
+        while len(_PNG_CACHE) > _PNG_CACHE_SIZE:
+            _PNG_CACHE.popitem(last=False)
+    return data
 
 
 def _system_message(request: ModelRequest) -> list[dict[str, Any]]:
