@@ -219,6 +219,7 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "model_seconds": seconds,
         "cost_usd": usage.get("cost_usd"),
         "model_errors": usage.get("errors"),
+        "unusable_answers": episode.get("unusable_answers"),
         "model_error": usage.get("first_error"),
         "calls_per_step": _per_step(calls, steps),
         "tokens_per_step": _per_step(tokens, steps),

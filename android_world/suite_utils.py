@@ -252,6 +252,8 @@ def run_task(
     episode["claimed"] = claimed_outcome(
         episode.get("done"), summary, episode.get("episode_data") or {}
     )
+    unusable = summary.get("unusable_answers") if isinstance(summary, Mapping) else None
+    episode["unusable_answers"] = unusable if isinstance(unusable, int) else None
     if observer is not None:
         observer.finish_episode(episode, summary)
     return episode

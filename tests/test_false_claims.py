@@ -80,3 +80,10 @@ def test_failed_episodes_and_unclaimed_ones_count_nowhere():
     assert suite_utils.false_claims({"claimed": None, "raw_score": 0.0}) == (None, None)
     assert suite_utils.false_claims({"claimed": "complete", "error": "boom"}) == (None, None)
     assert suite_utils.claims_line([{"claimed": None, "raw_score": 0.0}]) is None
+
+
+def test_unusable_answers_reach_the_results_row():
+    episode = _episode("FakeWifiOn", "complete", wifi_on_already=False)
+    assert run_output.result_row(episode)["unusable_answers"] is None  # agent does not count them
+    episode["unusable_answers"] = 3
+    assert run_output.result_row(episode)["unusable_answers"] == 3

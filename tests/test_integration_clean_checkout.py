@@ -123,6 +123,8 @@ def test_default_run_is_celil_on_the_offline_baseline(checkout, tmp_path):
     for row in rows:
         assert row["calls"] == 0 and row["calls_per_step"] == 0.0  # no model was called
         assert isinstance(row["memory_hit"], bool)
+        assert row["unusable_answers"] == 0  # counted (the offline roles never echo)
+        assert row["claimed"] == "complete" and row["false_complete"] is False
 
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["agent"]["registry_name"] == "celil_agent"
