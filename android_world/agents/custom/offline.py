@@ -458,9 +458,9 @@ def _plan_app(plan: list[str], sub_goal: str) -> str | None:
 
 def _object_word(info: text_lib.GoalInfo) -> str:
     for word in info.objects:
-        if word not in ("calendar", "sms", "filesystem"):
+        if word not in ("calendar", "sms", "filesystem", "storage"):
             return text_lib.stem(word)
-    return "item"
+    return "message" if "send" in info.verbs else "item"
 
 
 def app_segments(info: text_lib.GoalInfo) -> list[str]:
@@ -493,6 +493,17 @@ def _names_app(clause: str) -> bool:
 def _segment_info(segment: str, carried_text: str | None) -> text_lib.GoalInfo:
     """A segment's own goal info; sharing "the content" sends the text an earlier segment wrote."""
     info = text_lib.parse_goal(segment)
+    passes_on = re.search(
+        r"\b(?:share|send|forward)\s+(?:it|its\s+\w+|that\s+\w+|the\s+(?:whole\s+|entire\s+)?"
+        r"(?:note|content|text|file))\b",
+        text_lib.read_request(segment)[0],
+        re.I,
+    )
+    if passes_on and "send" in info.verbs:
+        info.objects = ["message"]
+        keys = {k for k, _ in info.fields}
+        if carried_text and not keys & {"message", "text"}:
+            info.fields.append(("message", carried_text))
     if text_lib.phrase_in("share", segment) and "send" not in info.verbs:
         info.verbs.append("send")
         info.objects = ["message"]

@@ -14,6 +14,8 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
+from android_world.agents.custom import offline_wording as wording
+
 STOPWORDS = frozenset(
     [
         "a",
@@ -131,7 +133,7 @@ APP_HINTS: tuple[AppHint, ...] = (
     AppHint(
         "Files",
         ("files", "file manager"),
-        ("file", "files", "folder", "filesystem"),
+        ("file", "files", "folder", "filesystem", "storage"),
         ("documentsui", "files"),
     ),
     AppHint("Pro Expense", ("pro expense",), ("expense", "expenses"), ("expense",)),
@@ -376,8 +378,8 @@ _LEVEL_PATTERN = re.compile(
 )
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|;\s*|\.\s+(?=[A-Z])|\s+then\s+|"
-    r",\s*and\s+(?=(?:turn|enable|disable|switch|open|set|launch)\b)|"
-    r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch)\b))",
+    r",\s*and\s+(?=(?:turn|enable|disable|switch|open|set|launch|share|send|accept|allow|grant)\b)|"
+    r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch|share|send|accept|allow|grant)\b))",
     re.I,
 )
 _OPEN_PATTERN = re.compile(
@@ -453,7 +455,8 @@ _VALUE_END = re.compile(r"(?<=\.)\.\s+(?=[A-Z])")
 def find_apps(text: str, launcher_labels: Sequence[str] = ()) -> list[str]:
     """Apps the text names (launcher labels and aliases first), then apps its words imply."""
     found: list[tuple[int, str]] = []
-    norm = normalize(text)
+    # "at 3 o'clock" is a time, not the Clock app.
+    norm = normalize(re.sub(r"\bo'?\s?clock\b", " ", text, flags=re.I))
     for label in launcher_labels:
         if len(normalize(label)) >= 3 and phrase_in(label, norm):
             found.append((norm.find(normalize(label)), label))
@@ -515,6 +518,12 @@ def activity_matches_app(activity: str | None, app: str) -> bool:
 
 
 def _clean_subject(text: str) -> str:
+    text = re.sub(
+        r"\s+(?:in|on|from|via|using|within|inside)\s+(?:the\s+)?\w+(?:\s+app)?\s*$",
+        "",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\b(setting|settings|option|feature|the|my)\b", " ", text, flags=re.I)
     return " ".join(text.split()).strip(" .,'\"")
 
@@ -677,11 +686,25 @@ def forbidden_words(goal: str) -> list[str]:
     return [normalize(m.group(1)) for m in _NEGATIVE.finditer(goal)]
 
 
+_UNIT = re.compile(
+    r"(\d+)\s*(hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b(?:[,\s]*(?:and\s+)?)", re.I
+)
+
+
 def parse_duration(goal: str) -> tuple[int, int, int] | None:
-    found = {k: p.search(goal) for k, p in _DURATION.items()}
-    if sum(1 for m in found.values() if m) < 2:
-        return None
-    return tuple(int(found[k].group(1)) if found[k] else 0 for k in "hms")  # type: ignore[return-value]
+    """A duration of two or more units written together ("14h 35m 31s", "2 hours and 5
+    minutes"); a lone "60 mins" or a start hour ("13h") is no duration."""
+    runs: list[list[re.Match[str]]] = []
+    for match in _UNIT.finditer(goal):
+        if runs and runs[-1][-1].end() == match.start():
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+    for run in runs:
+        parts = {m.group(2)[0].casefold(): int(m.group(1)) for m in run}
+        if len(parts) >= 2 and len(parts) == len(run):
+            return parts.get("h", 0), parts.get("m", 0), parts.get("s", 0)
+    return None
 
 
 def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
@@ -800,19 +823,35 @@ def find_numbers(goal: str) -> list[str]:
     return [m.group(0).strip() for m in _NUMBER.finditer(goal)]
 
 
+def app_names(launcher_labels: Sequence[str] = ()) -> list[str]:
+    return [*launcher_labels, *(a for h in APP_HINTS for a in (h.label, *h.aliases))]
+
+
+def read_request(goal: str) -> tuple[str, bool]:
+    """The goal as the plain order it means (courtesy dropped, wanted states and unusual verbs
+    restated), and whether it was put as a polite request."""
+    stripped, polite = wording.strip_politeness((goal or "").strip())
+    return wording.restate_move(wording.restate(stripped)), polite
+
+
 def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
-    raw = (goal or "").strip()
+    raw, polite = read_request(goal)
     text = " ".join(raw.split())
     clauses = split_clauses(text)
     toggles = [t for t in (parse_toggle(c) for c in clauses) if t is not None]
     levels = [lv for lv in (parse_level(c) for c in clauses) if lv is not None]
     lowered = words(text)
-    forbidden = forbidden_words(text)
+    forbidden = list(dict.fromkeys(forbidden_words(text) + wording.negated_verbs(text)))
     verbs = [
         v
         for v in ACTION_VERBS
         if (v in lowered or any(stem(w) == v for w in lowered)) and v not in forbidden
     ]
+    opened = [c for c in clauses if parse_open(c)]
+    if opened:
+        # "Start contacts": the verb opens an app, it is no request to tap Start.
+        rest = words(" ".join(c for c in clauses if c not in opened))
+        verbs = [v for v in verbs if v not in ("start", "run") or v in rest]
     objects = [
         w
         for w in lowered
@@ -821,7 +860,19 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
     object_word = next(
         (stem(o) for o in objects if o not in ("calendar", "sms", "filesystem", "folder")), ""
     )
-    fields = parse_fields(goal or "", object_word)
+    names = app_names(launcher_labels)
+    fields = goal_fields(raw, object_word, verbs, names)
+    is_question = (
+        any(wording.WH_START.match(c) for c in _question_parts(text))
+        or (text.rstrip().endswith("?") and not polite)
+        or bool(re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I))
+    )
+    append = append_text(raw) or wording.appended_text(raw)
+    if append:
+        fields = [(k, v) for k, v in fields if not (k == "text" and (append in v or v in append))]
+    edit = edit_target(text)
+    if edit is None and append:
+        edit = next((f for f in wording.file_names(raw) if f not in append), None)
     return GoalInfo(
         goal=text,
         clauses=clauses,
@@ -832,22 +883,77 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         quoted=quoted_values(raw),
         numbers=find_numbers(text),
         verbs=verbs,
-        is_question=bool(_QUESTION_START.match(text)) or text.rstrip().endswith("?"),
+        is_question=is_question,
         objects=list(dict.fromkeys(objects)),
         forbidden=forbidden,
         duration=parse_duration(text),
         # Values a sub-goal will carry come from the goal as written (line breaks kept), so the
         # plan repeats them verbatim and episodic memory can turn them into slots.
-        targets=delete_targets(raw, fields) if {"delete", "remove"} & set(verbs) else [],
+        targets=_delete_targets(raw, fields, names) if {"delete", "remove"} & set(verbs) else [],
         folder=folder_hint(text),
-        append=append_text(raw),
+        append=append,
         prepend=prepend_text(raw),
-        edit=edit_target(text),
+        edit=edit,
         day=day_of_month(text),
         move=move_request(raw) if "move" in verbs else None,
         # A time inside a value ("...class at 6 PM.") is the value's, not when the thing is.
         when=parse_when(_mask_values(raw, [v for _, v in fields])),
     )
+
+
+_SENDING = frozenset({"send", "reply"})
+
+
+def _question_parts(text: str) -> list[str]:
+    """The goal's sentences, each without a leading place ("In Simple Calendar Pro, what's ...")."""
+    parts = re.split(r"(?<=[.?!;])\s+", text)
+    return [re.sub(r"^\s*(?:in|on|using|with)\s+[^,]{1,40},\s*", "", p, flags=re.I) for p in parts]
+
+
+def goal_fields(
+    raw: str, object_word: str, verbs: Sequence[str], names: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The goal's (slot, value) pairs: by cue words first, then the suite-style key: value forms,
+    then values that can only be one slot (a phone number, a person's name, a lone quote)."""
+    fields = dict(wording.slot_fields(raw, names, object_word))
+    for key, value in parse_fields(raw, object_word):
+        overlaps = any(value in v or v in value for v in fields.values())
+        if key not in fields and not overlaps:
+            fields[key] = value
+    sending = bool(_SENDING & set(verbs)) or object_word in ("message", "sms")
+    if sending and "text" in fields and "message" not in fields:
+        fields["message"] = fields.pop("text")
+    if not sending and "message" in fields and "text" not in fields:
+        fields["text"] = fields.pop("message")
+    if "phone" not in fields and (sending or object_word == "contact"):
+        found = wording.phone_numbers(raw)
+        if found:
+            fields["phone"] = found[0]
+    if "phone" in fields and re.search(r"[\s()]", fields["phone"]):
+        fields["phone"] = re.sub(r"[^\d+]", "", fields["phone"])
+    creating = {"add", "create", "save", "new", "make"} & set(verbs)
+    if object_word == "contact" and creating and not {"name", "first name"} & set(fields):
+        lead = re.sub(r"(^|[.!?;]\s+)(\w+)", lambda m: m.group(1) + m.group(2).lower(), raw)
+        skip = [*names, *(w for w in re.findall(r"\w+", " ".join(fields.values())))]
+        person = next(iter(wording.person_names(lead, skip)), None)
+        if person:
+            fields["name"] = person
+    unused = [q for q in quoted_values(raw) if not any(q in v or v in q for v in fields.values())]
+    if unused:
+        slot = "message" if sending else ("text" if "name" in fields else "name")
+        if slot not in fields:
+            fields[slot] = unused[0]
+    if "first name" in fields or "last name" in fields:
+        fields.pop("name", None)
+    # In the goal's order: the plan fills a form as the request lists it.
+    return sorted(fields.items(), key=lambda kv: raw.find(kv[1]) % (len(raw) + 1))
+
+
+def _delete_targets(raw: str, fields: list[tuple[str, str]], names: Sequence[str]) -> list[str]:
+    """The suite-style reading unless the free reading names more items (a list it missed)."""
+    known = delete_targets(raw, fields)
+    free = wording.delete_items(raw, names)
+    return free if len(free) > len(known) or not known else known
 
 
 def field_terms(field: str) -> list[tuple[str, float]]:
@@ -893,7 +999,8 @@ _WHEN_TIME = re.compile(
     r"\bat\s+(\d{1,2}(?::\d{2})?\s*(?:h|[ap]\.?m\.?|o'clock)(?![\w])|\d{1,2}:\d{2})", re.I
 )
 _WHEN_DURATION = re.compile(
-    r"\b(?:last(?:s|ing)?|duration\s+of|should\s+take)\s+(?:for\s+)?(?:about\s+)?"
+    r"\b(?:last(?:s|ing)?|duration\s+(?:of|is|:)|should\s+take|takes|for)\s+(?:for\s+)?"
+    r"(?:about\s+)?"
     r"(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b)",
     re.I,
 )
@@ -918,7 +1025,7 @@ def parse_when(goal: str) -> When | None:
         return None
     return When(
         date.group(0) if date else None,
-        time.group(1).strip() if time else None,
+        time.group(1).strip().rstrip(".") if time else None,
         duration.group(1).strip() if duration else None,
     )
 
@@ -1024,7 +1131,6 @@ _TOTAL = re.compile(
     re.I,
 )
 _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
-_LISTING = re.compile(r"\bwhat\s+(?:\w+\s+){0,3}(?:do|did|will)\s+i\s+have\b", re.I)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1052,6 +1158,6 @@ def parse_question(goal: str) -> Question:
     day = day_phrase(text)
     if _NEXT.search(text) and not day:
         return Question("next")
-    if day and _LISTING.search(text):
+    if day:
         return Question("day", day=day)
     return Question("other")

@@ -1,0 +1,701 @@
+"""Free wording for the offline planner: requests as people phrase them, read as plain orders.
+
+The rule-based planner reads a small imperative grammar ("Turn X on", "Create a new note named
+X with the text: Y"). People ask differently: politely ("Could you ...?"), as a wanted state
+("Make sure Wi-Fi is off"), with other verbs ("get rid of", "snap a photo"), with negations in any
+form ("without starting it", "leave it unsaved") and with values in any order, quoted or not.
+This module turns such wording into what the planner reads, by general conventions of English
+requests, never by one benchmark's phrases; values are read by cue words (named, phone, amount,
+saying, ...) so their order and quoting do not matter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# --------------------------------------------------------------------------------------------
+# Requests: politeness, wanted states, verb synonyms
+
+_POLITE_LEAD = re.compile(
+    r"^\s*(?:(?:please|kindly|hey|hi|ok(?:ay)?|so|now)\b[,!]?\s*"
+    r"|(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)?"
+    r"|(?:would|do)\s+you\s+mind\s+"
+    r"|i(?:'d| would)\s+like\s+(?:you\s+)?to\s+|i\s+(?:want|need)\s+you\s+to\s+"
+    r"|go\s+ahead\s+and\s+|help\s+me\s+(?:to\s+)?|let'?s\s+)+",
+    re.I,
+)
+_POLITE_TAIL = re.compile(
+    r"(?:[,\s]+(?:please|for me|thanks|thank you|thx|if you can|if possible)\b)+\s*([.?!]*)\s*$",
+    re.I,
+)
+# A question that asks for information rather than for an action.
+WH_START = re.compile(
+    r"^\s*(?:what(?:'s|s)?|how many|how much|how long|which|who|when|where|is there|are there|"
+    r"do i|does|did i|have i|list|tell me|give me|show me|find out|look (?:up|in)|name)\b",
+    re.I,
+)
+
+
+def strip_politeness(goal: str) -> tuple[str, bool]:
+    """The goal without courtesy words, and whether it was put as a polite request ("Could you
+    pause the stopwatch?" is an order, not a question about the stopwatch)."""
+    text = goal.strip()
+    lead = _POLITE_LEAD.match(text)
+    polite = bool(lead and lead.group(0).strip())
+    if lead:
+        text = text[lead.end() :]
+    tail = _POLITE_TAIL.search(text)
+    if tail:
+        text = text[: tail.start()] + (tail.group(1) or "")
+    text = text.strip()
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if polite and not WH_START.match(text):
+        # "Could you ... ?": the question mark belongs to the courtesy, not to the request.
+        text = re.sub(r"\?(\s*)$", r".\1", text)
+        text = re.sub(r"\?(\s+)(?=[A-Z])", r".\1", text, count=1)
+    return text, polite
+
+
+_STATE_WORDS = {
+    "on": "on",
+    "enabled": "on",
+    "active": "on",
+    "activated": "on",
+    "off": "off",
+    "disabled": "off",
+    "inactive": "off",
+    "deactivated": "off",
+}
+_RUN_STATES = {
+    "running": "Start",
+    "started": "Start",
+    "going": "Start",
+    "on": "Start",
+    "paused": "Pause",
+    "stopped": "Pause",
+    "halted": "Pause",
+}
+_WANT = r"(?:make\s+sure|ensure|see\s+to\s+it|check)\s+(?:that\s+)?"
+_WANT_STATE = re.compile(
+    _WANT
+    + r"(?:the\s+|my\s+)?(?P<subject>.+?)\s+(?:is|are|gets?|stays?)\s+(?:turned\s+|switched\s+"
+    r"|set\s+|kept\s+)?(?P<state>\w+)\b(?P<rest>.*)$",
+    re.I | re.S,
+)
+_WANT_LEVEL = re.compile(
+    _WANT + r"(?:the\s+)?(?P<subject>.+?)\s+(?:is|are)\s+(?:at|on|set to|turned to)\s+"
+    r"(?:the\s+|its\s+)?(?P<level>max(?:imum)?|min(?:imum)?|highest|lowest|full|top|bottom)\b.*$",
+    re.I | re.S,
+)
+_WANT_ABSENT = re.compile(
+    _WANT + r"there(?:'s|\s+is|\s+are)\s+no\s+(?:more\s+|longer\s+(?:an?\s+|any\s+)?)?"
+    r"(?P<rest>.+?)(?:\s+any\s*more|\s+anymore|\s+left)?(?P<end>[.!]?)\s*$",
+    re.I | re.S,
+)
+_WANT_HAS = re.compile(
+    _WANT + r"(?P<owner>.+?)\s+(?:has|contains|includes)\s+(?P<rest>.+)$", re.I | re.S
+)
+_LEVEL_WORDS = {
+    "bright": ("brightness", "max"),
+    "brighter": ("brightness", "max"),
+    "dim": ("brightness", "min"),
+    "dark": ("brightness", "min"),
+    "loud": ("volume", "max"),
+    "quiet": ("volume", "min"),
+}
+_AS_POSSIBLE = re.compile(
+    r"\b(?:make|set|turn|get)\s+(?:the\s+)?(?:\w+\s+)?(?:as|so)\s+(?P<adj>\w+)\s+as\s+(?:possible|it\s+goes|it\s+can\s+be)\b",
+    re.I,
+)
+_ALL_THE_WAY = re.compile(
+    r"\b(?P<verb>turn|set|put|crank|push|bring)\s+(?:the\s+)?(?P<subject>[\w\s-]+?)\s+all\s+the\s+way\s+(?P<dir>up|down)\b",
+    re.I,
+)
+# Verbs people use for the planner's verbs. Each pair is ordinary English, not a template phrase.
+_SYNONYMS = (
+    (r"\bget\s+rid\s+of\b", "delete"),
+    (r"\b(?:erase|trash|discard|wipe\s+out)\b", "delete"),
+    (
+        r"\b(?:snap|capture|shoot)\b(?=\s+(?:a|an|one|the|single|\d+|some)?\s*(?:single\s+)?(?:photo|picture|pic|shot|selfie|image))",
+        "take",
+    ),
+    (r"\b(?:relocate|transfer)\b", "move"),
+    (r"\b(?:log|jot\s+down|note\s+down|enter)\b(?=\s+(?:a|an|the|my|this|new)\b)", "add"),
+    (
+        r"\brecord\b(?=\s+(?:a|an|the|my|this|new)\s+(?!video|audio|voice|sound|clip|movie)\w)",
+        "add",
+    ),
+    (
+        r"\btext\b(?=\s+(?:\+?\d|\(\d|its\b|it\b|that\b|this\b|him\b|her\b|them\b|"
+        r"the\s+(?:note|content|text|whole)\b))",
+        "send",
+    ),
+    (r"\bget\s+(?:the\s+|my\s+)?(\w+)\s+(?:running|going|started)\b", r"start the \1"),
+    (r"\b(?:respond|answer)\s+to\b", "reply to"),
+    (r"\b(?:respond|answer)\b(?=\s+(?:the|my|this|that)\b)", "reply to"),
+    (
+        r"\b(?:schedule|book|set\s+up|put|generate|initiate)\b(?=\s+(?:a|an|the|new|my)\b|\s+[\"“'‘])",
+        "create",
+    ),
+    (r"\b(?:activate|switch\s+on)\b", "enable"),
+    (r"\b(?:deactivate|switch\s+off)\b", "disable"),
+)
+
+
+def restate(goal: str) -> str:
+    """A wanted state or an unusual verb, said as the plain order the planner reads."""
+    text = goal
+    for pattern, verb in _SYNONYMS:
+        text = re.sub(pattern, verb, text, flags=re.I)
+    text = _AS_POSSIBLE.sub(_as_possible, text)
+    text = _ALL_THE_WAY.sub(
+        lambda m: (
+            f"Set {m.group('subject')} to {'max' if m.group('dir').lower() == 'up' else 'min'}"
+        ),
+        text,
+    )
+    return _restate_wants(text)
+
+
+def _as_possible(match: re.Match[str]) -> str:
+    found = _LEVEL_WORDS.get(match.group("adj").casefold())
+    if not found:
+        return match.group(0)
+    return f"set {found[0]} to {found[1]}"
+
+
+def _restate_wants(text: str) -> str:
+    """ "Make sure X is off" -> "Turn X off", per clause, keeping the rest of the goal."""
+    out = []
+    for sentence in re.split(r"(?<=[.;!])\s+|\s+and\s+(?=" + _WANT + r")", text):
+        out.append(_restate_want(sentence))
+    return " ".join(out)
+
+
+def _restate_want(sentence: str) -> str:
+    if not re.match(r"\s*" + _WANT, sentence, re.I):
+        return sentence
+    match = _WANT_LEVEL.match(sentence.strip())
+    if match:
+        level = match.group("level").casefold()
+        high = level.startswith(("max", "high", "full", "top"))
+        return f"Set {match.group('subject')} to {'max' if high else 'min'}."
+    match = _WANT_ABSENT.match(sentence.strip())
+    if match:
+        return f"Delete the {match.group('rest')}{match.group('end')}"
+    match = _WANT_STATE.match(sentence.strip())
+    if match:
+        subject, state = match.group("subject"), match.group("state").casefold()
+        rest = match.group("rest")
+        pieces = re.split(r"\s+and\s+", subject + " is " + state + rest)
+        if (
+            state in _RUN_STATES
+            and len(subject.split()) <= 3
+            and not re.search(
+                r"\b(?:wi-?fi|wlan|bluetooth|airplane|flight|mode|location|gps|nfc|hotspot)\b",
+                subject,
+                re.I,
+            )
+        ) or state in ("running", "paused", "stopped", "started", "going", "halted"):
+            return f"{_RUN_STATES[state]} the {subject}{rest}"
+        if state in _STATE_WORDS:
+            turned = [_turn_piece(p) for p in pieces]
+            if all(turned):
+                return " and ".join(turned) + ("." if sentence.rstrip().endswith(".") else "")
+    match = _WANT_HAS.match(sentence.strip())
+    if match:
+        rest = match.group("rest").rstrip(" .")
+        return f"Add {rest} in {match.group('owner')}."
+    return sentence
+
+
+def _turn_piece(piece: str) -> str | None:
+    match = re.match(
+        r"\s*(?:the\s+|my\s+)?(.+?)\s+(?:is|are)\s+(?:turned\s+|switched\s+|set\s+)?(\w+)\W*$",
+        piece,
+        re.I,
+    )
+    if not match or match.group(2).casefold() not in _STATE_WORDS:
+        return None
+    return f"Turn {match.group(1)} {_STATE_WORDS[match.group(2).casefold()]}"
+
+
+# --------------------------------------------------------------------------------------------
+# Negations: what the goal says not to do, in any of the usual forms
+
+_NEGATED_VERB = re.compile(
+    r"\b(?:do\s+not|don'?t|never|without|but\s+not|not\s+to|avoid|no)\s+(?:(?:hit|press|tap|click|"
+    r"touch|pressing|tapping|hitting|clicking)\s+)?(?:the\s+|any\s+)?(\w+)",
+    re.I,
+)
+_LEAVE_STATE = re.compile(
+    r"\b(?:leave|keep)\s+(?:it|the\s+\w+|them)\s+(?:as\s+(?:a\s+)?)?(\w+)", re.I
+)
+_VERB_FORMS = {
+    "starting": "start",
+    "started": "start",
+    "saving": "save",
+    "saved": "save",
+    "sending": "send",
+    "sent": "send",
+    "running": "start",
+    "unsaved": "save",
+    "unsent": "send",
+    "stopped": "start",
+    "paused": "start",
+    "draft": "save",
+    "submitting": "save",
+    "submit": "save",
+    "confirming": "save",
+    "run": "start",
+}
+
+
+def negated_verbs(goal: str) -> list[str]:
+    """Verbs the goal forbids, in base form ("without starting it" -> start, "leave it unsaved"
+    -> save)."""
+    found = [m.group(1) for m in _NEGATED_VERB.finditer(goal)]
+    found += [m.group(1) for m in _LEAVE_STATE.finditer(goal)]
+    out = []
+    for word in found:
+        base = _VERB_FORMS.get(word.casefold(), word.casefold())
+        if base not in out:
+            out.append(base)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Values by cue words
+
+_PHONE = r"\+?\d[\d\s().-]{5,}\d|\(\d{3}\)\s*\d{3}[\s.-]?\d{4}"
+_MONEY = re.compile(
+    r"[$€£]\s*(\d+(?:[.,]\d{1,2})?)|(\d+(?:\.\d{1,2})?)\s*(?:dollars|usd|euros?)\b", re.I
+)
+_PHONE_RE = re.compile(rf"(?<![\w+])(?:{_PHONE})(?!\w)")
+_FILE_NAME = re.compile(
+    r"(?<![\w.])[\w-]+(?:\s[\w-]+)?\.(?:txt|md|csv|json|mp3|mp4|jpg|png|pdf|wav|m4a|doc|docx)\b"
+)
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])(?=[\w.-]*[_\d])(?=[\w.-]*[A-Za-z])[\w-]+(?:\.\w{2,4})?(?![\w])"
+)
+# Cue -> slot. Short slots hold a name or a word; long slots hold free text to the sentence end.
+_CUES: tuple[tuple[str, str], ...] = (
+    (r"first[\s_-]*name", "first name"),
+    (r"(?:last|family)[\s_-]*name|surname", "last name"),
+    (r"phone[\s_-]*label|label(?:l?ed)?(?:\s+as)?", "label"),
+    (r"(?:phone|mobile|cell)(?:[\s_-]*number)?|number", "phone"),
+    (r"amount(?:[\s_-]*dollars)?|cost(?:ing|s)?|price", "amount"),
+    (r"category(?:[\s_-]*name)?|under", "category"),
+    (r"noted\s+as|with\s+(?:the\s+|a\s+)?note|note", "note"),
+    (r"description|described\s+as|describing", "description"),
+    (r"titled|title", "title"),
+    (r"named|called|name", "name"),
+    (r"saying|that\s+says|says|reading|that\s+reads|containing|with(?=\s*:)", "message"),
+    (r"(?:the\s+)?message", "message"),
+    (r"(?:the\s+|following\s+)?(?:text|content|contents|line)", "text"),
+)
+# Nouns that name a slot only when a value is marked as following (": X", "is X", a quote);
+# bare, they are things ("the most recent text message").
+_MARKED_ONLY = frozenset({"message", "text"})
+LONG_SLOTS = frozenset({"message", "text", "description"})
+_CUE_RE = re.compile(
+    r"(?<![\w'])(?:" + "|".join(f"(?P<s{i}>{c})" for i, (c, _) in enumerate(_CUES)) + r")(?![\w'])",
+    re.I,
+)
+_STOP_WORDS = frozenset(
+    (
+        "with",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "under",
+        "and",
+        "using",
+        "via",
+        "lasting",
+        "that",
+        "which",
+        "who",
+        "whose",
+        "by",
+        "into",
+        "as",
+        "of",
+        "but",
+        "then",
+        "so",
+        "within",
+        "inside",
+        "located",
+    )
+)
+
+
+_ARTICLES = frozenset({"the", "a", "an", "my", "its", "this", "that", "these", "those", "it"})
+
+
+def _is_noun_cue(match: re.Match[str]) -> bool:
+    """A bare noun cue ("message", "text"), not a verb cue ("saying", "containing")."""
+    for i, (_, slot) in enumerate(_CUES):
+        if match.group(f"s{i}") and slot in _MARKED_ONLY:
+            return not re.match(
+                r"saying|that\s+says|says|reading|that\s+reads|containing|with",
+                match.group(0),
+                re.I,
+            )
+    return False
+
+
+def _slot_of(match: re.Match[str]) -> str:
+    for i, (_, slot) in enumerate(_CUES):
+        if match.group(f"s{i}"):
+            return slot
+    return ""
+
+
+def _quoted_after(text: str, pos: int) -> tuple[str, int] | None:
+    """A quoted value starting at `pos` (after spaces), and where it ends."""
+    match = re.match(r"\s*([\"“‘'])", text[pos:])
+    if not match:
+        return None
+    open_mark = match.group(1)
+    close = {"“": "”", "‘": "’"}.get(open_mark, open_mark)
+    start = pos + match.end()
+    # The closing mark is the last one before a non-word character (apostrophes stay inside).
+    i = start
+    while True:
+        j = text.find(close, i)
+        if j < 0:
+            return None
+        after = text[j + 1 : j + 2]
+        if not after or not (after.isalnum()):
+            return text[start:j], j + 1
+        i = j + 1
+
+
+def _short_value(text: str, pos: int, app_names: Sequence[str]) -> str:
+    """A name-like value: words up to punctuation, a cue or a linking word that starts a new
+    part (a linking word followed by a capitalised non-app word stays: "Meeting with HR")."""
+    tokens = list(re.finditer(r"\S+", text[pos:]))
+    kept: list[str] = []
+    for n, token in enumerate(tokens):
+        word = token.group(0)
+        core = word.lstrip("(").rstrip(",;:)")
+        ends_part = core != word.lstrip("(")
+        ends_sentence = core.endswith((".", "!", "?")) and _sentence_end(text, pos + token.end())
+        if ends_sentence:
+            core = core.rstrip(".!?")
+        if kept:
+            if word.startswith("("):
+                break
+            if core.casefold() in _STOP_WORDS:
+                following = tokens[n + 1].group(0) if n + 1 < len(tokens) else ""
+                rest = text[pos + token.end() :].lstrip().casefold()
+                if not following[:1].isupper() or any(
+                    rest.startswith(a.casefold()) for a in app_names
+                ):
+                    break
+            if _CUE_RE.fullmatch(core):
+                break
+        if not core:
+            break
+        kept.append(core)
+        if ends_part or ends_sentence:
+            break
+    return " ".join(kept).strip(" .,;:'\"")
+
+
+def _sentence_end(text: str, pos: int) -> bool:
+    rest = text[pos:]
+    return not rest.strip() or bool(re.match(r"\s+[A-Z]", rest))
+
+
+def _long_value(text: str, pos: int, app_names: Sequence[str]) -> str:
+    """Free text to the end of its sentence: a value that ends a sentence with its own period
+    ends with two ("...on Sunday.. Then"), otherwise at the goal's end or a new clause."""
+    rest = text[pos:]
+    double = re.search(r"(?<=\.)\.(?:\s|$)", rest)
+    if double:
+        value = rest[: double.start()]
+    else:
+        cut = re.search(
+            r"(?<=[.!?\"'”’])\s+(?=(?:then|and then|also|after that|finally|share|send|it|the)\b)"
+            r"|,?\s+(?:and\s+|then\s+)+(?=(?:share|send|text|forward|save)\b)",
+            rest,
+            re.I,
+        )
+        value = rest[: cut.start()] if cut else rest
+    value = value.strip()
+    for name in app_names:
+        value = re.sub(
+            rf"[,\s]*\(?(?:in|using|via|with|on|use)\s+(?:the\s+)?{re.escape(name)}(?:\s+app)?\)?\.?\s*$",
+            "",
+            value,
+            flags=re.I,
+        )
+    value = re.sub(r"^\s*(?:is|:|as|=)\s*", "", value)
+    if value.endswith("?") and not value[:-1].rstrip().endswith("?"):
+        value = value[:-1]
+    return value.strip()
+
+
+def slot_fields(
+    goal: str, app_names: Sequence[str] = (), object_word: str = ""
+) -> list[tuple[str, str]]:
+    """(slot, value) pairs by cue words, in goal order; the first value of each slot wins."""
+    fields: dict[str, str] = {}
+    for match in _CUE_RE.finditer(goal):
+        slot = _slot_of(match)
+        cue = match.group(0).casefold()
+        if slot == "note" and object_word == "note" and cue == "note":
+            slot = "name"
+        pos = match.end()
+        sep = re.match(r"\s*(?:is\b|are\b|:|=|as\b|of\b)?\s*:?\s*", goal[pos:])
+        pos += sep.end() if sep else 0
+        if slot in fields:
+            continue
+        quoted = _quoted_after(goal, pos)
+        marked = bool(sep and sep.group(0).strip()) or quoted is not None
+        if _is_noun_cue(match) and not marked:
+            continue
+        if slot == "phone":
+            number = _PHONE_RE.match(goal, pos)
+            if number:
+                fields[slot] = number.group(0).strip()
+            continue
+        if slot == "amount":
+            money = _MONEY.match(goal, pos) or re.match(r"(\d+(?:\.\d{1,2})?)", goal[pos:])
+            if money:
+                fields[slot] = next(g for g in money.groups() if g)
+            continue
+        if quoted is not None:
+            value = quoted[0]
+        elif slot in LONG_SLOTS:
+            value = _long_value(goal, pos, app_names)
+        else:
+            value = _short_value(goal, pos, app_names)
+        value = value.strip()
+        first = value.split()[0].casefold() if value.split() else ""
+        if (
+            not value
+            or _CUE_RE.match(value)
+            or first in _STOP_WORDS
+            or first in _ARTICLES
+            or value.casefold() in {a.casefold() for a in app_names}
+        ):
+            continue
+        if slot == "category" and cue == "under" and not value[:1].isupper():
+            continue
+        fields[slot] = value
+    category = _CATEGORY_BEFORE.search(goal)
+    if category and "category" not in fields:
+        fields["category"] = category.group(1)
+    if "amount" not in fields and (money := money_values(goal)):
+        fields["amount"] = money[0]
+    if object_word == "expense" and "category" not in fields:
+        before = re.search(r"\b(?:an?|the)\s+([A-Z][\w&]*)\s+expense\b", goal)
+        if before:
+            fields["category"] = before.group(1)
+    if object_word and not {"name", "title"} & set(fields):
+        after = re.search(
+            rf"\b(?:an?|the|new)\s+{re.escape(object_word)}s?\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)",
+            goal,
+        )
+        if after and after.group(1).casefold() not in {a.casefold() for a in app_names}:
+            fields["name"] = after.group(1)
+    label = _LABEL_BEFORE.search(goal)
+    if label and "label" not in fields and not _CUE_RE.fullmatch(label.group(1)):
+        fields["label"] = label.group(1)
+    return list(fields.items())
+
+
+_CATEGORY_BEFORE = re.compile(
+    r"\b(?:in|under|to|as)\s+(?:the\s+)?([A-Z][\w&]*(?:\s+[A-Z][\w&]*)*)\s+category\b"
+)
+_LABEL_BEFORE = re.compile(r"\b(?:the|a|an|my)\s+([A-Z][a-z]+)\s+(?:phone\s+)?number\b")
+
+
+def money_values(goal: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _MONEY.finditer(goal)]
+
+
+def phone_numbers(goal: str) -> list[str]:
+    return [m.group(0).strip() for m in _PHONE_RE.finditer(goal)]
+
+
+def file_names(goal: str) -> list[str]:
+    out = []
+    for match in _FILE_NAME.finditer(goal):
+        name = match.group(0)
+        first, _, rest = name.partition(" ")
+        common = first.casefold() in _STOP_WORDS or first in ("note", "file")
+        if rest and (common or _CUE_RE.fullmatch(first)):
+            name = rest
+        out.append(name)
+    return out
+
+
+def identifiers(goal: str) -> list[str]:
+    """Tokens that can only be values: with digits or underscores and letters (file names,
+    folder names, note names)."""
+    return [
+        m.group(0)
+        for m in _IDENTIFIER.finditer(goal)
+        if not re.fullmatch(r"\d+\w{0,2}", m.group(0))
+    ]
+
+
+def person_names(goal: str, app_words: Sequence[str] = ()) -> list[str]:
+    """Runs of capitalised words (any script, apostrophes and hyphens inside) that are not the
+    sentence's first word or an app's name: "José Núñez", "Seán O'Brien"."""
+    out = []
+    blocked = {w.casefold() for w in app_words}
+    for match in re.finditer(r"(?<![\w'’])([^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3})", goal):
+        run = []
+        for word in match.group(1).split():
+            if word[0].isupper() and word.casefold() not in blocked:
+                run.append(word)
+            elif run:
+                break
+        if run:
+            out.append(" ".join(run))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Things to delete, move or extend
+
+
+_DELETE_VERB = re.compile(r"\b(?:delete|remove)\b", re.I)
+_DETERMINERS = r"(?:the|my|these|those|this|that|all|all\s+the|both|any)"
+_OBJECT_NOUNS = (
+    r"(?:expenses?|notes?|files?|events?|calendar\s+events?|entries|entry|calendar\s+entry|"
+    r"items?|records?|documents?|folders?|contacts?|messages?|alarms?|recordings?|tasks?|"
+    r"appointments?)"
+)
+_NAME_CUES = r"(?:named|called|titled|labell?ed|with\s+the\s+(?:name|title))"
+_DELETE_HEADS = (
+    # "the pro expense entry named X", "the calendar event titled X"
+    re.compile(
+        rf"\s*(?:{_DETERMINERS}\s+)?(?:\w+\s+){{0,2}}?{_OBJECT_NOUNS}\s+{_NAME_CUES}\s+", re.I
+    ),
+    # "the expense X", "the expenses A, B and C"
+    re.compile(rf"\s*(?:{_DETERMINERS}\s+)?{_OBJECT_NOUNS}\s+(?:{_NAME_CUES}\s+)?", re.I),
+    # "the X expense", "X"
+    re.compile(rf"\s*(?:{_DETERMINERS}\s+)?", re.I),
+)
+_SPAN_END = re.compile(
+    r"(?:^|\s+)(?:from|in|on|within|inside|located|at|scheduled|which|that|using|via|out\s+of)\b|"
+    r"[;:](?:\s|$)|\.(?:\s|$)|[?!]|\s+\(|$",
+    re.I,
+)
+
+
+def delete_items(goal: str, app_names: Sequence[str] = ()) -> list[str]:
+    """The things a delete request names, quoted or not, one or a list ("Magazines, Doctor
+    Visits and Streaming Services"); [] when it names none."""
+    match = re.search(
+        r"\b(?:following|these|those)\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S
+    )
+    if match:
+        return _split_items(match.group(1))
+    verb = _DELETE_VERB.search(goal)
+    if not verb:
+        return []
+    rest = goal[verb.end() :]
+    protected, quoted = _protect(rest)
+    span = ""
+    for head in _DELETE_HEADS:
+        match = head.match(protected)
+        if match:
+            span = protected[match.end() :]
+            end = _SPAN_END.search(span)
+            span = span[: end.start()] if end else span
+            if span.strip():
+                break
+    if not span.strip():
+        cued = re.search(rf"{_NAME_CUES}\s+(\x00\d+\x00)", protected, re.I)
+        span = cued.group(1) if cued else ""
+    span = re.sub(rf"\s+{_OBJECT_NOUNS}\s*$", "", span.strip(), flags=re.I)
+    if not span:
+        return []
+    for name in app_names:
+        if span.casefold() == name.casefold():
+            return []
+    items = _split_items(_unprotect(span, quoted))
+    return [i for i in items if i.casefold() not in ("it", "them", "this", "that")]
+
+
+def _split_items(text: str) -> list[str]:
+    protected, quoted = _protect(text.strip().rstrip("."))
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+|\s*\n\s*", protected)
+    return [p for p in (_unprotect(x, quoted).strip(" .'\"“”‘’") for x in parts) if p]
+
+
+def _protect(text: str) -> tuple[str, list[str]]:
+    quoted: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    return re.sub(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)|‘[^’]*’", keep, text), quoted
+
+
+def _unprotect(text: str, quoted: Sequence[str]) -> str:
+    return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], text)
+
+
+_MOVE_WORDING = (
+    (re.compile(r"\bout\s+of\s+(?:the\s+)?", re.I), "from "),
+    (re.compile(r"\s+(?:and\s+)?(?:into|over\s+to)\s+", re.I), " to "),
+    (re.compile(r"(\S+)\s+\((?:in\s+|from\s+)?([^)]+)\)\s+to\b", re.I), r"\1 from \2 to"),
+)
+
+
+def restate_move(goal: str) -> str:
+    """ "out of A and into B", "X (A) to B": the "from A to B" a move request reads."""
+    if not re.search(r"\bmove\b", goal, re.I):
+        return goal
+    for pattern, replacement in _MOVE_WORDING:
+        goal = pattern.sub(replacement, goal)
+    return goal
+
+
+_APPEND_WORDING = (
+    re.compile(
+        r"\b(?:append|add|put|insert|write)\s+(?P<value>[\"“'‘].+?[\"”'’])\s+(?:to|at|on|as)\s+"
+        r"(?:the\s+)?(?:very\s+)?(?:end|bottom|(?:a\s+)?new\s+last\s+line|last\s+line)\b",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"\b(?:append|add|put|insert|write)\s+(?:this|the\s+following|a|one\s+more)?\s*"
+        r"(?:line|text|sentence)?\s*(?:to|at)\s+the\s+(?:very\s+)?(?:end|bottom)\s+of\s+"
+        r"(?:the\s+)?(?:note\s+|file\s+)?\S+?[:,]\s+(?P<value>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"\bends\s+with\s+(?:the\s+)?(?:line|text|sentence)?[:\s]*(?P<value>.+)$", re.I | re.S
+    ),
+)
+
+
+def appended_text(goal: str) -> str | None:
+    """The text a goal adds at the end of a document, however the end is named."""
+    for pattern in _APPEND_WORDING:
+        match = pattern.search(goal)
+        if match:
+            value = match.group("value").strip()
+            value = re.sub(r"(?<=[.!?\"”'’])\s+(?:in|using)\s+\w+(?:\s+\w+)?\.?$", "", value)
+            value = value.rstrip(" ")
+            if value[:1] in "\"“'‘" and value[-1:] in "\"”'’":
+                value = value[1:-1]
+            elif value[-2:-1] in "\"”'’" and value[-1:] == ".":
+                value = value[1:-2] if value[:1] in "\"“'‘" else value
+            return value.rstrip(".")
+    return None
