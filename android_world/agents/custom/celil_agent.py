@@ -528,7 +528,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             data["ocr_lines"] = ocr_lines_data(observation)
 
         if not memory.has_plan():
-            self._make_initial_plan(goal, observation, data)
+            not_understood = self._make_initial_plan(goal, observation, data)
+            if not_understood:
+                self._infeasible_reason = f"could not understand the goal: {not_understood}"[:300]
+                return self._end("infeasible", data, observation, answer=None)
 
         proposal = self._choose_action(goal, observation, data)
         if isinstance(proposal, base_agent.AgentInteractionResult):
@@ -690,7 +693,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             and success_rate >= self.memory_reuse_success_rate
         )
 
-    def _make_initial_plan(self, goal: str, observation: Observation, data: dict[str, Any]) -> None:
+    def _make_initial_plan(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> str | None:
+        """Plans the episode; returns why the planner could not understand the goal, if so."""
         memory = self._memory
         assert memory is not None
         retrieved = None
@@ -737,6 +743,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             warnings=list(plan.warnings),
         )
         data["plan_created"] = memory.get_plan()
+        return getattr(plan, "not_understood", None)
 
     def _rehearse(
         self,

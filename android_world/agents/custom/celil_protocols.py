@@ -73,6 +73,10 @@ class Plan:
     # Sub-goals that only recover from the failure at hand ("Go back", "Reopen the app"): they
     # run like any other, but a plan remembered in episodic memory leaves them out.
     recovery_sub_goals: list[str] = dataclasses.field(default_factory=list)
+    # Set when the planner could not understand the goal (a clause it cannot turn into steps, a
+    # value no step uses): acting anyway would claim a task it never read, so the episode ends
+    # `infeasible` with this reason before any action.
+    not_understood: str | None = None
 
 
 # How a progress verdict was reached, strongest first. `screen`: code read the asked state off

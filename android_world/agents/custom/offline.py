@@ -23,6 +23,7 @@ from typing import Any
 
 from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
+from android_world.agents.custom import offline_wording as wording
 from android_world.agents.custom.celil_geometry import element_box, element_label
 from android_world.agents.custom.celil_protocols import (
     Evidence,
@@ -460,7 +461,10 @@ def _object_word(info: text_lib.GoalInfo) -> str:
     for word in info.objects:
         if word not in ("calendar", "sms", "filesystem", "storage"):
             return text_lib.stem(word)
-    return "message" if "send" in info.verbs else "item"
+    if "send" in info.verbs:
+        return "message"
+    hint = text_lib.app_hint(info.apps[0]) if info.apps else None
+    return text_lib.stem(hint.keywords[0]) if hint and hint.keywords else "item"
 
 
 def app_segments(info: text_lib.GoalInfo) -> list[str]:
@@ -504,6 +508,8 @@ def _segment_info(segment: str, carried_text: str | None) -> text_lib.GoalInfo:
         keys = {k for k, _ in info.fields}
         if carried_text and not keys & {"message", "text"}:
             info.fields.append(("message", carried_text))
+    if passes_on and not any(k == "phone" for k, _ in info.fields):
+        info.fields[:0] = [("phone", n) for n in wording.phone_numbers(segment)[:1]]
     if text_lib.phrase_in("share", segment) and "send" not in info.verbs:
         info.verbs.append("send")
         info.objects = ["message"]
@@ -767,6 +773,50 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
     return None
 
 
+# The planner's own step for a camera goal ("Take a photo"), which the executor reads as is.
+_TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
+
+
+def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
+    """Why this plan does not carry out the goal as written, or None.
+
+    A clause the planner could not turn into steps stays in the plan verbatim, and a value the
+    goal gives (a quoted text, a phone number, an amount, a file name) that no step uses was not
+    read; acting on such a plan does some other task and may end `complete` on it.
+    """
+    if info.is_question:
+        return None
+    clauses = {text_lib.normalize(c) for c in info.clauses}
+    for step in plan:
+        if (
+            text_lib.normalize(step) in clauses
+            and parse_sub_goal(step, info).kind == "generic"
+            and not _TAKE.match(step)
+        ):
+            return f"no step for {step!r}"
+    used = " ".join(plan)
+    for value in goal_values(info):
+        if not text_lib.value_in_goal(value, used):
+            return f"no step uses {value!r}"
+    return None
+
+
+def goal_values(info: text_lib.GoalInfo) -> list[str]:
+    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
+    file and item names (a storage volume's name only says where, so it is not one)."""
+    raw = info.goal
+    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
+    for name in [*wording.file_names(raw), *wording.identifiers(raw)]:
+        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
+            values.append(name)
+    out: list[str] = []
+    for value in values:
+        value = value.strip()
+        if value and not any(value in v for v in out):
+            out = [v for v in out if v not in value] + [value]
+    return out
+
+
 class OfflinePlanner:
     """Planner protocol without a model: clause-by-clause plans, screen-based progress checks."""
 
@@ -790,7 +840,13 @@ class OfflinePlanner:
                     source=SOURCE,
                 )
             warnings.append(f"remembered plan not reused: {misfit}")
-        return Plan(sub_goals, rationale=rationale, source=SOURCE, warnings=warnings)
+        return Plan(
+            sub_goals,
+            rationale=rationale,
+            source=SOURCE,
+            warnings=warnings,
+            not_understood=not_understood(info, sub_goals),
+        )
 
     def generate_corrective_plan(self, failure_context: FailureContext) -> Plan:
         """Keep the unfinished sub-goals and put a recovery step before them: go back after a

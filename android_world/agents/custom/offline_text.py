@@ -145,7 +145,7 @@ APP_HINTS: tuple[AppHint, ...] = (
     ),
     AppHint(
         "Simple SMS Messenger",
-        ("simple sms messenger", "simple sms", "sms messenger"),
+        ("simple sms messenger", "simple sms", "sms messenger", "sms"),
         ("text message", "sms", "messages"),
         ("smsmessenger", "sms", "messaging"),
     ),

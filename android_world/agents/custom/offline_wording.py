@@ -136,10 +136,20 @@ _SYNONYMS = (
     (r"\b(?:respond|answer)\s+to\b", "reply to"),
     (r"\b(?:respond|answer)\b(?=\s+(?:the|my|this|that)\b)", "reply to"),
     (
-        r"\b(?:schedule|book|set\s+up|put|generate|initiate)\b(?=\s+(?:a|an|the|new|my)\b|\s+[\"“'‘])",
+        r"\b(?:schedule|book|set\s+up|generate|initiate)\b(?=\s+(?:a|an|the|new|my)\b|\s+[\"“'‘])",
         "create",
     ),
     (r"\b(?:activate|switch\s+on)\b", "enable"),
+    (r"\b(?:halt|freeze)\b", "pause"),
+    (r"\b(?:kick\s+off|fire\s+up)\b", "start"),
+    (r"\b(?:bring|pull|call)\s+up\b|\b(?:go\s+into|switch\s+to|get\s+into)\b", "open"),
+    (r"^\s*i\s+(?:need|want)\s+(?:the\s+)?(.+?)\s+(?:open|opened|up)\b", r"open the \1"),
+    # Telegraphic: "Bluetooth off.", "Wi-Fi on and Bluetooth off."
+    (
+        r"^\s*(?:the\s+)?([A-Za-z][\w-]*(?:\s+[\w-]+)?)\s+(on|off)\s*(?=[.!]?\s*$|\s+and\b)",
+        r"Turn \1 \2",
+    ),
+    (r"\band\s+(?:the\s+)?([A-Za-z][\w-]*)\s+(on|off)\s*(?=[.!]?\s*$)", r"and turn \1 \2"),
     (r"\b(?:deactivate|switch\s+off)\b", "disable"),
 )
 
@@ -275,7 +285,7 @@ _MONEY = re.compile(
 )
 _PHONE_RE = re.compile(rf"(?<![\w+])(?:{_PHONE})(?!\w)")
 _FILE_NAME = re.compile(
-    r"(?<![\w.])[\w-]+(?:\s[\w-]+)?\.(?:txt|md|csv|json|mp3|mp4|jpg|png|pdf|wav|m4a|doc|docx)\b"
+    r"(?<![\w.'’])[\w-]+\.(?:txt|md|csv|json|mp3|mp4|jpg|png|pdf|wav|m4a|doc|docx)\b"
 )
 _IDENTIFIER = re.compile(
     r"(?<![\w.])(?=[\w.-]*[_\d])(?=[\w.-]*[A-Za-z])[\w-]+(?:\.\w{2,4})?(?![\w])"
@@ -291,10 +301,13 @@ _CUES: tuple[tuple[str, str], ...] = (
     (r"noted\s+as|with\s+(?:the\s+|a\s+)?note|note", "note"),
     (r"description|described\s+as|describing", "description"),
     (r"titled|title", "title"),
-    (r"named|called|name", "name"),
+    (r"named|called|name(?:\s+it)?|call\s+it", "name"),
     (r"saying|that\s+says|says|reading|that\s+reads|containing|with(?=\s*:)", "message"),
     (r"(?:the\s+)?message", "message"),
-    (r"(?:the\s+|following\s+)?(?:text|content|contents|line)", "text"),
+    (
+        r"(?:the\s+|following\s+|this\s+)?(?:text|content|contents|line)(?:\s+in(?:to)?\s+it)?",
+        "text",
+    ),
 )
 # Nouns that name a slot only when a value is marked as following (": X", "is X", a quote);
 # bare, they are things ("the most recent text message").
@@ -501,11 +514,8 @@ def slot_fields(
         before = re.search(r"\b(?:an?|the)\s+([A-Z][\w&]*)\s+expense\b", goal)
         if before:
             fields["category"] = before.group(1)
-    if object_word and not {"name", "title"} & set(fields):
-        after = re.search(
-            rf"\b(?:an?|the|new)\s+{re.escape(object_word)}s?\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)",
-            goal,
-        )
+    if not {"name", "title"} & set(fields):
+        after = _NAME_AFTER_NOUN.search(goal)
         if after and after.group(1).casefold() not in {a.casefold() for a in app_names}:
             fields["name"] = after.group(1)
     label = _LABEL_BEFORE.search(goal)
@@ -514,6 +524,11 @@ def slot_fields(
     return list(fields.items())
 
 
+# "a folder folder_2023", "an expense Seminars": a noun for a thing, then its name.
+_NAME_AFTER_NOUN = re.compile(
+    r"\b(?:folder|note|file|document|expense|event|contact|entry)\s+"
+    r"((?=[\w.-]*[_\d])[\w.-]*[A-Za-z][\w.-]*|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)"
+)
 _CATEGORY_BEFORE = re.compile(
     r"\b(?:in|under|to|as)\s+(?:the\s+)?([A-Z][\w&]*(?:\s+[A-Z][\w&]*)*)\s+category\b"
 )
@@ -525,7 +540,13 @@ def money_values(goal: str) -> list[str]:
 
 
 def phone_numbers(goal: str) -> list[str]:
-    return [m.group(0).strip() for m in _PHONE_RE.finditer(goal)]
+    """Phone numbers as written; a date ("2023-10-19") has the shape but is none."""
+    found = (m.group(0).strip() for m in _PHONE_RE.finditer(goal))
+    return [
+        n
+        for n in found
+        if len(re.sub(r"\D", "", n)) >= 7 and not re.fullmatch(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}", n)
+    ]
 
 
 def file_names(goal: str) -> list[str]:
@@ -546,7 +567,7 @@ def identifiers(goal: str) -> list[str]:
     return [
         m.group(0)
         for m in _IDENTIFIER.finditer(goal)
-        if not re.fullmatch(r"\d+\w{0,2}", m.group(0))
+        if not re.fullmatch(r"\d+\w{0,2}", m.group(0)) and goal[m.end() : m.end() + 1] != ":"
     ]
 
 
@@ -616,6 +637,7 @@ def delete_items(goal: str, app_names: Sequence[str] = ()) -> list[str]:
             span = protected[match.end() :]
             end = _SPAN_END.search(span)
             span = span[: end.start()] if end else span
+            span = re.sub(rf"(?:^|\s+){_OBJECT_NOUNS}\s*$", "", span.strip(), flags=re.I)
             if span.strip():
                 break
     if not span.strip():
