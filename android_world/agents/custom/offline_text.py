@@ -372,8 +372,9 @@ _TOGGLE_PATTERNS = (
     re.compile(r"\b(enable|disable|activate|deactivate)\s+(?:the\s+)?(.+)$", re.I),
 )
 _LEVEL_PATTERN = re.compile(
-    r"\b(?:turn|set|change|adjust|put|make)\s+(?:the\s+)?(.+?)\s+(?:to|at)\s+(?:the\s+|its\s+)?"
-    r"(max(?:imum)?|min(?:imum)?|highest|lowest|full)\b",
+    r"\b(?:turn|set|change|adjust|put|make|dim|lower|raise|bring|increase|decrease|reduce)\s+"
+    r"(?:the\s+)?(.+?)\s+(?:to|at)\s+(?:the\s+|its\s+)?"
+    r"(max(?:imum)?|min(?:imum)?|highest|lowest|full|100\s*%|0\s*%)(?!\w)",
     re.I,
 )
 _CLAUSE_SPLIT = re.compile(
@@ -552,7 +553,7 @@ def parse_level(clause: str) -> tuple[str, str] | None:
         return None
     subject = _clean_subject(match.group(1))
     level = match.group(2).lower()
-    return subject, "max" if level.startswith(("max", "high", "full")) else "min"
+    return subject, "max" if level.startswith(("max", "high", "full", "1")) else "min"
 
 
 def parse_open(clause: str) -> str | None:

@@ -144,12 +144,15 @@ _SYNONYMS = (
     (r"\b(?:kick\s+off|fire\s+up)\b", "start"),
     (r"\b(?:bring|pull|call)\s+up\b|\b(?:go\s+into|switch\s+to|get\s+into)\b", "open"),
     (r"^\s*i\s+(?:need|want)\s+(?:the\s+)?(.+?)\s+(?:open|opened|up)\b", r"open the \1"),
-    # Telegraphic: "Bluetooth off.", "Wi-Fi on and Bluetooth off."
+    # Telegraphic: "Bluetooth off.", "Bluetooth on, wifi off."
     (
-        r"^\s*(?:the\s+)?([A-Za-z][\w-]*(?:\s+[\w-]+)?)\s+(on|off)\s*(?=[.!]?\s*$|\s+and\b)",
-        r"Turn \1 \2",
+        r"(^|[,;]\s*|\band\s+)(?!(?:turn|switch|set|put|toggle|make|keep|and)\b)(?:the\s+)?"
+        r"([A-Za-z][\w-]*(?:\s+(?!on\b|off\b)[\w-]+)?)\s+(on|off)\s*(?=[.!,;]|\s+and\b|$)",
+        r"\1turn \2 \3",
     ),
-    (r"\band\s+(?:the\s+)?([A-Za-z][\w-]*)\s+(on|off)\s*(?=[.!]?\s*$)", r"and turn \1 \2"),
+    (r"\bmax\s+out\s+(?:the\s+)?([\w\s-]+?)(?=[.!]?\s*$)", r"set \1 to max"),
+    (r"\b(?:proceed|go\s+on|continue|then)\s+to\s+(?=open|launch|start)", ""),
+    (r"\baccess\b(?=\s+(?:the\s+)?\w+\s+app)", "open"),
     (r"\b(?:deactivate|switch\s+off)\b", "disable"),
 )
 
@@ -567,7 +570,8 @@ def identifiers(goal: str) -> list[str]:
     return [
         m.group(0)
         for m in _IDENTIFIER.finditer(goal)
-        if not re.fullmatch(r"\d+\w{0,2}", m.group(0)) and goal[m.end() : m.end() + 1] != ":"
+        if not re.fullmatch(r"[a-z]*\d+\w{0,2}", m.group(0), re.I)
+        and goal[m.end() : m.end() + 1] != ":"
     ]
 
 
