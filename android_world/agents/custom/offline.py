@@ -796,7 +796,10 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
             return f"no step for {step!r}"
     used = " ".join(plan)
     for value in goal_values(info):
-        if not text_lib.value_in_goal(value, used):
+        parts = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
+        if not text_lib.value_in_goal(value, used) and not all(
+            text_lib.value_in_goal(p, used) for p in parts
+        ):
             return f"no step uses {value!r}"
     return None
 
@@ -806,6 +809,7 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
     file and item names (a storage volume's name only says where, so it is not one)."""
     raw = info.goal
     values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
+    values += [v for _, v in info.fields]
     for name in [*wording.file_names(raw), *wording.identifiers(raw)]:
         if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
             values.append(name)

@@ -552,16 +552,26 @@ def parse_level(clause: str) -> tuple[str, str] | None:
     if not match:
         return None
     subject = _clean_subject(match.group(1))
+    # "screen brightness", "display brightness": the setting is the last word.
+    subject = re.sub(r"^(?:screen|display|phone|device)\s+(?=\w)", "", subject, flags=re.I)
     level = match.group(2).lower()
     return subject, "max" if level.startswith(("max", "high", "full", "1")) else "min"
 
 
 def parse_open(clause: str) -> str | None:
+    """The app an "open X" clause names; "start the stopwatch" names a thing in an app, so it
+    is no request to open that app."""
     match = _OPEN_PATTERN.match(clause)
     if not match:
         return None
     target = match.group(1)
     apps = find_apps(target)
+    if apps and re.match(r"\s*(?:start|run)\b", clause, re.I):
+        norm = normalize(target)
+        hint = app_hint(apps[0])
+        names = (hint.label, *hint.aliases) if hint else (apps[0],)
+        if not any(phrase_in(n, norm) for n in names):
+            return None
     return apps[0] if apps else None
 
 
@@ -701,6 +711,10 @@ def parse_duration(goal: str) -> tuple[int, int, int] | None:
             runs[-1].append(match)
         else:
             runs.append([match])
+    colon = re.search(r"(?<![\d:])(\d{1,2}):(\d{2}):(\d{2})(?![\d:])", goal)
+    if colon and re.search(r"\b(?:timer|duration|countdown)\b", goal, re.I):
+        h, m, sec = (int(g) for g in colon.groups())
+        return h, m, sec
     for run in runs:
         parts = {m.group(2)[0].casefold(): int(m.group(1)) for m in run}
         if len(parts) >= 2 and len(parts) == len(run):
@@ -743,8 +757,18 @@ def move_request(goal: str) -> tuple[str, str, str] | None:
 
 
 def folder_hint(goal: str) -> str | None:
+    """The folder a file is in: "the Recordings folder", "in Recordings", "from DCIM"."""
     match = re.search(r"\bthe (\w+) folder\b", goal, re.I)
-    return match.group(1).strip() if match else None
+    if match:
+        return match.group(1).strip()
+    for match in re.finditer(
+        r"\b(?:in|from|inside|within|located\s+in)\s+(?:the\s+)?([A-Z][\w-]*)(?!\s+(?:file\s*system|"
+        r"filesystem|storage|app|application)\b)",
+        goal,
+    ):
+        if app_hint(match.group(1)) is None and match.group(1).casefold() != "android":
+            return match.group(1)
+    return None
 
 
 def append_text(goal: str) -> str | None:
@@ -944,10 +968,24 @@ def goal_fields(
         slot = "message" if sending else ("text" if "name" in fields else "name")
         if slot not in fields:
             fields[slot] = unused[0]
+    for noun in ("folder", "directory", "note", "file", "expense", "event", "contact"):
+        if noun in fields and "name" not in fields:
+            fields["name"] = fields.pop(noun)
     if "first name" in fields or "last name" in fields:
         fields.pop("name", None)
-    # In the goal's order: the plan fills a form as the request lists it.
-    return sorted(fields.items(), key=lambda kv: raw.find(kv[1]) % (len(raw) + 1))
+
+    # In the goal's order, as the request lists the form; a recipient comes before the text and
+    # a phone's label right after the phone, as forms ask for them.
+    def place(item: tuple[str, str]) -> tuple[float, int]:
+        key, value = item
+        at = raw.find(value) % (len(raw) + 1)
+        if key == "label" and "phone" in fields:
+            return raw.find(fields["phone"]) % (len(raw) + 1) + 0.5, 0
+        if key == "phone" and sending:
+            return -1, 0
+        return at, 0
+
+    return sorted(fields.items(), key=place)
 
 
 def _delete_targets(raw: str, fields: list[tuple[str, str]], names: Sequence[str]) -> list[str]:

@@ -140,6 +140,7 @@ _SYNONYMS = (
         "create",
     ),
     (r"\b(?:activate|switch\s+on)\b", "enable"),
+    (r"\bdirector(?:y|ies)\b", "folder"),
     (r"\b(?:halt|freeze)\b", "pause"),
     (r"\b(?:kick\s+off|fire\s+up)\b", "start"),
     (r"\b(?:bring|pull|call)\s+up\b|\b(?:go\s+into|switch\s+to|get\s+into)\b", "open"),
@@ -367,6 +368,17 @@ def _is_noun_cue(match: re.Match[str]) -> bool:
     return False
 
 
+def _name_like(value: str, app_names: Sequence[str]) -> bool:
+    """A short value must read as a name, not as the next words of the sentence."""
+    first = value.split()[0].casefold()
+    return not (
+        _CUE_RE.match(value)
+        or first in _STOP_WORDS
+        or first in _ARTICLES
+        or value.casefold() in {a.casefold() for a in app_names}
+    )
+
+
 def _slot_of(match: re.Match[str]) -> str:
     for i, (_, slot) in enumerate(_CUES):
         if match.group(f"s{i}"):
@@ -476,7 +488,7 @@ def slot_fields(
         if slot in fields:
             continue
         quoted = _quoted_after(goal, pos)
-        marked = bool(sep and sep.group(0).strip()) or quoted is not None
+        marked = bool(sep and re.search(r"[:=]|\b(?:is|are)\b", sep.group(0))) or quoted is not None
         if _is_noun_cue(match) and not marked:
             continue
         if slot == "phone":
@@ -496,14 +508,7 @@ def slot_fields(
         else:
             value = _short_value(goal, pos, app_names)
         value = value.strip()
-        first = value.split()[0].casefold() if value.split() else ""
-        if (
-            not value
-            or _CUE_RE.match(value)
-            or first in _STOP_WORDS
-            or first in _ARTICLES
-            or value.casefold() in {a.casefold() for a in app_names}
-        ):
+        if not value or (slot not in LONG_SLOTS and not _name_like(value, app_names)):
             continue
         if slot == "category" and cue == "under" and not value[:1].isupper():
             continue
