@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_json
+from android_world.agents.custom import celil_json, offline_wording
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
@@ -394,13 +394,17 @@ _QUESTION_START = re.compile(
 
 
 def is_question(goal: str) -> bool:
-    """Information-retrieval goals: they start with a question word or contain a `?` sentence."""
-    text = goal.strip()
+    """Information-retrieval goals: a sentence opens with a question word or an ask ("tell
+    me", "list"), or ends with `?` without being a polite request ("Could you pause it?")."""
+    text, _ = offline_wording.strip_politeness(goal or "")
     if not text:
         return False
-    if _QUESTION_START.match(text):
-        return True
-    return any(s.strip().endswith("?") for s in re.split(r"(?<=[?.!])\s+", text))
+    sentences = [s.strip() for s in re.split(r"(?<=[?.!;])\s+", text) if s.strip()]
+    for sentence in sentences:
+        bare = re.sub(r"^(?:in|on|using|with)\s+[^,]{1,40},\s*", "", sentence, flags=re.I)
+        if _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare):
+            return True
+    return any(s.endswith("?") for s in sentences)
 
 
 def clean_answer(text: str) -> str:

@@ -1723,7 +1723,14 @@ def _stem_words(text: str) -> set[str]:
 
 # Goals often ask for an irreversible step without naming it: a reply is sent, a text message
 # is sent, a share by SMS is sent.
-_IMPLIED = {"reply": "send", "share": "send", "text message": "send", "erase": "delete"}
+_IMPLIED = {
+    "reply": "send",
+    "share": "send",
+    "text message": "send",
+    "erase": "delete",
+    "remove": "delete",
+    "trash": "delete",
+}
 
 
 def implied_verbs(goal: str) -> set[str]:

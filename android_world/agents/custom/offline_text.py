@@ -380,7 +380,8 @@ _LEVEL_PATTERN = re.compile(
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|;\s*|\.\s+(?=[A-Z])|\s+then\s+|"
     r",\s*and\s+(?=(?:turn|enable|disable|switch|open|set|launch|share|send|accept|allow|grant)\b)|"
-    r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch|share|send|accept|allow|grant)\b))",
+    r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch|share|send|accept|allow|grant|start|"
+    r"run|take|pause|stop|reply|record|delete|remove)\b))",
     re.I,
 )
 _OPEN_PATTERN = re.compile(
@@ -761,13 +762,16 @@ def folder_hint(goal: str) -> str | None:
     match = re.search(r"\bthe (\w+) folder\b", goal, re.I)
     if match:
         return match.group(1).strip()
+    if not wording.file_names(goal):
+        return None
     for match in re.finditer(
-        r"\b(?:in|from|inside|within|located\s+in)\s+(?:the\s+)?([A-Z][\w-]*)(?!\s+(?:file\s*system|"
-        r"filesystem|storage|app|application)\b)",
+        r"\b(?:in|from|inside|within|located\s+in)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)"
+        r"(?!\s+(?:file\s*system|filesystem|storage|app|application)\b)",
         goal,
     ):
-        if app_hint(match.group(1)) is None and match.group(1).casefold() != "android":
-            return match.group(1)
+        name = match.group(1)
+        if not find_apps(name) and name.split()[0].casefold() != "android" and " " not in name:
+            return name
     return None
 
 
@@ -1189,9 +1193,38 @@ class Question:
         return self.kind == "day" and not _DATE_PHRASE.search(self.day or "")
 
 
+# Other ways to ask for a sum: "how much did I spend on X", "add up all X expenses", "what do
+# my X expenses come to", "total spent on the X category".
+_SPENT_END = (
+    r"(?:\s+(?:category|expenses?|items?|purchases?))?(?=\s+(?:in|on|at|using|from)\b|[?.,;(]|$)"
+)
+_TOTAL_FORMS = (
+    re.compile(
+        r"\bhow\s+much\s+(?:did|do|have|had)\s+i\s+(?:spen[dt]|paid|pay)\s+(?:in\s+total\s+)?"
+        rf"(?:on|for)\s+(?:the\s+|my\s+|all\s+)?(?P<qualifier>.+?){_SPENT_END}",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:add|sum|total)\s+up\s+(?:all\s+)?(?:the\s+|my\s+|of\s+)?(?P<qualifier>.+?)\s+"
+        r"(?:expenses|purchases|payments|transactions|costs|items)\b",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:my|the|all)\s+(?P<qualifier>.+?)\s+(?:expenses|purchases|payments|costs)\s+"
+        r"(?:add\s+up|come\s+to|sum\s+to|total)\b",
+        re.I,
+    ),
+    re.compile(
+        r"\btotal\s+(?:spent|spending|cost|paid)\s+(?:on|for)\s+(?:the\s+|my\s+)?"
+        rf"(?P<qualifier>.+?){_SPENT_END}",
+        re.I,
+    ),
+)
+
+
 def parse_question(goal: str) -> Question:
     text = " ".join((goal or "").split())
-    total = _TOTAL.search(text)
+    total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
     day = day_phrase(text)

@@ -141,6 +141,9 @@ _SYNONYMS = (
     ),
     (r"\b(?:activate|switch\s+on)\b", "enable"),
     (r"\bdirector(?:y|ies)\b", "folder"),
+    (r"\bcancel\b(?=\s+(?:the|my|this|that)\s)", "delete"),
+    (r"\b(?:initiate|fire\s+up|boot\s+up|power\s+up)\b(?=\s+(?:the\s+)?\w+\s+app)", "open"),
+    (r"\b(?:power|fire)\s+(?:up|on)\b", "enable"),
     (r"\b(?:halt|freeze)\b", "pause"),
     (r"\b(?:kick\s+off|fire\s+up)\b", "start"),
     (r"\b(?:bring|pull|call)\s+up\b|\b(?:go\s+into|switch\s+to|get\s+into)\b", "open"),
@@ -148,7 +151,7 @@ _SYNONYMS = (
     # Telegraphic: "Bluetooth off.", "Bluetooth on, wifi off."
     (
         r"(^|[,;]\s*|\band\s+)(?!(?:turn|switch|set|put|toggle|make|keep|and)\b)(?:the\s+)?"
-        r"([A-Za-z][\w-]*(?:\s+(?!on\b|off\b)[\w-]+)?)\s+(on|off)\s*(?=[.!,;]|\s+and\b|$)",
+        r"([A-Za-z][\w-]*(?:\s+(?!on\b|off\b|is\b|are\b)[\w-]+)?)\s+(on|off)\s*(?=[.!,;]|\s+and\b|$)",
         r"\1turn \2 \3",
     ),
     (r"\bmax\s+out\s+(?:the\s+)?([\w\s-]+?)(?=[.!]?\s*$)", r"set \1 to max"),
@@ -160,7 +163,7 @@ _SYNONYMS = (
 
 def restate(goal: str) -> str:
     """A wanted state or an unusual verb, said as the plain order the planner reads."""
-    text = goal
+    text = _restate_wants(goal)
     for pattern, verb in _SYNONYMS:
         text = re.sub(pattern, verb, text, flags=re.I)
     text = _AS_POSSIBLE.sub(_as_possible, text)
