@@ -813,6 +813,7 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
     for name in [*wording.file_names(raw), *wording.identifiers(raw)]:
         if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
             values.append(name)
+    values += wording.capitalised_words(raw, text_lib.app_names())
     out: list[str] = []
     for value in values:
         value = value.strip()

@@ -11,6 +11,7 @@ saying, ...) so their order and quoting do not matter.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -292,7 +293,7 @@ _MONEY = re.compile(
 )
 _PHONE_RE = re.compile(rf"(?<![\w+])(?:{_PHONE})(?!\w)")
 _FILE_NAME = re.compile(
-    r"(?<![\w.'’])[\w-]+\.(?:txt|md|csv|json|mp3|mp4|jpg|png|pdf|wav|m4a|doc|docx)\b"
+    r"(?<![\w.])(?<!\w['’])[\w-]+\.(?:txt|md|csv|json|mp3|mp4|jpg|png|pdf|wav|m4a|doc|docx)\b"
 )
 _IDENTIFIER = re.compile(
     r"(?<![\w.])(?=[\w.-]*[_\d])(?=[\w.-]*[A-Za-z])[\w-]+(?:\.\w{2,4})?(?![\w])"
@@ -556,7 +557,7 @@ def phone_numbers(goal: str) -> list[str]:
     return [
         n
         for n in found
-        if len(re.sub(r"\D", "", n)) >= 7 and not re.fullmatch(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}", n)
+        if len(re.sub(r"\D", "", n)) >= 7 and not re.search(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}", n)
     ]
 
 
@@ -733,3 +734,71 @@ def appended_text(goal: str) -> str | None:
                 value = value[1:-2] if value[:1] in "\"“'‘" else value
             return value.rstrip(".")
     return None
+
+
+_COMMON_CAPITALS = frozenset(
+    [
+        "i",
+        "ok",
+        "not",
+        "no",
+        "wi-fi",
+        "wifi",
+        "bluetooth",
+        "sms",
+        "gps",
+        "nfc",
+        "usb",
+        "pm",
+        "am",
+        "android",
+    ]
+)
+_CALENDAR_WORDS = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "today",
+    "tomorrow",
+]
+
+
+def capitalised_words(goal: str, app_names: Sequence[str] = ()) -> list[str]:
+    """Capitalised words inside sentences (names of things: a category, a label, a person),
+    outside quotes; not a sentence's first word, an app's name, a day or a slot's cue word."""
+    protected, _ = _protect(goal)
+    apps = " ".join(app_names).casefold().split()
+    out = []
+    for sentence in re.split(r"(?<=[.?!;:])\s+|\n+", protected):
+        tokens = re.findall(r"[^\W\d_][\w'’-]*", sentence)
+        for before, word in itertools.pairwise(tokens):
+            lowered = word.casefold()
+            if before.casefold() in ("tap", "press", "hit", "click", "touch"):
+                continue  # a button's label, not a value
+            if (
+                word[0].isupper()
+                and lowered not in _COMMON_CAPITALS
+                and lowered not in apps
+                and lowered not in _CALENDAR_WORDS
+                and not _CUE_RE.fullmatch(word)
+                and lowered not in _STOP_WORDS
+                and not word.isupper()
+            ):
+                out.append(word)
+    return out
