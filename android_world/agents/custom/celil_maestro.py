@@ -404,6 +404,8 @@ def is_question(goal: str) -> bool:
         bare = re.sub(r"^(?:in|on|using|with)\s+[^,]{1,40},\s*", "", sentence, flags=re.I)
         if _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare):
             return True
+    if re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I):
+        return True
     return any(s.endswith("?") for s in sentences)
 
 

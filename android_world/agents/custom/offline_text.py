@@ -883,7 +883,7 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         verbs = [v for v in verbs if v not in ("start", "run") or v in rest]
     objects = [
         w
-        for w in lowered
+        for w in words(_mask_values(text, []))
         if w in RELATED_TERMS or any(w == k or stem(w) == k for h in APP_HINTS for k in h.keywords)
     ]
     object_word = next(
@@ -896,11 +896,17 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         or (text.rstrip().endswith("?") and not polite)
         or bool(re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I))
     )
+    new_text = None if replacement_text(raw) else wording.replacement(raw)
+    if new_text:
+        fields = [(k, v) for k, v in fields if k != "text" and v not in new_text] + [
+            ("text", new_text)
+        ]
+        verbs = [v for v in verbs if v not in ("delete", "remove")]
     append = append_text(raw) or wording.appended_text(raw)
     if append:
         fields = [(k, v) for k, v in fields if not (k == "text" and (append in v or v in append))]
     edit = edit_target(text)
-    if edit is None and append:
+    if edit is None and (append or new_text):
         edit = next((f for f in wording.file_names(raw) if f not in append), None)
     return GoalInfo(
         goal=text,
@@ -944,7 +950,9 @@ def goal_fields(
 ) -> list[tuple[str, str]]:
     """The goal's (slot, value) pairs: by cue words first, then the suite-style key: value forms,
     then values that can only be one slot (a phone number, a person's name, a lone quote)."""
-    fields = dict(wording.slot_fields(raw, names, object_word))
+    # A "|" table is read by `parse_fields`; cue words inside it are its headers, not cues.
+    cue_text = "\n".join(line for line in raw.splitlines() if "|" not in line)
+    fields = dict(wording.slot_fields(cue_text, names, object_word))
     for key, value in parse_fields(raw, object_word):
         overlaps = any(value in v or v in value for v in fields.values())
         if key not in fields and not overlaps:

@@ -116,6 +116,8 @@ _ALL_THE_WAY = re.compile(
 )
 # Verbs people use for the planner's verbs. Each pair is ordinary English, not a template phrase.
 _SYNONYMS = (
+    (r"\b(?:initiate|fire\s+up|boot\s+up|power\s+up)\b(?=\s+(?:the\s+)?\w+\s+app)", "open"),
+    (r"\b(?:power|fire)\s+(?:up|on)\b", "enable"),
     (r"\bget\s+rid\s+of\b", "delete"),
     (r"\b(?:erase|trash|discard|wipe\s+out)\b", "delete"),
     (
@@ -143,8 +145,6 @@ _SYNONYMS = (
     (r"\b(?:activate|switch\s+on)\b", "enable"),
     (r"\bdirector(?:y|ies)\b", "folder"),
     (r"\bcancel\b(?=\s+(?:the|my|this|that)\s)", "delete"),
-    (r"\b(?:initiate|fire\s+up|boot\s+up|power\s+up)\b(?=\s+(?:the\s+)?\w+\s+app)", "open"),
-    (r"\b(?:power|fire)\s+(?:up|on)\b", "enable"),
     (r"\b(?:halt|freeze)\b", "pause"),
     (r"\b(?:kick\s+off|fire\s+up)\b", "start"),
     (r"\b(?:bring|pull|call)\s+up\b|\b(?:go\s+into|switch\s+to|get\s+into)\b", "open"),
@@ -186,10 +186,13 @@ def _as_possible(match: re.Match[str]) -> str:
 
 def _restate_wants(text: str) -> str:
     """ "Make sure X is off" -> "Turn X off", per clause, keeping the rest of the goal."""
-    out = []
-    for sentence in re.split(r"(?<=[.;!])\s+|\s+and\s+(?=" + _WANT + r")", text):
-        out.append(_restate_want(sentence))
-    return " ".join(out)
+    if not re.search(_WANT, text, re.I):
+        return text  # nothing to restate: the goal keeps its own spacing and line breaks
+    pieces = re.split(r"((?<=[.;!])\s+|\s+and\s+(?=" + _WANT + r"))", text, flags=re.I)
+    return "".join(
+        _restate_want(piece) if n % 2 == 0 else (" and " if "and" in piece else piece)
+        for n, piece in enumerate(pieces)
+    )
 
 
 def _restate_want(sentence: str) -> str:
@@ -320,6 +323,8 @@ _CUES: tuple[tuple[str, str], ...] = (
 # Nouns that name a slot only when a value is marked as following (": X", "is X", a quote);
 # bare, they are things ("the most recent text message").
 _MARKED_ONLY = frozenset({"message", "text"})
+# Free words up to the next comma or sentence end ("note: Want to have, in pro expense").
+PHRASE_SLOTS = frozenset({"note"})
 LONG_SLOTS = frozenset({"message", "text", "description"})
 _CUE_RE = re.compile(
     r"(?<![\w'])(?:" + "|".join(f"(?P<s{i}>{c})" for i, (c, _) in enumerate(_CUES)) + r")(?![\w'])",
@@ -509,10 +514,13 @@ def slot_fields(
             value = quoted[0]
         elif slot in LONG_SLOTS:
             value = _long_value(goal, pos, app_names)
+        elif slot in PHRASE_SLOTS:
+            value = re.split(r"[,;(\n]|\.(?:\s|$)", _long_value(goal, pos, app_names))[0].strip()
         else:
             value = _short_value(goal, pos, app_names)
         value = value.strip()
-        if not value or (slot not in LONG_SLOTS and not _name_like(value, app_names)):
+        short = slot not in LONG_SLOTS and slot not in PHRASE_SLOTS
+        if not value or (short and not _name_like(value, app_names)):
             continue
         if slot == "category" and cue == "under" and not value[:1].isupper():
             continue
@@ -802,3 +810,31 @@ def capitalised_words(goal: str, app_names: Sequence[str] = ()) -> list[str]:
             ):
                 out.append(word)
     return out
+
+
+_REPLACE_FORMS = (
+    re.compile(
+        r"\b(?:replace|overwrite)\b[^:\n]*?\bwith\b(?:\s+the\s+following(?:\s+text)?)?\s*:?\s+(?P<value>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"\b(?:content|contents|text)\s+(?:becomes|should\s+be|is\s+now)\s*:?\s+(?P<value>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"\b(?:erase|clear|delete|remove)\s+(?:what\s+it\s+says|its\s+(?:text|content)|everything(?:\s+in\s+it)?)"
+        r"\s+and\s+(?:write|type|put)\s*:?\s+(?P<value>.+)$",
+        re.I | re.S,
+    ),
+)
+
+
+def replacement(goal: str) -> str | None:
+    """The text that is to replace a document's whole content, however the request says so."""
+    for pattern in _REPLACE_FORMS:
+        match = pattern.search(goal)
+        if match:
+            value = match.group("value").strip()
+            quoted = _quoted_after(value, 0)
+            return quoted[0] if quoted and quoted[1] >= len(value.rstrip(". ")) else value
+    return None
