@@ -796,6 +796,7 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
             return f"no step for {step!r}"
     used = " ".join(plan)
     for value in goal_values(info):
+        value = value.rstrip(".!?") or value
         parts = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
         if not text_lib.value_in_goal(value, used) and not all(
             text_lib.value_in_goal(p, used) for p in parts
@@ -810,7 +811,9 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
     raw = info.goal
     values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
     values += [v for _, v in info.fields]
-    for name in [*wording.file_names(raw), *wording.identifiers(raw)]:
+    # A "|" table's header row names columns, not values.
+    header = next((line for line in raw.splitlines() if "|" in line), "")
+    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
         if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
             values.append(name)
     values += wording.capitalised_words(raw, text_lib.app_names())

@@ -907,7 +907,11 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         fields = [(k, v) for k, v in fields if not (k == "text" and (append in v or v in append))]
     edit = edit_target(text)
     if edit is None and (append or new_text):
-        edit = next((f for f in wording.file_names(raw) if f not in append), None)
+        value = append or new_text or ""
+        edit = next((f for f in wording.file_names(raw) if f not in value), None)
+    if edit and (append or new_text):
+        # Editing a document: the only value is its new text (the name is the edit target).
+        fields = [(k, v) for k, v in fields if k == "text"]
     return GoalInfo(
         goal=text,
         clauses=clauses,

@@ -430,6 +430,8 @@ def _short_value(text: str, pos: int, app_names: Sequence[str]) -> str:
         if kept:
             if word.startswith("("):
                 break
+            if core.casefold() in _STOP_WORDS and ends_part:
+                break
             if core.casefold() in _STOP_WORDS:
                 following = tokens[n + 1].group(0) if n + 1 < len(tokens) else ""
                 rest = text[pos + token.end() :].lstrip().casefold()
