@@ -163,7 +163,31 @@ _SYNONYMS = (
 
 
 def restate(goal: str) -> str:
-    """A wanted state or an unusual verb, said as the plain order the planner reads."""
+    """A wanted state or an unusual verb, said as the plain order the planner reads. Values
+    (quoted, or after "note:", "saying", ...) keep their own words: "transfer funds" in a note
+    is no request to move anything."""
+    masked, values = _mask_free_values(goal)
+    return _unprotect(_restate_words(masked), values)
+
+
+_FREE_VALUE = re.compile(
+    r"(?<=:)[ \t]*\S[^\n]*|(?<=\bsaying\s)[^\n]*|(?<=\bsays\s)[^\n]*|(?<=\bcontaining\s)[^\n]*"
+    r"|(?<=\bcontaining:\s)[^\n]*",
+    re.I,
+)
+
+
+def _mask_free_values(text: str) -> tuple[str, list[str]]:
+    protected, values = _protect(text)
+
+    def keep(match: re.Match[str]) -> str:
+        values.append(match.group(0))
+        return f"\x00{len(values) - 1}\x00"
+
+    return _FREE_VALUE.sub(keep, protected), values
+
+
+def _restate_words(goal: str) -> str:
     text = _restate_wants(goal)
     for pattern, verb in _SYNONYMS:
         text = re.sub(pattern, verb, text, flags=re.I)
@@ -693,7 +717,13 @@ def _protect(text: str) -> tuple[str, list[str]]:
 
 
 def _unprotect(text: str, quoted: Sequence[str]) -> str:
-    return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], text)
+    # A masked value may hold a masked quote: restore until none is left.
+    for _ in range(3):
+        restored = re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], text)
+        if restored == text:
+            break
+        text = restored
+    return text
 
 
 _MOVE_WORDING = (
