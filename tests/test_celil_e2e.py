@@ -81,7 +81,9 @@ def test_real_roles_open_an_app_on_the_sim():
     assert result.data["status"] == "complete"
     assert task.is_successful(env) == 1.0
     kinds = [e["type"] for e in events]
-    assert kinds.count("vote") == 3 and "episode_end" in kinds
+    # Adaptive verification: the Skeptic's confident vote settles a reversible action alone.
+    votes = [e for e in events if e["type"] == "vote"]
+    assert [v["persona"] for v in votes] == ["Skeptic"] and "episode_end" in kinds
     assert verifier_wrapper.image_counts and all(n == 1 for n in verifier_wrapper.image_counts)
     accepted = [e for e in events if e["type"] == "evidence" and e["accepted"]]
     assert accepted and accepted[0]["kind"] == "model"

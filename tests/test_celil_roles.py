@@ -329,7 +329,9 @@ def test_ensemble_weights_votes_and_unparseable_scores():
     wrapper = fakes.ScriptedWrapper(
         _persona_answers({"Pragmatist": 10, "Skeptic": 6, "Efficiency Expert": "no score here"})
     )
-    ensemble = celil_quality_control.VerifierEnsemble(wrapper, unparseable_vote_score=2.0)
+    ensemble = celil_quality_control.VerifierEnsemble(
+        wrapper, unparseable_vote_score=2.0, mode="parallel"
+    )
     score, votes = ensemble.verify_action("s", _proposal(), observation(), "ctx")
     assert [v.persona for v in votes] == ["Pragmatist", "Skeptic", "Efficiency Expert"]
     assert votes[2].parseable is False and votes[2].score == 2.0
@@ -424,3 +426,78 @@ def test_frame_digest_sees_small_changes_and_scrolls():
     changed = odd.copy()
     changed[0, 0, 0] ^= 1
     assert celil_perception.pixels_digest(odd) != celil_perception.pixels_digest(changed)
+
+
+def test_adaptive_mode_settles_a_confident_first_vote_with_one_call():
+    wrapper = fakes.ScriptedWrapper(_persona_answers({"Skeptic": 9}))
+    ensemble = celil_quality_control.VerifierEnsemble(wrapper)  # adaptive is the default
+    score, votes = ensemble.verify_action("s", _proposal(), observation(), "ctx")
+    assert len(wrapper.prompts) == 1 and [v.persona for v in votes] == ["Skeptic"]
+    assert score == 9.0 and ensemble.last_details.skipped == ["Pragmatist", "Efficiency Expert"]
+
+
+def test_adaptive_mode_one_noisy_vote_cannot_veto_but_a_confident_objection_can():
+    noisy = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 3, "Pragmatist": 9, "Efficiency Expert": 8})
+    )
+    ensemble = celil_quality_control.VerifierEnsemble(noisy)
+    score, votes = ensemble.verify_action("s", _proposal(), observation(), "ctx")
+    assert len(noisy.prompts) == 3 and len(votes) == 3
+    assert score == 8.0  # the median; the weighted mean would be 5.9, a veto
+    objection = fakes.ScriptedWrapper(
+        _persona_answers(
+            {
+                "Skeptic": '{"score": 1, "reasoning": "this taps Cancel, the form is lost"}',
+                "Pragmatist": 9,
+                "Efficiency Expert": 9,
+            }
+        )
+    )
+    score, _votes = celil_quality_control.VerifierEnsemble(objection).verify_action(
+        "s", _proposal(), observation(), "ctx"
+    )
+    assert score == 1.0
+    two_low = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 4, "Pragmatist": 5, "Efficiency Expert": 10})
+    )
+    score, _votes = celil_quality_control.VerifierEnsemble(two_low).verify_action(
+        "s", _proposal(), observation(), "ctx"
+    )
+    assert score == 5.0
+
+
+def test_adaptive_mode_needs_every_persona_for_an_irreversible_action():
+    env = fakes.FakePhone()
+    env.screen = "contacts"
+    obs = observation(env)
+    proposal = _proposal(2)
+    assert celil_quality_control.irreversible_reason(proposal, obs) == "delete"
+    all_for = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 9, "Pragmatist": 8, "Efficiency Expert": 7})
+    )
+    ensemble = celil_quality_control.VerifierEnsemble(all_for)
+    score, votes = ensemble.verify_action("s", proposal, obs, "ctx")
+    assert len(votes) == 3 and score == 7.0 and ensemble.last_details.threshold == 7.0
+    one_against = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 9, "Pragmatist": 9, "Efficiency Expert": 6})
+    )
+    score, _votes = celil_quality_control.VerifierEnsemble(one_against).verify_action(
+        "s", proposal, obs, "ctx"
+    )
+    assert score == 6.0
+
+
+def test_verification_off_runs_every_proposal_without_a_call():
+    verifier = celil_quality_control.NoVerification()
+    score, votes = verifier.verify_action("s", _proposal(), observation(), "ctx")
+    assert (score, votes, verifier.last_details.threshold) == (10.0, [], 0.0)
+
+
+def test_verification_off_is_a_config_key_of_the_agent():
+    from android_world.agents.custom import factory
+
+    params = factory.CelilAgentConfig(verification="off")
+    assert isinstance(factory._verifier(params, None), celil_quality_control.NoVerification)
+    assert factory.CelilAgentConfig().verifier_mode == "adaptive"
+    with pytest.raises(ValueError):
+        factory.CelilAgentConfig(verification="maybe")

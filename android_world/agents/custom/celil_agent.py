@@ -563,6 +563,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._warn(f"verifier raised {type(error).__name__}: {error}", data)
         irreversible = irreversible_reason(proposal, observation)
         threshold = self.irreversible_threshold if irreversible else self.threshold
+        details = getattr(self._verifier, "last_details", None)
+        if getattr(details, "mode", None) in ("adaptive", "off"):
+            # These verifiers apply their own gate policy (adaptive: irreversible actions need
+            # every persona at the normal threshold; off: nothing is gated).
+            threshold = float(details.threshold)
         passed = score >= threshold
         data["votes"] = [_vote_dict(v) for v in votes]
         data["verifier_score"] = float(score)

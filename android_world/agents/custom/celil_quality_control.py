@@ -31,7 +31,11 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.env import json_action, representation_utils
 
 VerifierMode = Literal["parallel", "lazy", "sequential"]
-VERIFIER_MODES: tuple[str, ...] = ("parallel", "lazy", "sequential")
+VERIFIER_MODES: tuple[str, ...] = ("adaptive", "parallel", "lazy", "sequential")
+# adaptive: a first vote this far above the gate settles a reversible action alone.
+CONFIDENT_MARGIN = 1.0
+# A vote at or below this, with reasons, is a confident objection: it rejects on its own.
+OBJECTION_SCORE = 1.0
 
 PRAGMATIST = "Pragmatist"
 SKEPTIC = "Skeptic"
@@ -368,6 +372,21 @@ def undecided(
     return known < threshold <= known + headroom
 
 
+def robust_score(votes: Sequence[Vote]) -> float:
+    """The median vote, so one noisy vote can neither veto a good action nor pass a bad one;
+    a confident objection (a vote at or below OBJECTION_SCORE that gives its reasons) still
+    rejects on its own."""
+    if not votes:
+        return 0.0
+    scores = sorted(v.score for v in votes)
+    middle = len(scores) // 2
+    median = scores[middle] if len(scores) % 2 else (scores[middle - 1] + scores[middle]) / 2
+    objections = [
+        v.score for v in votes if v.parseable and v.score <= OBJECTION_SCORE and v.reasoning
+    ]
+    return min([median, *objections])
+
+
 def verifier_prompt(
     persona_instructions: str,
     sub_goal: str,
@@ -424,7 +443,7 @@ class VerifierEnsemble:
         personas: Sequence[str] = DEFAULT_PERSONAS,
         weights: Sequence[float] = DEFAULT_WEIGHTS,
         unparseable_vote_score: float = 0.0,
-        mode: VerifierMode = "parallel",
+        mode: VerifierMode = "adaptive",
         threshold: float = 7.0,
         irreversible_threshold: float | None = None,
         persona_prompts: dict[str, str] | None = None,
@@ -509,6 +528,31 @@ class VerifierEnsemble:
         futures = [pool.submit(self._ask, p, prompt, images) for p, prompt in jobs]
         return [f.result() for f in futures]
 
+    def _adaptive(
+        self, prompts: dict[str, str], images: list[Any] | None, irreversible: str | None
+    ) -> tuple[float, list[Vote], list[str], float]:
+        """One persona first (the heaviest); the others only when it is not confidently for the
+        action, or the action cannot be undone. Returns (score, votes, skipped, threshold).
+
+        Irreversible actions need every persona at the normal threshold (the score is the
+        lowest vote), a bar correct actions reach, instead of a higher number they miss.
+        """
+        primary = max(self.personas, key=lambda p: (self.weights[p], -self.personas.index(p)))
+        rest = [p for p in self.personas if p != primary]
+        first = self._ask(primary, prompts[primary], images)
+        if (
+            not irreversible
+            and first.parseable
+            and first.score >= self.threshold + CONFIDENT_MARGIN
+        ):
+            return first.score, [first], rest, self.threshold
+        votes = [first, *self._ask_many([(p, prompts[p]) for p in rest], images)]
+        order = {p: i for i, p in enumerate(self.personas)}
+        votes.sort(key=lambda v: order.get(v.persona, 99))
+        if irreversible:
+            return min(v.score for v in votes), votes, [], self.threshold
+        return robust_score(votes), votes, [], self.threshold
+
     def verify_action(
         self,
         sub_goal: str,
@@ -536,6 +580,16 @@ class VerifierEnsemble:
             )
             for p in self.personas
         }
+        if self.mode == "adaptive" and len(self.personas) > 1:
+            score, votes, skipped, threshold = self._adaptive(prompts, images, irreversible)
+            self.last_details = VerificationDetails(
+                mode=self.mode,
+                threshold=threshold,
+                irreversible=irreversible,
+                asked=[v.persona for v in votes],
+                skipped=skipped,
+            )
+            return round(score, 3), votes
         if self.mode == "lazy" and len(self.personas) > 1:
             # Ask the heavy personas first; the lightest only if it could still flip the gate.
             lightest = min(self.personas, key=lambda p: (self.weights[p], -self.personas.index(p)))
@@ -558,3 +612,27 @@ class VerifierEnsemble:
             skipped=skipped,
         )
         return round(weighted_score(votes, self.weights), 3), votes
+
+
+class NoVerification:
+    """`verification: off`, for ablations: every proposal runs, no model is asked."""
+
+    def __init__(self) -> None:
+        self.last_details = VerificationDetails(
+            mode="off", threshold=0.0, irreversible=None, asked=[], skipped=[]
+        )
+        self.unusable = celil_json.UnusableLog()
+
+    def verify_action(
+        self,
+        sub_goal: str,
+        proposed_action: ProposedAction,
+        observation: Observation,
+        context_summary: str,
+    ) -> tuple[float, list[Vote]]:
+        del sub_goal, context_summary
+        irreversible = irreversible_reason(proposed_action, observation)
+        self.last_details = VerificationDetails(
+            mode="off", threshold=0.0, irreversible=irreversible, asked=[], skipped=[]
+        )
+        return 10.0, []

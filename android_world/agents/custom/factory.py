@@ -95,9 +95,13 @@ class CelilAgentConfig(BaseModel):
     """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
     """Score of a vote whose answer cannot be read (or whose call failed)."""
-    verifier_mode: Literal["parallel", "lazy", "sequential"] = "parallel"
-    """parallel: three calls at once; lazy: Efficiency Expert only if the gate is undecided;
-    sequential: one call after another (servers that cannot serve concurrent requests)."""
+    verifier_mode: Literal["adaptive", "parallel", "lazy", "sequential"] = "adaptive"
+    """adaptive: the Skeptic first, the others only when it is not confidently for the action or
+    the action is irreversible (median vote; irreversible needs all three); parallel: three
+    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
+    after another (servers that cannot serve concurrent requests)."""
+    verification: Literal["on", "off"] = "on"
+    """off: no verifier is asked and every proposal runs (for ablations)."""
     persona_prompts: dict[str, str] = {}
     """Override a persona's instructions, keyed by persona name."""
     max_rehearsals: int = Field(default=6, ge=0)
@@ -252,6 +256,8 @@ def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
 
 
 def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> Any:
+    if params.verification == "off":
+        return celil_quality_control.NoVerification()
     if verifiers.wrapper is None:
         return _offline_role(
             "verifiers",
