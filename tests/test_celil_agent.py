@@ -104,7 +104,13 @@ def test_rejected_action_leads_to_corrective_plan_that_keeps_done_sub_goals():
     )
     executor = fakes.ScriptedExecutor([fakes.click(0), fakes.finished(), fakes.click(1)])
     verifier = fakes.ScriptedVerifier(scores=[9.0, 3.0])
-    agent, env = make_agent(planner=planner, executor=executor, verifier=verifier, events=events)
+    agent, env = make_agent(
+        planner=planner,
+        executor=executor,
+        verifier=verifier,
+        events=events,
+        rejection_retries=False,
+    )
     first = agent.step(GOAL)
     second = agent.step(GOAL)
     assert not first.done and not second.done
@@ -305,7 +311,13 @@ def test_rehearsals_are_bounded_and_end_infeasible():
     events: list[dict] = []
     executor = fakes.ScriptedExecutor(default=fakes.click(2))
     verifier = fakes.ScriptedVerifier(default=1.0)
-    agent, env = make_agent(executor=executor, verifier=verifier, events=events, max_rehearsals=2)
+    agent, env = make_agent(
+        executor=executor,
+        verifier=verifier,
+        events=events,
+        max_rehearsals=2,
+        rejection_retries=False,
+    )
     results = run(agent)
     assert len(results) == 3
     assert results[-1].done
@@ -478,3 +490,17 @@ def test_model_call_events_come_from_the_ledger():
     call = [e for e in events if e["type"] == "model_call"]
     assert call and call[0]["role"] == "verifiers" and call[0]["step"] == 1
     assert agent.episode_summary()["usage"]["model_calls"] == 1
+
+
+def test_a_rejection_goes_back_to_the_executor_with_reasons_before_any_replan():
+    executor = fakes.ScriptedExecutor([fakes.click(0), fakes.click(1)])
+    verifier = fakes.ScriptedVerifier(scores=[2.0, 9.0])
+    events = []
+    agent, _env = make_agent(executor=executor, verifier=verifier, events=events)
+    agent.reset()
+    first = agent.step("goal")
+    assert first.data["outcome"] == "rejected_retry"
+    second = agent.step("goal")
+    assert "verifiers rejected your last proposal" in second.data["rejection_feedback"]
+    assert "rejected" not in agent.episode_summary()["rehearsals"]["by_kind"]
+    assert [e["type"] for e in events].count("rejection_feedback") == 1

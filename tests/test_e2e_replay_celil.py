@@ -218,6 +218,9 @@ def _cli(output: Path, *sets: str) -> Path:
         "agent.configurations.celil_agent.ocr='off'",
         "--set",
         "agent.configurations.celil_agent.transition_pause=0",
+        # The scripted scenario is "a rejected tap, then a corrective plan".
+        "--set",
+        "agent.configurations.celil_agent.rejection_feedback=false",
         "--set",
         f"agent.configurations.celil_agent.episodic_memory_path={output / 'memory.json'}",
         "--set",

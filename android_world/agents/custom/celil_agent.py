@@ -254,6 +254,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         name: str = "celil_agent",
         threshold: float = 7.0,
         irreversible_threshold: float = 8.5,
+        rejection_retries: bool = True,
         max_rehearsals: int = 6,
         loop_repeat_limit: int = 3,
         history_steps: int = 3,
@@ -282,6 +283,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._ledger = ledger
         self.threshold = float(threshold)
         self.irreversible_threshold = max(float(irreversible_threshold), self.threshold)
+        self.rejection_retries = bool(rejection_retries)
         self.max_rehearsals = max(0, int(max_rehearsals))
         self.loop_repeat_limit = int(loop_repeat_limit)
         self.history_steps = max(0, int(history_steps))
@@ -328,6 +330,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._evidence: dict[str, dict[str, Any]] = {}
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
+        # A rejected proposal goes back to the executor with the verifiers' reasons once per
+        # sub-goal (until the next replan) before a rejection costs a rehearsal.
+        self._rejection_feedback: str | None = None
+        self._feedback_given: set[str] = set()
         if hasattr(self, "_planner"):
             self._take_unusable()  # a previous episode's leftovers are not this one's
 
@@ -601,6 +607,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             )
             self._record(sub_goal, data["action_description"], "rejected", score, None)
             data["outcome"] = "rejected"
+            if self.rejection_retries and sub_goal not in self._feedback_given:
+                # Feedback, not a replan: the executor tries again knowing why.
+                self._feedback_given.add(sub_goal)
+                self._rejection_feedback = (
+                    f"The verifiers rejected your last proposal ({data['action_description']}): "
+                    + "; ".join(reasons)[:600]
+                    + ". Propose a different action for the same sub-goal."
+                )
+                data["outcome"] = "rejected_retry"
+                self._emit("rejection_feedback", sub_goal=sub_goal, reasons=reasons)
+                return base_agent.AgentInteractionResult(False, data)
             return self._rehearse(
                 "rejected", goal, sub_goal, data["action_description"], reasons, observation, data
             )
@@ -765,6 +782,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         assert memory is not None
         self._rehearsal_count += 1
         self._stats.rehearsals[kind] += 1
+        self._feedback_given.clear()
         data["rehearsal"] = kind
         gave_up = self._rehearsal_count > self.max_rehearsals
         self._emit(
@@ -1026,6 +1044,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     def _propose(
         self, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> ProposedAction:
+        if self._rejection_feedback:
+            context = f"{context}\n{self._rejection_feedback}"
+            data["rejection_feedback"] = self._rejection_feedback
+            self._rejection_feedback = None
         try:
             with self._timed("section_leader"):
                 proposal = self._executor.generate_action(sub_goal, observation, context)

@@ -100,6 +100,9 @@ class CelilAgentConfig(BaseModel):
     the action is irreversible (median vote; irreversible needs all three); parallel: three
     calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
     after another (servers that cannot serve concurrent requests)."""
+    rejection_feedback: bool = True
+    """A rejected proposal goes back to the executor with the verifiers' reasons once per
+    sub-goal before the rejection costs a replan; false replans at once."""
     verification: Literal["on", "off"] = "on"
     """off: no verifier is asked and every proposal runs (for ablations)."""
     persona_prompts: dict[str, str] = {}
@@ -365,6 +368,7 @@ def build_agent(
         name=AGENT_NAME,
         threshold=params.threshold,
         irreversible_threshold=params.irreversible_threshold,
+        rejection_retries=params.rejection_feedback,
         max_rehearsals=params.max_rehearsals,
         loop_repeat_limit=params.loop_repeat_limit,
         history_steps=params.history_steps,
