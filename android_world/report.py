@@ -276,9 +276,17 @@ def role_seconds(events: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     post_check (settling and observing the new screen) minus the OCR the same step reports in
     its `timing` events, because that OCR runs inside the window and is counted under `ocr`.
     Other events carrying `role` and `duration_s`/`latency_s` count under their role.
+
+    A role whose `timing` events carry `wall_s` (Celil's) is counted by that wall time, model
+    calls included: three verifier calls made at once take the time of the slowest, not the sum.
     """
     seconds: dict[str, float] = {}
     ocr_by_step: dict[Any, float] = {}
+    walled = {
+        str(e.get("role"))
+        for e in events
+        if e.get("type") == "timing" and _num(e.get("wall_s")) is not None
+    }
     for event in events:
         if event.get("type") == "timing" and event.get("role") == "ocr":
             step = event.get("step")
@@ -293,7 +301,10 @@ def role_seconds(events: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         kind = event.get("type")
         ts = _num(event.get("ts"))
         if kind == "model_call":
-            add(str(event.get("role") or "model"), _num(event.get("latency_s")) or 0.0)
+            if str(event.get("role") or "model") not in walled:
+                add(str(event.get("role") or "model"), _num(event.get("latency_s")) or 0.0)
+        elif kind == "timing" and str(event.get("role")) in walled:
+            add(str(event["role"]), _num(event.get("wall_s")) or 0.0)
         elif kind == "gate":
             last_gate = ts
         elif kind == "executed":

@@ -213,7 +213,9 @@ def test_safety_blocked_and_error_responses_are_recorded_not_fatal():
     )
     executor = fakes.ScriptedExecutor([blocked, fakes.click(0)])
     # The verifier model errors on every call: votes are unparseable and the action is rejected.
-    verifier = VerifierEnsemble(fakes.ScriptedWrapper(default=("Error calling LLM", None, None)))
+    verifier = VerifierEnsemble(
+        fakes.ScriptedWrapper(default=("Error calling LLM", None, None)), mode="parallel"
+    )
     agent, env = make_agent(executor=executor, verifier=verifier)
     result = agent.step(GOAL)
     assert result.data["proposals"][0]["error"] == "blocked by safety filter"

@@ -460,31 +460,43 @@ def test_adaptive_mode_one_noisy_vote_cannot_veto_but_a_confident_objection_can(
     two_low = fakes.ScriptedWrapper(
         _persona_answers({"Skeptic": 4, "Pragmatist": 5, "Efficiency Expert": 10})
     )
-    score, _votes = celil_quality_control.VerifierEnsemble(two_low).verify_action(
+    score, votes = celil_quality_control.VerifierEnsemble(two_low).verify_action(
         "s", _proposal(), observation(), "ctx"
     )
-    assert score == 5.0
+    # Two agreeing votes settle it: the third persona is asked only to break a split.
+    assert score == 4.5 and [v.persona for v in votes] == ["Pragmatist", "Skeptic"]
+    assert len(two_low.prompts) == 2
 
 
-def test_adaptive_mode_needs_every_persona_for_an_irreversible_action():
+def test_adaptive_mode_needs_both_heavy_personas_for_an_irreversible_action():
     env = fakes.FakePhone()
     env.screen = "contacts"
     obs = observation(env)
     proposal = _proposal(2)
     assert celil_quality_control.irreversible_reason(proposal, obs) == "delete"
     all_for = fakes.ScriptedWrapper(
-        _persona_answers({"Skeptic": 9, "Pragmatist": 8, "Efficiency Expert": 7})
+        _persona_answers({"Skeptic": 9, "Pragmatist": 8, "Efficiency Expert": 2})
     )
     ensemble = celil_quality_control.VerifierEnsemble(all_for)
     score, votes = ensemble.verify_action("s", proposal, obs, "ctx")
-    assert len(votes) == 3 and score == 7.0 and ensemble.last_details.threshold == 7.0
+    # The Skeptic and the Pragmatist judge intent and risk; the Efficiency Expert is not asked.
+    assert [v.persona for v in votes] == ["Pragmatist", "Skeptic"] and score == 8.0
+    assert ensemble.last_details.threshold == 7.0
+    assert ensemble.last_details.skipped == ["Efficiency Expert"]
     one_against = fakes.ScriptedWrapper(
-        _persona_answers({"Skeptic": 9, "Pragmatist": 9, "Efficiency Expert": 6})
+        _persona_answers({"Skeptic": 9, "Pragmatist": 6, "Efficiency Expert": 9})
     )
     score, _votes = celil_quality_control.VerifierEnsemble(one_against).verify_action(
         "s", proposal, obs, "ctx"
     )
     assert score == 6.0
+    skeptic_against = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 5, "Pragmatist": 9, "Efficiency Expert": 9})
+    )
+    score, votes = celil_quality_control.VerifierEnsemble(skeptic_against).verify_action(
+        "s", proposal, obs, "ctx"
+    )
+    assert score == 5.0 and len(votes) == 1  # unanimity: one "no" ends it
 
 
 def test_verification_off_runs_every_proposal_without_a_call():

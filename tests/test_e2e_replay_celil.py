@@ -221,6 +221,9 @@ def _cli(output: Path, *sets: str) -> Path:
         # The scripted scenario is "a rejected tap, then a corrective plan".
         "--set",
         "agent.configurations.celil_agent.rejection_feedback=false",
+        # ... and the planner's progress check after each action is one of the recorded roles.
+        "--set",
+        "agent.configurations.celil_agent.progress_check=after_action",
         "--set",
         f"agent.configurations.celil_agent.episodic_memory_path={output / 'memory.json'}",
         "--set",

@@ -54,7 +54,7 @@ _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
 # Actions whose success does not show as a screen change.
 _NO_CHANGE_EXPECTED = (json_action.WAIT, json_action.STATUS, json_action.ANSWER)
-PROGRESS_CHECK_MODES = ("after_action", "always", "off")
+PROGRESS_CHECK_MODES = ("screen", "after_action", "always", "off")
 # Role names as the usage ledger and the report use them (model time is already in model_call
 # events, so a role's `timing` event carries only the time it spent outside model calls).
 TIMED_ROLES = ("ocr", "maestro", "section_leader", "verifiers", "vision_fallback")
@@ -129,6 +129,46 @@ def text_landed(
     ):
         return True, "the text was submitted and the app moved on"
     return False, f"typed text {action.text!r} does not appear on the screen"
+
+
+# A tap on these may leave the screen as it is when it works: saving in place.
+_SAVE_WORDS = frozenset({"save", "done", "apply", "update"})
+
+
+def unchanged_is_expected(action: json_action.JSONAction, before: Observation) -> str | None:
+    """Why an unchanged screen is the right result of this action, or None when it is a failure.
+
+    Scrolling at a list's end, opening the app already in front, picking the value already
+    selected and saving a note in place change nothing visible; a repeat of any of them is still
+    caught by loop detection.
+    """
+    kind = action.action_type
+    if kind in (json_action.SCROLL, json_action.SWIPE):
+        return "nothing more to scroll that way (the list is at its end)"
+    if kind == json_action.OPEN_APP:
+        app = (action.app_name or "").casefold().replace(" ", "")
+        front = (before.foreground_activity or "").casefold().replace(" ", "")
+        if app and app in front:
+            return f"{action.app_name} was already open"
+        return None
+    if kind not in _TAP_TYPES:
+        return None
+    index = action.index
+    if index is None and action.x is not None and action.y is not None:
+        index = celil_geometry.snap_to_element(
+            action.x, action.y, before.ui_elements, before.screen_size
+        )
+    if index is None or not 0 <= index < len(before.ui_elements):
+        return None
+    element = before.ui_elements[index]
+    if celil_geometry.is_position_sensitive(element):
+        return "the slider was already at the point tapped"
+    if element.is_selected and not element.is_checkable:
+        return "the value tapped was already the selected one"
+    label = celil_geometry.element_label(element).casefold()
+    if label in _SAVE_WORDS:
+        return f"{label!r} keeps the screen as it is when it saves in place"
+    return None
 
 
 def detect_loop(history: list[tuple[str, str, str]], repeat_limit: int) -> str | None:
@@ -260,8 +300,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         history_steps: int = 3,
         max_sub_goal_advances: int = 3,
         proposals_before_vision: int = 2,
-        progress_check: str = "after_action",
+        progress_check: str = "screen",
         require_evidence: bool = True,
+        screen_checker: Any = None,
         snap_coordinates: bool = True,
         app_names: tuple[str, ...] = (),
         provenance: dict[str, Any] | None = None,
@@ -290,6 +331,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self.max_sub_goal_advances = max(1, int(max_sub_goal_advances))
         self.proposals_before_vision = max(1, int(proposals_before_vision))
         self.progress_check = progress_check
+        # `screen` mode: reads a sub-goal's progress off the screen without a model call.
+        self._screen_checker = screen_checker
         self.require_evidence = bool(require_evidence)
         self.snap_coordinates = snap_coordinates
         self.app_names = tuple(app_names)
@@ -330,8 +373,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._evidence: dict[str, dict[str, Any]] = {}
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
-        # A rejected proposal goes back to the executor with the verifiers' reasons once per
-        # sub-goal (until the next replan) before a rejection costs a rehearsal.
+        # A rejected proposal goes back to the executor with the verifiers' reasons; a second
+        # rejection in a row on the same sub-goal costs a rehearsal (a replan).
         self._rejection_feedback: str | None = None
         self._feedback_given: set[str] = set()
         if hasattr(self, "_planner"):
@@ -559,18 +602,25 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
         # Verify and gate.
         context = memory.get_context_summary(self.history_steps)
+        unneeded = self._vote_unneeded(goal, sub_goal, proposal, observation)
         try:
             with self._timed("verifiers"):
-                score, votes = self._verifier.verify_action(
-                    sub_goal, proposal, observation, context
-                )
+                if unneeded is not None:
+                    score, votes = 10.0, []
+                    data["vote_skipped"] = unneeded
+                else:
+                    score, votes = self._verifier.verify_action(
+                        sub_goal, proposal, observation, context
+                    )
         except Exception as error:
             score, votes = 0.0, []
             self._warn(f"verifier raised {type(error).__name__}: {error}", data)
         irreversible = irreversible_reason(proposal, observation)
         threshold = self.irreversible_threshold if irreversible else self.threshold
         details = getattr(self._verifier, "last_details", None)
-        if getattr(details, "mode", None) in ("adaptive", "off"):
+        if unneeded is not None:
+            threshold = 0.0
+        elif getattr(details, "mode", None) in ("adaptive", "off"):
             # These verifiers apply their own gate policy (adaptive: irreversible actions need
             # every persona at the normal threshold; off: nothing is gated).
             threshold = float(details.threshold)
@@ -622,6 +672,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 "rejected", goal, sub_goal, data["action_description"], reasons, observation, data
             )
         self._stats.passed += 1
+        self._feedback_given.discard(sub_goal)  # the next rejection is a new problem
 
         # Execute.
         error_text = None
@@ -658,6 +709,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._loop_history.append((action_key(action), screen_key(observation), screen_key(after)))
         del self._loop_history[:-8]
         outcome = "ok" if ok else "failed: " + reason
+        if ok and not changed and error_text is None and action.action_type in _TAP_TYPES:
+            # Not a failure, but not progress either: nothing reads it as a step that worked.
+            outcome = f"the screen did not change, as expected ({reason})"
         self._record(sub_goal, data["action_description"], outcome, score, changed)
 
         if error_text is not None:
@@ -698,6 +752,18 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             )
         data["outcome"] = "acted"
         return base_agent.AgentInteractionResult(False, data)
+
+    def _vote_unneeded(
+        self, goal: str, sub_goal: str, proposal: ProposedAction, observation: Observation
+    ) -> str | None:
+        """The verifier's own word on whether this proposal needs a vote (adaptive mode)."""
+        ask = getattr(self._verifier, "vote_unneeded", None)
+        if not callable(ask):
+            return None
+        try:
+            return ask(goal, sub_goal, proposal, observation)
+        except Exception:
+            return None
 
     # --- planning -----------------------------------------------------------------------------
 
@@ -859,11 +925,35 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._emit("sub_goal_done", sub_goal=sub_goal, by=by, content=content, evidence=evidence)
 
     def _progress_check_due(self) -> bool:
-        if self.progress_check == "off" or not self._can_check():
+        if self.progress_check == "off":
+            return False
+        if not (self._screen_reads_progress() or self._can_check()):
             return False
         if self.progress_check == "always":
             return True
         return self._actions_on_sub_goal > 0
+
+    def _screen_reads_progress(self) -> bool:
+        """`screen` mode with a model planner: the screen decides after each action, and the
+        planner is asked only to confirm an executor's finish. A planner that reads the screen
+        itself (the offline one) is its own screen check."""
+        return self.progress_check == "screen" and not getattr(self._planner, "reads_screen", False)
+
+    def _screen_verdict(
+        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
+    ) -> Evidence:
+        if self._screen_checker is None:
+            from android_world.agents.custom import offline
+
+            self._screen_checker = offline.OfflinePlanner()
+        try:
+            verdict = self._screen_checker.check_sub_goal(goal, sub_goal, observation, context)
+        except Exception as error:
+            self._warn(f"screen check raised {type(error).__name__}: {error}", data)
+            return Evidence(False, f"screen check raised {type(error).__name__}")
+        if not isinstance(verdict, Evidence) or verdict.kind == "model":
+            return Evidence(False, "the screen check gave no screen evidence")
+        return verdict
 
     def _can_check(self) -> bool:
         return hasattr(self._planner, "check_sub_goal") or hasattr(
@@ -968,6 +1058,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         advances = 0
         unusable: list[ProposedAction] = []
         verdicts: dict[str, Evidence] = {}
+        checked: set[str] = set()
         while True:
             sub_goal = memory.current_sub_goal()
             if sub_goal is None:
@@ -982,15 +1073,19 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             finished_by: str | None = None
             content: str | None = None
             evidence: dict[str, Any] | None = None
-            if sub_goal not in verdicts and self._progress_check_due():
-                verdicts[sub_goal] = self._check_progress(
-                    goal, sub_goal, observation, context, data
-                )
+            if sub_goal not in checked and self._progress_check_due():
+                checked.add(sub_goal)
+                if self._screen_reads_progress():
+                    # Not kept in `verdicts`: a screen that cannot show it is not a "no".
+                    by = "screen_check"
+                    verdict = self._screen_verdict(goal, sub_goal, observation, context, data)
+                else:
+                    by = "progress_check"
+                    verdict = self._check_progress(goal, sub_goal, observation, context, data)
+                    verdicts[sub_goal] = verdict
                 self._actions_on_sub_goal = 0
-                evidence = self._judge(
-                    sub_goal, "progress_check", verdicts[sub_goal], observation, data
-                )
-                finished_by = "progress_check" if evidence is not None else None
+                evidence = self._judge(sub_goal, by, verdict, observation, data)
+                finished_by = by if evidence is not None else None
             if finished_by is None:
                 proposal = self._propose(sub_goal, observation, context, data)
                 if proposal.sub_goal_finished and proposal.action is None:
@@ -1031,6 +1126,16 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._executor.discard_last_turn()
         self._record(sub_goal, "(finished)", f"not confirmed: {why}", None, None)
         data["outcome"] = "unconfirmed_finish"
+        if self.rejection_retries and sub_goal not in self._feedback_given:
+            # The plan is not wrong; the executor is told why and goes on, as after a rejection.
+            self._feedback_given.add(sub_goal)
+            self._rejection_feedback = (
+                f"You said the sub-goal is finished, but the screen does not show it: {why}"[:600]
+                + ". Continue with the next action for the same sub-goal."
+            )
+            data["outcome"] = "unconfirmed_retry"
+            self._emit("rejection_feedback", sub_goal=sub_goal, reasons=[why])
+            return base_agent.AgentInteractionResult(False, data)
         return self._rehearse(
             "unconfirmed_finish",
             goal,
@@ -1107,6 +1212,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         )
         if index is None:
             return action
+        if celil_geometry.is_position_sensitive(observation.ui_elements[index]):
+            data["kept_point"] = {"x": action.x, "y": action.y, "index": index}
+            return action  # a slider acts where it is touched; its centre is another value
         data["snapped"] = {"x": action.x, "y": action.y, "index": index}
         return dataclasses.replace(action, index=index, x=None, y=None)
 
@@ -1127,6 +1235,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if action.action_type in _NO_CHANGE_EXPECTED:
             return True, "no change expected"
         if not changed:
+            expected = unchanged_is_expected(action, before)
+            if expected is not None:
+                return True, expected
             return False, "the screen did not change"
         return True, "the screen changed"
 

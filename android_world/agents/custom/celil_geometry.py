@@ -20,6 +20,20 @@ SCROLL: Gesture = "scroll"
 GESTURES: tuple[str, ...] = (TAP, SCROLL)
 
 
+# Widgets whose effect depends on the touch point: a tap moved to their centre sets another value.
+_POSITION_SENSITIVE = ("seekbar", "slider", "ratingbar", "progressbar", "numberpicker")
+
+
+def is_position_sensitive(element: object) -> bool:
+    """Sliders, seek bars, rating bars, number pickers: a tap snapped to their centre sets the
+    middle value, whatever the model aimed at, so their points are never snapped."""
+    names = " ".join(
+        str(getattr(element, field, "") or "").lower().replace("_", "").replace(".", " ")
+        for field in ("class_name", "resource_name")
+    )
+    return any(word in names for word in _POSITION_SENSITIVE)
+
+
 class _TextBox(Protocol):
     text: str
     box: representation_utils.BoundingBox

@@ -36,6 +36,7 @@ import hashlib
 import io
 import json
 import logging
+import math
 import os
 import random
 import threading
@@ -317,6 +318,8 @@ class CallRecord:
     ts: float = 0.0
     note: str = ""
     """How the request was adapted to the server (e.g. JSON form, images dropped); empty if not."""
+    tokens_estimated: bool = False
+    """The server reported no usage; the token counts are `estimate_tokens`'s."""
 
     def to_event(self) -> dict[str, Any]:
         """The `model_call` event for feedback.jsonl (the runner adds its own `ts`)."""
@@ -350,6 +353,24 @@ class CallResult:
 
 
 Price = tuple[float, float]  # USD per million (input, output) tokens
+
+
+# Vision encoders of the UI-TARS / Qwen2-VL family read 28x28-pixel patches, one token each.
+IMAGE_PATCH_PX = 28
+CHARS_PER_TOKEN = 4
+
+
+def image_tokens(image: np.ndarray) -> int:
+    height, width = image.shape[:2]
+    return math.ceil(height / IMAGE_PATCH_PX) * math.ceil(width / IMAGE_PATCH_PX)
+
+
+def estimate_tokens(request: ModelRequest, answer: str) -> tuple[int, int]:
+    """(prompt, completion) tokens for a server that reports no usage: text at ~4 characters a
+    token plus every image (history screenshots included) at one token per 28x28 patch."""
+    text = request.text_chars() + len(request.system or "")
+    prompt = math.ceil(text / CHARS_PER_TOKEN) + sum(image_tokens(i) for i in request.all_images())
+    return prompt, math.ceil(len(answer) / CHARS_PER_TOKEN)
 
 
 def price_for(model: str, prices: dict[str, Price]) -> Price:
@@ -804,12 +825,18 @@ class BackendWrapper(CelilModel):
             error = redact(str(outcome))
             if outcome.retryable and retries:
                 error = f"{error} (gave up after {retries + 1} attempts)"
+        prompt_tokens = int(outcome.prompt_tokens or 0) if ok else 0
+        completion_tokens = int(outcome.completion_tokens or 0) if ok else 0
+        estimated = ok and prompt_tokens == 0
+        if estimated:
+            prompt_tokens, completion_tokens = estimate_tokens(request, outcome.text or "")
         record = CallRecord(
             role=self.role,
             backend=self.backend,
             model=(outcome.model if ok else None) or self.model,
-            prompt_tokens=int(outcome.prompt_tokens or 0) if ok else 0,
-            completion_tokens=int(outcome.completion_tokens or 0) if ok else 0,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            tokens_estimated=estimated,
             latency_s=time.monotonic() - started,
             retries=retries,
             error=error,

@@ -353,6 +353,59 @@ def parse_vote(
     return Vote(persona, score, reasoning.strip()[:500])
 
 
+# Moves that cost one step when wrong and are undone by another; the post-check and loop
+# detection see them fail. A vote costs more than the step it could save.
+_NAVIGATION = (
+    json_action.OPEN_APP,
+    json_action.NAVIGATE_BACK,
+    json_action.NAVIGATE_HOME,
+    json_action.SCROLL,
+    json_action.SWIPE,
+    json_action.WAIT,
+    json_action.KEYBOARD_ENTER,
+)
+_GOAL_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _named_in(label: str, text: str) -> bool:
+    """`label` appears in `text` as whole words (case and spacing ignored)."""
+    words = _GOAL_WORD.findall(label.casefold())
+    if not words or sum(len(w) for w in words) < 3:
+        return False
+    pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
+    return re.search(pattern, text.casefold()) is not None
+
+
+def vote_unneeded(
+    goal: str, sub_goal: str, proposed: ProposedAction, observation: Observation
+) -> str | None:
+    """Why this proposal can run without a vote (adaptive policy), or None when it needs one.
+
+    Votes are spent where a wrong action does lasting harm the agent would not notice: never on
+    navigation (a wrong one costs a step and is undone), nor on typing the goal's own words or
+    tapping a control the goal or sub-goal names (what a verifier would check against is the
+    action itself). Irreversible actions are always voted on.
+    """
+    action = proposed.action
+    if action is None or irreversible_reason(proposed, observation):
+        return None
+    kind = action.action_type
+    if kind in _NAVIGATION:
+        return f"{kind} is undone by another step; the post-check sees it fail"
+    asked = f"{goal}\n{sub_goal}"
+    if kind == json_action.INPUT_TEXT:
+        text = " ".join((action.text or "").split())
+        if len(text) >= 3 and text.casefold() in " ".join(asked.split()).casefold():
+            return "types the goal's own words"
+        return None
+    if kind in _TAP_TYPES:
+        element = action_target_element(action, observation)
+        label = celil_geometry.element_label(element) if element is not None else ""
+        if label and _named_in(label, asked):
+            return f"taps {label!r}, which the goal names"
+    return None
+
+
 def weighted_score(votes: Sequence[Vote], weights: dict[str, float]) -> float:
     total = sum(weights.get(v.persona, 0.0) for v in votes)
     if total <= 0:
@@ -528,30 +581,53 @@ class VerifierEnsemble:
         futures = [pool.submit(self._ask, p, prompt, images) for p, prompt in jobs]
         return [f.result() for f in futures]
 
+    def vote_unneeded(
+        self, goal: str, sub_goal: str, proposed: ProposedAction, observation: Observation
+    ) -> str | None:
+        """Adaptive mode spends no vote where none can help (see `vote_unneeded`)."""
+        if self.mode != "adaptive" or len(self.personas) < 2:
+            return None
+        return vote_unneeded(goal, sub_goal, proposed, observation)
+
+    def _by_weight(self) -> list[str]:
+        return sorted(self.personas, key=lambda p: (-self.weights[p], self.personas.index(p)))
+
     def _adaptive(
         self, prompts: dict[str, str], images: list[Any] | None, irreversible: str | None
     ) -> tuple[float, list[Vote], list[str], float]:
         """One persona first (the heaviest); the others only when it is not confidently for the
-        action, or the action cannot be undone. Returns (score, votes, skipped, threshold).
+        action. Returns (score, votes, skipped, threshold).
 
-        Irreversible actions need every persona at the normal threshold (the score is the
-        lowest vote), a bar correct actions reach, instead of a higher number they miss.
+        An irreversible action needs the two heaviest personas (who judge intent and risk; the
+        lightest judges detours) both at the normal threshold, asked one after the other, so
+        one "no" ends it: unanimity correct actions reach, not a higher number they miss.
         """
-        primary = max(self.personas, key=lambda p: (self.weights[p], -self.personas.index(p)))
-        rest = [p for p in self.personas if p != primary]
-        first = self._ask(primary, prompts[primary], images)
-        if (
-            not irreversible
-            and first.parseable
-            and first.score >= self.threshold + CONFIDENT_MARGIN
-        ):
-            return first.score, [first], rest, self.threshold
-        votes = [first, *self._ask_many([(p, prompts[p]) for p in rest], images)]
-        order = {p: i for i, p in enumerate(self.personas)}
-        votes.sort(key=lambda v: order.get(v.persona, 99))
+        ranked = self._by_weight()
         if irreversible:
-            return min(v.score for v in votes), votes, [], self.threshold
-        return robust_score(votes), votes, [], self.threshold
+            votes: list[Vote] = []
+            for persona in ranked[:2]:
+                votes.append(self._ask(persona, prompts[persona], images))
+                if votes[-1].score < self.threshold:
+                    break
+            asked = {v.persona for v in votes}
+            skipped = [p for p in self.personas if p not in asked]
+            return min(v.score for v in votes), self._ordered(votes), skipped, self.threshold
+        votes = [self._ask(ranked[0], prompts[ranked[0]], images)]
+        if votes[0].parseable and votes[0].score >= self.threshold + CONFIDENT_MARGIN:
+            return votes[0].score, votes, ranked[1:], self.threshold
+        # Not confidently for it: a second opinion; a third only to break a split.
+        for persona in ranked[1:]:
+            votes.append(self._ask(persona, prompts[persona], images))
+            sides = {v.score >= self.threshold for v in votes}
+            if len(votes) >= 2 and len(sides) == 1:
+                break
+        asked = {v.persona for v in votes}
+        skipped = [p for p in self.personas if p not in asked]
+        return robust_score(votes), self._ordered(votes), skipped, self.threshold
+
+    def _ordered(self, votes: list[Vote]) -> list[Vote]:
+        order = {p: i for i, p in enumerate(self.personas)}
+        return sorted(votes, key=lambda v: order.get(v.persona, 99))
 
     def verify_action(
         self,

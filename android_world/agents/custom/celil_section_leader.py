@@ -95,17 +95,8 @@ def _brief_context(context_summary: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-_POSITION_SENSITIVE = ("seekbar", "slider", "ratingbar", "progressbar")
-
-
-def is_position_sensitive(element: object) -> bool:
-    """Widgets whose effect depends on the touch point (sliders, seek bars, rating bars): a tap
-    snapped to their centre sets the middle value, whatever the model aimed at."""
-    names = " ".join(
-        str(getattr(element, field, "") or "").lower().replace("_", "").replace(".", " ")
-        for field in ("class_name", "resource_name")
-    )
-    return any(word in names for word in _POSITION_SENSITIVE)
+# One rule for the executor and the Conductor: celil_geometry.
+is_position_sensitive = celil_geometry.is_position_sensitive
 
 
 @dataclasses.dataclass
@@ -137,6 +128,7 @@ class UITarsActionGenerator:
         prompt_variant: str = uitars.PROMPT_VARIANT_START_BOX,
         executor_format: str = "uitars",
         history_scope: str = "sub_goal",
+        history_turns: int = 8,
     ):
         if coordinate_convention not in uitars.COORDINATE_CONVENTIONS:
             raise ValueError(
@@ -163,6 +155,9 @@ class UITarsActionGenerator:
         self._variant = prompt_variant
         self._format = executor_format
         self._scope = history_scope
+        # Earlier turns shown (text and, for the newest `history_images`, screenshots): a long
+        # sub-goal must not grow the prompt without bound.
+        self._history_turns = max(0, int(history_turns))
         self._history: list[ExecutorTurn] = []
         self.last_sent_size: tuple[int, int] | None = None
         self.last_prompt: str = ""
@@ -214,8 +209,10 @@ class UITarsActionGenerator:
 
     def _turns_for(self, sub_goal: str) -> list[ExecutorTurn]:
         if self._scope == "episode":
-            return list(self._history)
-        return [turn for turn in self._history if turn.sub_goal == sub_goal]
+            turns = list(self._history)
+        else:
+            turns = [turn for turn in self._history if turn.sub_goal == sub_goal]
+        return turns[len(turns) - self._history_turns :] if self._history_turns else []
 
     def _call(
         self, messages: list[uitars.ChatMessage]

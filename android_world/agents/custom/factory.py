@@ -96,13 +96,14 @@ class CelilAgentConfig(BaseModel):
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
     """Score of a vote whose answer cannot be read (or whose call failed)."""
     verifier_mode: Literal["adaptive", "parallel", "lazy", "sequential"] = "adaptive"
-    """adaptive: the Skeptic first, the others only when it is not confidently for the action or
-    the action is irreversible (median vote; irreversible needs all three); parallel: three
-    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
-    after another (servers that cannot serve concurrent requests)."""
+    """adaptive: no vote where none can help (navigation, the goal's own words, a control the
+    goal names); else the Skeptic first, a second persona only when it is not confidently for
+    the action, a third to break a split (median vote); irreversible actions need the Skeptic
+    and the Pragmatist both at the threshold. parallel: three calls at once; lazy: Efficiency
+    Expert only if the gate is undecided; sequential: one call after another."""
     rejection_feedback: bool = True
-    """A rejected proposal goes back to the executor with the verifiers' reasons once per
-    sub-goal before the rejection costs a replan; false replans at once."""
+    """A rejected proposal (or an unconfirmed "finished") goes back to the executor with the
+    reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
     verification: Literal["on", "off"] = "on"
     """off: no verifier is asked and every proposal runs (for ablations)."""
     persona_prompts: dict[str, str] = {}
@@ -113,10 +114,17 @@ class CelilAgentConfig(BaseModel):
     """Identical actions in a row with no screen change that count as a loop."""
     history_steps: int = Field(default=3, ge=0)
     """Past steps shown in every role's context summary."""
+    history_images: int = Field(default=3, ge=1)
+    """Screenshots the executor sees: the current one plus this many minus one earlier ones."""
+    history_turns: int = Field(default=8, ge=0)
+    """Earlier executor turns (its thoughts and actions) shown to it within a sub-goal."""
     max_sub_goals: int = Field(default=12, ge=1)
     """Cap on the number of sub-goals in a plan."""
-    progress_check: Literal["after_action", "always", "off"] = "after_action"
-    """When the planner's cheap "is this sub-goal done?" check runs."""
+    progress_check: Literal["screen", "after_action", "always", "off"] = "screen"
+    """When a sub-goal's progress is checked. screen: after each action, read off the screen
+    without a model call (a switch's position, a field's text, the app in front); the planner
+    is asked only to confirm the executor's "finished". after_action/always: the planner's
+    check after each action / every step; off: only the executor's "finished"."""
     require_evidence: bool = True
     """A sub-goal is done only when the screen shows it; false reproduces the old loop (which
     trusted a finished executor), for comparisons."""
@@ -255,6 +263,8 @@ def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
         coordinate_convention=coordinate_convention(params, leader),
         max_image_pixels=params.max_image_pixels,
         executor_format=params.executor_format,
+        history_images=params.history_images,
+        history_turns=params.history_turns,
     )
 
 

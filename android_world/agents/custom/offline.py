@@ -828,6 +828,8 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
 class OfflinePlanner:
     """Planner protocol without a model: clause-by-clause plans, screen-based progress checks."""
 
+    reads_screen = True  # its progress check is the agent's screen check (no model call)
+
     def __init__(self, *, max_sub_goals: int = 12, **_ignored: Any):
         self.max_sub_goals = max_sub_goals
         self._rehearsals = 0
