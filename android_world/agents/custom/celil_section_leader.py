@@ -212,7 +212,7 @@ class UITarsActionGenerator:
             turns = list(self._history)
         else:
             turns = [turn for turn in self._history if turn.sub_goal == sub_goal]
-        return turns[len(turns) - self._history_turns :] if self._history_turns else []
+        return turns[-self._history_turns :] if self._history_turns else []
 
     def _call(
         self, messages: list[uitars.ChatMessage]
