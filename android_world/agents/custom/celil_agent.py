@@ -639,6 +639,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             irreversible=irreversible,
             passed=passed,
             action=data["action"],
+            **({"vote_skipped": unneeded} if unneeded is not None else {}),
         )
         self._stats.scores.append(float(score))
         if irreversible:
