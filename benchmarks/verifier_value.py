@@ -218,7 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 row")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
-    os.environ.setdefault("CELIL_QUIET", "1")
     rows: list[Row] = []
     for rho in args.rho:
         regime = "independent" if rho == 0 else f"rho={rho:g}"

@@ -43,6 +43,7 @@ from android_world.agents.custom.celil_protocols import (
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import (
+    action_target_element,
     describe_action,
     irreversible_reason,
 )
@@ -153,14 +154,9 @@ def unchanged_is_expected(action: json_action.JSONAction, before: Observation) -
         return None
     if kind not in _TAP_TYPES:
         return None
-    index = action.index
-    if index is None and action.x is not None and action.y is not None:
-        index = celil_geometry.snap_to_element(
-            action.x, action.y, before.ui_elements, before.screen_size
-        )
-    if index is None or not 0 <= index < len(before.ui_elements):
+    element = action_target_element(action, before)
+    if element is None:
         return None
-    element = before.ui_elements[index]
     if celil_geometry.is_position_sensitive(element):
         return "the slider was already at the point tapped"
     if element.is_selected and not element.is_checkable:

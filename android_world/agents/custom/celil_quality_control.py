@@ -668,7 +668,7 @@ class VerifierEnsemble:
             return round(score, 3), votes
         if self.mode == "lazy" and len(self.personas) > 1:
             # Ask the heavy personas first; the lightest only if it could still flip the gate.
-            lightest = min(self.personas, key=lambda p: (self.weights[p], -self.personas.index(p)))
+            lightest = self._by_weight()[-1]
             first = [p for p in self.personas if p != lightest]
             votes = self._ask_many([(p, prompts[p]) for p in first], images)
             skipped = [lightest]
@@ -678,8 +678,7 @@ class VerifierEnsemble:
         else:
             votes = self._ask_many([(p, prompts[p]) for p in self.personas], images)
             skipped = []
-        order = {p: i for i, p in enumerate(self.personas)}
-        votes.sort(key=lambda v: order.get(v.persona, 99))
+        votes = self._ordered(votes)
         self.last_details = VerificationDetails(
             mode=self.mode,
             threshold=threshold,

@@ -796,20 +796,7 @@ def prepend_text(goal: str) -> str | None:
     return match.group(1).strip().rstrip(".") if match else None
 
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+_MONTHS = wording.MONTHS
 
 
 def day_of_month(goal: str) -> str | None:
@@ -1037,7 +1024,7 @@ def value_in_goal(value: str | None, goal: str) -> bool:
 # --------------------------------------------------------------------------------------------
 # Dates, times and durations: what a form's pickers and a calendar's screens show
 
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAYS = wording.WEEKDAYS
 _MONTH_NAMES = "|".join(_MONTHS)
 _MONTH_WORD = rf"(?:{_MONTH_NAMES}|{'|'.join(m[:3] for m in _MONTHS)})\.?"
 _DATE_PHRASE = re.compile(

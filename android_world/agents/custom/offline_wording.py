@@ -794,14 +794,8 @@ _COMMON_CAPITALS = frozenset(
         "android",
     ]
 )
-_CALENDAR_WORDS = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
     "january",
     "february",
     "march",
@@ -814,9 +808,8 @@ _CALENDAR_WORDS = [
     "october",
     "november",
     "december",
-    "today",
-    "tomorrow",
-]
+)
+_CALENDAR_WORDS = (*WEEKDAYS, *MONTHS, "today", "tomorrow")
 
 
 def capitalised_words(goal: str, app_names: Sequence[str] = ()) -> list[str]:
