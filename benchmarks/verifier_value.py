@@ -19,6 +19,7 @@ import dataclasses
 import logging
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ class Row:
     tokens: int = 0
     wrong_gated: int = 0
     wrong_stopped: int = 0
+    wrong_unvoted: int = 0
     good_gated: int = 0
     good_rejected: int = 0
     replans: int = 0
@@ -145,6 +147,7 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     gates = data.get("gate") or []
     proposals = data.get("proposals") or []
     outcomes = data.get("outcome") or []
+    skipped = data.get("vote_skipped") or []
     for i, gate in enumerate(gates):
         if gate not in ("pass", "reject"):
             continue
@@ -152,6 +155,7 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
         if label == sm.WRONG:
             row.wrong_gated += 1
             row.wrong_stopped += gate == "reject"
+            row.wrong_unvoted += bool(i < len(skipped) and skipped[i])
         elif label is not None:
             row.good_gated += 1
             row.good_rejected += gate == "reject"
@@ -161,10 +165,19 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
 
 
 def run_row(
-    policy: str, rates: sm.Rates, tasks: list[str] | None, regime: str, seeds: list[int]
+    policy: str,
+    rates: sm.Rates,
+    tasks: list[str] | None,
+    regime: str,
+    seeds: list[int],
+    no_memory: bool = False,
 ) -> Row:
     row = Row(policy, regime)
     started = time.perf_counter()
+    # As the default `memory: fresh`: one memory per run, empty at its start, so a template's
+    # later parameter draws may reuse the plan its first verified success stored.
+    memory_dir = tempfile.TemporaryDirectory(prefix="celil-vv-memory-")
+    memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.json")
     for seed in seeds:
         env = SimEnv(seed=seed, render=False)
         world = sm.ScriptedWorld(env, dataclasses.replace(rates, seed=seed))
@@ -176,7 +189,8 @@ def run_row(
                 "celil_agent",
                 env,
                 context=context,
-                episodic_memory_path=None,
+                memory="off" if memory_path is None else "shared",
+                episodic_memory_path=memory_path,
                 executor_format="json",
                 **POLICIES[policy],
             )
@@ -195,6 +209,7 @@ def run_row(
         finally:
             server.close()
             env.close()
+    memory_dir.cleanup()
     row.seconds = time.perf_counter() - started
     return row
 
@@ -216,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", nargs="*", default=None)
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
     parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 row")
+    parser.add_argument(
+        "--no_memory", action="store_true", help="no episodic memory (every episode plans anew)"
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     rows: list[Row] = []
@@ -223,18 +241,29 @@ def main(argv: list[str] | None = None) -> int:
         regime = "independent" if rho == 0 else f"rho={rho:g}"
         for policy in args.policies:
             rates = sm.Rates(p=args.p, q=args.q, rho=rho)
-            rows.append(run_row(policy, rates, args.tasks, regime, args.seeds))
+            rows.append(run_row(policy, rates, args.tasks, regime, args.seeds, args.no_memory))
             print(f"  {policy:9s} {regime:11s} {rows[-1].seconds:6.1f}s", file=sys.stderr)
     if not args.no_all_right:
         rows.append(
-            run_row("adaptive", sm.Rates(p=0.0, q=1.0), args.tasks, "all right", args.seeds)
+            run_row(
+                "adaptive",
+                sm.Rates(p=0.0, q=1.0),
+                args.tasks,
+                "all right",
+                args.seeds,
+                args.no_memory,
+            )
         )
-    print(f"p={args.p} q={args.q} seeds={args.seeds} cores={os.cpu_count()}")
+    memory = "off" if args.no_memory else "fresh per row, shared across its seeds"
+    print(f"p={args.p} q={args.q} seeds={args.seeds} memory={memory} cores={os.cpu_count()}")
     print(table(rows))
     for row in rows:
         steps = max(row.steps, 1)
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
-        print(f"{row.policy} {row.regime}: calls/step by role: {roles}")
+        print(
+            f"{row.policy} {row.regime}: calls/step by role: {roles}; "
+            f"wrong actions let through without a vote: {row.wrong_unvoted}"
+        )
     return 0
 
 

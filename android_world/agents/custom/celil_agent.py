@@ -936,21 +936,45 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         itself (the offline one) is its own screen check."""
         return self.progress_check == "screen" and not getattr(self._planner, "reads_screen", False)
 
-    def _screen_verdict(
-        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
-    ) -> Evidence:
+    def _screen_check(self) -> Any:
+        """The model-free reader of progress off the screen (the offline planner's checks)."""
         if self._screen_checker is None:
             from android_world.agents.custom import offline
 
             self._screen_checker = offline.OfflinePlanner()
+        return self._screen_checker
+
+    def _screen_verdict(
+        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
+    ) -> Evidence:
         try:
-            verdict = self._screen_checker.check_sub_goal(goal, sub_goal, observation, context)
+            verdict = self._screen_check().check_sub_goal(goal, sub_goal, observation, context)
         except Exception as error:
             self._warn(f"screen check raised {type(error).__name__}: {error}", data)
             return Evidence(False, f"screen check raised {type(error).__name__}")
         if not isinstance(verdict, Evidence) or verdict.kind == "model":
             return Evidence(False, "the screen check gave no screen evidence")
         return verdict
+
+    def _goal_on_screen(
+        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
+    ) -> Evidence | None:
+        """A finish of the plan's last sub-goal claims the goal itself is done: when this screen
+        shows every clause of the goal in its end state (a switch, a slider, the app in front),
+        that is the confirmation and the planner is not asked. Anything less returns None."""
+        memory = self._memory
+        assert memory is not None
+        if not self._screen_reads_progress() or memory.remaining_sub_goals() != [sub_goal]:
+            return None
+        goal_shown = getattr(self._screen_check(), "goal_shown", None)
+        if not callable(goal_shown):
+            return None
+        try:
+            verdict = goal_shown(goal, observation, context)
+        except Exception as error:
+            self._warn(f"goal screen check raised {type(error).__name__}: {error}", data)
+            return None
+        return verdict if verdict.done and verdict.kind == "screen" else None
 
     def _can_check(self) -> bool:
         return hasattr(self._planner, "check_sub_goal") or hasattr(
@@ -1020,6 +1044,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if not self.require_evidence:
             unchecked = Evidence(True, "", "none")
             return self._judge(sub_goal, "executor", unchecked, observation, data), ""
+        if verdict is None:
+            verdict = self._goal_on_screen(goal, sub_goal, observation, context, data)
         if verdict is None and self._can_check():
             verdict = self._check_progress(goal, sub_goal, observation, context, data)
         why = "no screen evidence"

@@ -367,13 +367,51 @@ _NAVIGATION = (
 _GOAL_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
+# At most this many words may stand between two words of a control's label in the goal:
+# "Create contact" is named by "Create a new contact", not by "create ... in the contact list".
+_NAMED_GAP = 2
+
+
 def _named_in(label: str, text: str) -> bool:
-    """`label` appears in `text` as whole words (case and spacing ignored)."""
+    """`label` appears in `text` as whole words, in order, with at most `_NAMED_GAP` words
+    between two of them (case and spacing ignored)."""
     words = _GOAL_WORD.findall(label.casefold())
     if not words or sum(len(w) for w in words) < 3:
         return False
-    pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
+    gap = rf"\W+(?:[^\W_]+\W+){{0,{_NAMED_GAP}}}"
+    pattern = r"\b" + gap.join(re.escape(w) for w in words) + r"\b"
     return re.search(pattern, text.casefold()) is not None
+
+
+# A tap on a control with one of these words commits something (it is voted on even when the
+# element looks like a plain row): saving, confirming, starting, granting.
+COMMIT_WORDS: frozenset[str] = frozenset(
+    (
+        *("save", "done", "ok", "okay", "confirm", "apply", "submit", "create", "add"),
+        *("allow", "accept", "agree", "yes", "start", "stop", "record", "shutter", "capture"),
+        *("set", "finish", "update", "post", "share", "move", "copy", "rename", "install"),
+    )
+)
+_PLAIN_ROW_CLASSES = ("TextView", "LinearLayout", "RelativeLayout", "FrameLayout", "ViewGroup")
+
+
+def opens_or_picks(element: representation_utils.UIElement | None) -> str | None:
+    """Why a tap on `element` can only open a screen or pick an option, or None.
+
+    A plain row, menu entry or picker cell (a text view or layout that is not checkable, not a
+    field, and names no commit) changes nothing lasting: back or another pick undoes it, and the
+    commit that would make a wrong pick stick (Save, OK, a switch) is itself voted on.
+    """
+    if element is None or element.is_checkable or element.is_editable:
+        return None
+    class_name = (element.class_name or "").rsplit(".", 1)[-1]
+    if class_name not in _PLAIN_ROW_CLASSES:
+        return None
+    label = celil_geometry.element_label(element)
+    words = set(_GOAL_WORD.findall(f"{label} {element.resource_name or ''}".casefold()))
+    if not label or words & COMMIT_WORDS:
+        return None
+    return f"taps the row {label!r}: it opens or picks, and back or another pick undoes it"
 
 
 def vote_unneeded(
@@ -382,9 +420,11 @@ def vote_unneeded(
     """Why this proposal can run without a vote (adaptive policy), or None when it needs one.
 
     Votes are spent where a wrong action does lasting harm the agent would not notice: never on
-    navigation (a wrong one costs a step and is undone), nor on typing the goal's own words or
-    tapping a control the goal or sub-goal names (what a verifier would check against is the
-    action itself). Irreversible actions are always voted on.
+    navigation (a wrong one costs a step and is undone), nor on a tap that only opens a screen or
+    picks an option (`opens_or_picks`), nor on typing the goal's own words or tapping a control
+    the goal or sub-goal names (what a verifier would check against is the action itself).
+    Irreversible actions are always voted on. At p wrong proposals a skipped vote costs about p
+    times the two steps of undoing a wrong move, less than the one call a vote always costs.
     """
     action = proposed.action
     if action is None or irreversible_reason(proposed, observation):
@@ -403,6 +443,8 @@ def vote_unneeded(
         label = celil_geometry.element_label(element) if element is not None else ""
         if label and _named_in(label, asked):
             return f"taps {label!r}, which the goal names"
+        if kind == json_action.CLICK:
+            return opens_or_picks(element)
     return None
 
 

@@ -293,6 +293,34 @@ _STATE_KINDS = frozenset(
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
 
 
+# Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
+# it: an app in front, a switch's position, a slider at its end, no permission request.
+_END_STATE_KINDS = frozenset({"open", "toggle", "level", "permission"})
+
+
+def goal_end_state(goal: str, observation: Observation, history: list[screen.PastStep]) -> Evidence:
+    """Screen evidence that the whole goal is done, or a "no" that only means "cannot tell".
+
+    Every clause of the goal must be such an end state and every one must show on this screen:
+    "Turn Wi-Fi off, then open Camera" is never confirmed from the Camera screen, whose switch
+    is not in view. Questions and goals that create, edit or delete things are left to the
+    planner: what they leave behind is not a state one screen shows.
+    """
+    info = text_lib.parse_goal(goal)
+    if info.is_question or info.forbidden or not info.clauses:
+        return Evidence(False, "the goal is not a screen state", "none")
+    shown = []
+    for clause in info.clauses:
+        intent = parse_sub_goal(clause, info)
+        if intent.kind not in _END_STATE_KINDS:
+            return Evidence(False, f"{clause!r} is not a state the screen shows", "none")
+        done, why = sub_goal_done(intent, observation, history)
+        if not done or "dragged" in why:
+            return Evidence(False, why, "none")
+        shown.append(why)
+    return Evidence(True, "; ".join(shown), "screen")
+
+
 def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
     """The latest step that went through for this sub-goal aimed at a control the sub-goal
     names ("Take a photo" -> 'Shutter'), not at whatever happened to be on screen."""
@@ -898,6 +926,10 @@ class OfflinePlanner:
         """The progress check with its evidence; the agent counts only screen-backed kinds."""
         intent = parse_sub_goal(sub_goal, text_lib.parse_goal(goal))
         return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
+
+    def goal_shown(self, goal: str, observation: Observation, context_summary: str) -> Evidence:
+        """Whether this one screen shows the whole goal done (see `goal_end_state`)."""
+        return goal_end_state(goal, observation, screen.parse_history(context_summary))
 
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
