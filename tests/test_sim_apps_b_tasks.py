@@ -23,7 +23,7 @@ TASKS = (
     "ExpenseAddSingle",
     "ExpenseDeleteSingle",
     "ExpenseDeleteMultiple",
-    "ExpenseTotalForCategory",
+    "SimExpenseTotalForCategory",
     "SimpleCalendarAddOneEvent",
     "SimpleCalendarDeleteOneEvent",
     "SimpleCalendarEventsOnDate",
@@ -33,7 +33,7 @@ TASKS = (
     "SimpleSmsReplyMostRecent",
     "MarkorCreateNoteAndSms",
 )
-IR_TASKS = {"ExpenseTotalForCategory", "SimpleCalendarEventsOnDate", "SimpleCalendarNextEvent"}
+IR_TASKS = {"SimExpenseTotalForCategory", "SimpleCalendarEventsOnDate", "SimpleCalendarNextEvent"}
 REGISTRY = registry.TaskRegistry().get_registry()
 
 
@@ -90,14 +90,14 @@ def test_metadata_goal_and_params(name):
 
 def test_some_oracle_scrolls(env):
     scrolled = set()
-    for name in ("ExpenseDeleteSingle", "ExpenseDeleteMultiple", "ExpenseTotalForCategory"):
+    for name in ("ExpenseDeleteSingle", "ExpenseDeleteMultiple", "SimExpenseTotalForCategory"):
         for seed in (1, 2, 3):
             task = make(name, seed)
             task.initialize_task(env)
             if any(a.action_type == "scroll" for a in run_oracle(task, env)):
                 scrolled.add(name)
             task.tear_down(env)
-    assert "ExpenseTotalForCategory" in scrolled and len(scrolled) >= 2
+    assert "SimExpenseTotalForCategory" in scrolled and len(scrolled) >= 2
 
 
 # ---- wrong work fails ------------------------------------------------------------------------

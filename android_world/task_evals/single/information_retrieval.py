@@ -3,7 +3,7 @@
 The calendar questions are upstream's (`information_retrieval/proto/tasks.textproto`): one
 relevant event plus 75 random ones that cannot satisfy the question (upstream's exclusion
 conditions), and the goal's date worded as a person would ("tomorrow", "this Monday",
-"October 16"). ExpenseTotalForCategory is this suite's own, in the same style. Answers are
+"October 16"). SimExpenseTotalForCategory is this suite's own, in the same style. Answers are
 scored by `answer_check` with upstream's rules; no answer scores 0.
 """
 
@@ -338,7 +338,7 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
         yield ui.done()
 
 
-class ExpenseTotalForCategory(_InformationRetrieval):
+class SimExpenseTotalForCategory(_InformationRetrieval):
     """Sum one category's expenses: rows spread over a list longer than the screen."""
 
     app_names = ("pro expense",)
