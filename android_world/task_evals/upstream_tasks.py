@@ -857,7 +857,7 @@ UPSTREAM_TASKS: tuple[UpstreamTask, ...] = (
     _t(
         "OpenAppTaskEval",
         "single/system.py",
-        (),
+        ("camera", "clock", "contacts", "settings", "dialer"),
         1.0,
         (
             "Open the {app_name} app. Clear any pop-ups that may appear by granting all permissions that are required.",

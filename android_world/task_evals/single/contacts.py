@@ -188,6 +188,11 @@ def contact_info_is_entered(
 class ContactsNewContactDraft(_ContactsTask):
     """Fill the new-contact form but leave it unsaved; checked on the live screen."""
 
+    fidelity_notes = (
+        "checked on the on-screen elements; upstream also reads elements scrolled out of view"
+        " (the sim's form fits on one screen)",
+    )
+
     complexity = 1.2
     schema = {
         "type": "object",

@@ -129,6 +129,10 @@ class MarkorCreateNote(_MarkorTask):
 
 class MarkorCreateFolder(_MarkorTask):
     complexity = 1
+    fidelity_notes = (
+        "folder name: folder_<stamp> drawn from the seeded random, not upstream's host wall clock,"
+        " so a seed always gives the same goal",
+    )
     schema = {
         "type": "object",
         "properties": {"folder_name": {"type": "string"}},

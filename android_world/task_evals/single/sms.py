@@ -162,7 +162,7 @@ class SimpleSmsReplyMostRecent(_SimpleSmsBase):
 
 
 class SimpleSmsReply(_SimpleSmsBase):
-    """Reply to one number, whose text sits somewhere among others."""
+    """Reply to one number, whose text sits somewhere among others (any pool sentence)."""
 
     template = "Reply to {number} with message: {message} in Simple SMS Messenger"
     difficulty = "easy"
@@ -171,12 +171,11 @@ class SimpleSmsReply(_SimpleSmsBase):
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
-        message = self.params["message"]
         others = random.randint(1, 5)
         slot = random.randint(0, others)
         for i in range(others + 1):
             number = self.params["number"] if i == slot else random_number()
-            receive(env, number, other_message(message), minutes_ago=40 - i * 5)
+            receive(env, number, random.choice(MESSAGES), minutes_ago=40 - i * 5)
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Simple SMS Messenger")
