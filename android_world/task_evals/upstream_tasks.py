@@ -203,7 +203,7 @@ UPSTREAM_TASKS: tuple[UpstreamTask, ...] = (
         ("clock",),
         1.0,
         ("Pause the stopwatch.",),
-        "Clock in front on the Stopwatch tab, stopwatch paused (Start shown)",
+        "a DeskClock activity in front showing 'Start' and 'Stopwatch' at least twice",
         "none",
     ),
     _t(
@@ -212,7 +212,7 @@ UPSTREAM_TASKS: tuple[UpstreamTask, ...] = (
         ("clock",),
         1.0,
         ("Run the stopwatch.",),
-        "Clock in front on the Stopwatch tab, stopwatch running (Pause shown)",
+        "a DeskClock activity in front showing 'Pause' and 'Lap'",
         "none",
     ),
     _t(
@@ -223,7 +223,7 @@ UPSTREAM_TASKS: tuple[UpstreamTask, ...] = (
         (
             "Create a timer with {hours} hours, {minutes} minutes, and {seconds} seconds. Do not start the timer.",
         ),
-        "Clock in front on the Timer tab showing the entered h/m/s, timer not started",
+        "a DeskClock activity in front showing the entry as HHh MMm SSs (text or description)",
         "hours 0-23, minutes 0-59, seconds 0-59",
     ),
     _t(
