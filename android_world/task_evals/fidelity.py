@@ -132,7 +132,7 @@ def problems(rows: list[Row]) -> list[str]:
         if row.upstream is None:
             continue
         notes = " ".join(row.notes).lower()
-        if row.template != "same" and "template" not in notes:
+        if row.template == "different" and "template" not in notes:
             found.append(f"{row.name}: template {row.template} with no 'template' fidelity note")
         if row.complexity != row.upstream.complexity and "complexity" not in notes:
             found.append(
