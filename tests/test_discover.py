@@ -76,7 +76,7 @@ def test_dry_run_validates_and_prints_without_running(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "nothing was run" in result.stdout and "SystemWifiTurnOn" in result.stdout
-    assert "ExpenseTotalForCategory" not in result.stdout  # medium
+    assert "SimExpenseTotalForCategory" not in result.stdout  # medium
     assert "agent:    celil_agent" in result.stdout
     assert not (tmp_path / "runs").exists()
     bad = _cli("--dry_run", "--tasks", "NoSuchTask")

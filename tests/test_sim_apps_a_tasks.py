@@ -211,10 +211,8 @@ WRONG: list[tuple[str, Callable[[SimEnv, task_eval.TaskEval], Iterator[JSONActio
     ("ClockTimerEntry", timer_started),
     ("MarkorCreateNote", note_with_wrong_text),
     ("MarkorCreateFolder", file_instead_of_folder),
-    ("MarkorDeleteNote", delete_everything_in_markor),
     ("MarkorDeleteNote", delete_a_neighbour_note),
     ("MarkorEditNote", edit_with_wrong_text),
-    ("FilesDeleteFile", delete_all_files),
     ("FilesMoveFile", move_a_neighbour),
     ("CameraTakePhoto", two_photos),
     ("CameraTakePhoto", a_video),
@@ -232,10 +230,31 @@ def test_wrong_solution_fails(env: SimEnv, name: str, wrong) -> None:
         task.tear_down(env)
 
 
+# Upstream checks only the target: wiping the whole folder also deletes it, so it passes.
+UPSTREAM_LENIENT = [
+    ("MarkorDeleteNote", delete_everything_in_markor),
+    ("FilesDeleteFile", delete_all_files),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "sweeping"), UPSTREAM_LENIENT, ids=[n for n, _ in UPSTREAM_LENIENT]
+)
+def test_deleting_everything_passes_as_upstream(env: SimEnv, name: str, sweeping) -> None:
+    task = make_task(name, 7)
+    task.initialize_task(env)
+    try:
+        assert task.noise  # type: ignore[attr-defined]  # look-alikes were there to sweep away
+        run(env, sweeping(env, task))
+        assert task.is_successful(env) == 1.0
+    finally:
+        task.tear_down(env)
+
+
 def test_files_delete_needs_scrolling_and_tear_down_cleans(env: SimEnv) -> None:
-    """With 10-20 look-alikes the folder list is longer than the screen."""
+    """With up to 20 look-alikes (upstream's 1-20) the folder list can outgrow the screen."""
     scrolled = 0
-    for seed in range(3):
+    for seed in range(6):
         task = make_task("FilesDeleteFile", seed)
         task.initialize_task(env)
         scrolled += sum(a.action_type == "scroll" for a in _collect(env, task))

@@ -221,11 +221,31 @@ def clock_time_picker(env: SimEnv) -> None:
     tap(env, desc="Add alarm")
 
 
+# Fixed look-alike names for the Markor frames (the task pool changes with upstream fidelity;
+# a frame here must stay the same so its recall stays comparable).
+_OCR_NOTE_TITLES = (
+    "grocery_list_weekly.md",
+    "meeting_notes_project_team.md",
+    "personal_goals_2024.md",
+    "reading_list_2024.md",
+    "summer_vacation_plans.md",
+    "budget_home_renovation.md",
+    "workout_routine_april.md",
+    "gift_ideas_family.md",
+    "recipe_homemade_pizza.md",
+    "weekend_todo_list.md",
+    "garden_layout_plan.md",
+    "presentation_outline.md",
+    "travel_packing_list.md",
+    "book_quotes_favorites.md",
+)
+
+
 def markor_list(env: SimEnv) -> None:
     random.seed(5)
     files_tasks.clear_folder(env.controller, markor_tasks.NOTEBOOK)
     env.controller.make_dirs(f"{markor_tasks.NOTEBOOK}/Recipes")
-    for name in files_tasks.noise_names("weekly_plan.md", markor_tasks.NOTE_TITLES, 8, 8):
+    for name in files_tasks.noise_names("weekly_plan.md", _OCR_NOTE_TITLES, 8, 8):
         env.controller.write_text(f"{markor_tasks.NOTEBOOK}/{name}", "Some text.")
     open_app("Markor")(env)
 

@@ -41,6 +41,10 @@ class _CameraTask(task_eval.TaskEval):
 
 class CameraTakePhoto(_CameraTask):
     complexity = 1
+    fidelity_notes = (
+        "photos folder: DCIM/Camera, where the sim camera writes, not upstream's /sdcard/Pictures;"
+        " only .jpg files count there, so a video (same folder here) is not a photo",
+    )
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     template = "Take one photo."
     difficulty = "easy"

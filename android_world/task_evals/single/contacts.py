@@ -15,7 +15,7 @@ from typing import Any
 
 from android_world.env import interface, representation_utils
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import task_eval
+from android_world.task_evals import task_eval, upstream_pools
 from android_world.task_evals.oracle_utils import done, elements, find, require, tap, text_is
 from android_world.task_evals.single.files import fuzzy_match
 
@@ -29,39 +29,9 @@ JOIN mimetypes m ON m._id = d.mimetype_id
 WHERE r.deleted = 0 AND m.mimetype = 'vnd.android.cursor.item/phone_v2'
 """
 
-GIVEN_NAMES = (
-    "Sofia",
-    "Liam",
-    "Amara",
-    "Mateo",
-    "Yuki",
-    "Noah",
-    "Priya",
-    "Elena",
-    "Omar",
-    "Chloe",
-    "Ravi",
-    "Ines",
-    "Hugo",
-    "Leila",
-    "Tomas",
-)
-FAMILY_NAMES = (
-    "Chen",
-    "Garcia",
-    "Ahmed",
-    "Okafor",
-    "Silva",
-    "Novak",
-    "Kim",
-    "Rossi",
-    "Haddad",
-    "Larsen",
-    "Mehta",
-    "Dubois",
-    "Tanaka",
-    "Moreno",
-)
+# Upstream's pools of random people's names.
+GIVEN_NAMES = upstream_pools.COMMON_GIVEN_NAMES
+FAMILY_NAMES = upstream_pools.COMMON_FAMILY_NAMES
 
 
 def clean_phone_number(number: str) -> str:
@@ -164,14 +134,6 @@ class ContactsAddContact(_ContactsTask):
     def generate_random_params(cls) -> dict[str, Any]:
         return {"name": random_name(), "number": random_number()}
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        # A few existing contacts so the list looks lived-in; none has the wanted name.
-        for _ in range(random.randint(3, 6)):
-            name = random_name()
-            if name != self.params["name"]:
-                seed_contact(env, name, random_number())
-
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
         wanted = (self.params["name"], clean_phone_number(self.params["number"]))
@@ -226,6 +188,11 @@ def contact_info_is_entered(
 class ContactsNewContactDraft(_ContactsTask):
     """Fill the new-contact form but leave it unsaved; checked on the live screen."""
 
+    fidelity_notes = (
+        "checked on the on-screen elements; upstream also reads elements scrolled out of view"
+        " (the sim's form fits on one screen)",
+    )
+
     complexity = 1.2
     schema = {
         "type": "object",
@@ -249,10 +216,10 @@ class ContactsNewContactDraft(_ContactsTask):
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
         return {
-            "first": random.choice(GIVEN_NAMES),
-            "last": random.choice(FAMILY_NAMES),
+            "first": random.choice(upstream_pools.DRAFT_FIRST_NAMES),
+            "last": random.choice(upstream_pools.DRAFT_LAST_NAMES),
             "phone": f"{random.randint(100, 999)}-{random.randint(100, 999)}-{random.randint(1000, 9999)}",
-            "phone_label": random.choice(["Home", "Work"]),
+            "phone_label": random.choice(upstream_pools.DRAFT_PHONE_LABELS),
         }
 
     def is_successful(self, env: interface.AsyncEnv) -> float:

@@ -3,8 +3,8 @@
 Rows are plain dicts with upstream's columns (amount in cents, category id, dates in ms), so
 params stay JSON-friendly. Adding and deleting use upstream's integrity rules: the wanted rows
 appear (name and note fuzzy, amount and category exact) or disappear, and every other row is
-untouched. Delete tasks seed noise rows, so deleting everything fails, and enough of them that
-the list is longer than the screen. Oracles use the shared screen helpers (`oracle_utils`).
+untouched. Seeding follows upstream too: ExpenseDeleteSingle/Multiple seed only their targets (no
+noise rows), ExpenseAddSingle seeds ten noise rows. Oracles use the shared screen helpers.
 """
 
 from __future__ import annotations
@@ -324,10 +324,10 @@ class _Expense(task_eval.TaskEval):
 
 
 class _ExpenseDeleteMultiple(_Expense):
-    """Delete the named expenses; every noise row must survive unchanged."""
+    """Delete the named expenses; every other row must survive unchanged (upstream's rule)."""
 
     n_rows = 3
-    n_rows_noise = 14
+    n_rows_noise = 0
     complexity = 2
     difficulty = "easy"
     tags = ("data_edit", "parameterized")
@@ -346,6 +346,8 @@ class _ExpenseDeleteMultiple(_Expense):
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
         rows = unique_expenses(cls.n_rows + cls.n_rows_noise)
+        if not cls.n_rows_noise:  # upstream's params carry no noise key then
+            return {ROW_OBJECTS: rows}
         return {ROW_OBJECTS: rows[: cls.n_rows], NOISE_ROW_OBJECTS: rows[cls.n_rows :]}
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
@@ -404,10 +406,10 @@ class _ExpenseDeleteMultiple(_Expense):
 
 
 class ExpenseDeleteSingle(_ExpenseDeleteMultiple):
-    """Delete one expense; upstream seeds none, we seed noise so that deleting all fails."""
+    """Delete one expense; like upstream, the table holds only that row."""
 
     n_rows = 1
-    n_rows_noise = 14
+    n_rows_noise = 0
     complexity = 1
     difficulty = "easy"
     tags = ("screen_reading", "parameterized")
@@ -416,7 +418,7 @@ class ExpenseDeleteSingle(_ExpenseDeleteMultiple):
 
 class ExpenseDeleteMultiple(_ExpenseDeleteMultiple):
     n_rows = 3
-    n_rows_noise = 14
+    n_rows_noise = 0
     complexity = 2
 
 

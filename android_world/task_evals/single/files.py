@@ -1,13 +1,14 @@
 """Files (DocumentsUI) tasks, upstream `single/files.py`, plus the file helpers the Markor tasks share.
 
 Upstream's validators `ls` the target folder: a deleted file must be gone, a moved file must be
-in the destination and not in the source. The noise files seeded beside the target must also
-survive here, so wiping a whole folder is not a way to succeed. Oracles browse the Files UI
-from the storage root, scrolling lists until the wanted row is on screen.
+in the destination and not in the source. As upstream, the 1-20 look-alike files seeded beside
+the target are not checked. Oracles browse the Files UI from the storage root, scrolling lists
+until the wanted row is on screen.
 """
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import random
 import string
@@ -16,146 +17,21 @@ from typing import Any
 
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import task_eval
+from android_world.task_evals import task_eval, upstream_pools
 from android_world.task_evals.oracle_utils import done, scroll_and_tap, tap
 
 STORAGE = device.EMULATOR_DATA
 
-# Folders of a fresh emulator's shared storage, with file names typical of each.
-STORAGE_FOLDERS: dict[str, tuple[str, ...]] = {
-    "Alarms": (
-        "sunrise_alarm.mp3",
-        "gentle_wake.mp3",
-        "school_day.mp3",
-        "weekday_alarm.mp3",
-        "nap_timer.mp3",
-        "rooster_call.mp3",
-    ),
-    "Audiobooks": (
-        "space_opera.mp3",
-        "roman_history.mp3",
-        "detective_tales.mp3",
-        "poetry_reading.mp3",
-        "ocean_voyage.mp3",
-        "habits_guide.mp3",
-    ),
-    "DCIM": (
-        "lake_weekend.jpg",
-        "team_dinner.jpg",
-        "snowy_street.jpg",
-        "garden_party.jpg",
-        "autumn_trail.jpg",
-        "concert_night.jpg",
-    ),
-    "Documents": (
-        "tax_return.pdf",
-        "lease_agreement.pdf",
-        "quarterly_report.pdf",
-        "study_notes.pdf",
-        "travel_insurance.pdf",
-        "warranty_card.pdf",
-    ),
-    "Download": (
-        "installer_setup.exe",
-        "manual_scan.pdf",
-        "photos_backup.zip",
-        "wallpaper_hd.png",
-        "podcast_clip.mp4",
-        "reader_app.apk",
-    ),
-    "Movies": (
-        "family_trip.mp4",
-        "short_film.mp4",
-        "cooking_show.mp4",
-        "wildlife_doc.mp4",
-        "school_play.mp4",
-        "drone_footage.mp4",
-    ),
-    "Music": (
-        "road_songs.mp3",
-        "piano_sonata.mp3",
-        "summer_mix.mp3",
-        "live_session.mp3",
-        "lofi_beats.mp3",
-        "guitar_solo.mp3",
-    ),
-    "Notifications": (
-        "soft_chime.mp3",
-        "ping_alert.mp3",
-        "bubble_pop.mp3",
-        "calendar_ding.mp3",
-        "mail_tone.mp3",
-        "status_beep.mp3",
-    ),
-    "Pictures": (
-        "profile_photo.jpg",
-        "city_skyline.jpg",
-        "birthday_cake.jpg",
-        "puppy_nap.jpg",
-        "mountain_view.jpg",
-        "street_art.jpg",
-    ),
-    "Podcasts": (
-        "morning_news.mp3",
-        "science_hour.mp3",
-        "startup_stories.mp3",
-        "history_bits.mp3",
-        "film_club.mp3",
-        "daily_quiz.mp3",
-    ),
-    "Recordings": (
-        "voice_memo.mp3",
-        "lecture_notes.mp3",
-        "band_practice.mp3",
-        "call_summary.mp3",
-        "idea_dump.mp3",
-        "bedtime_story.mp3",
-    ),
-    "Ringtones": (
-        "classic_phone.mp3",
-        "marimba_loop.mp3",
-        "retro_tone.mp3",
-        "soft_bells.mp3",
-        "electro_ring.mp3",
-        "harp_melody.mp3",
-    ),
-}
+# Folders of a fresh emulator's shared storage, with file names typical of each (upstream's).
+STORAGE_FOLDERS: dict[str, tuple[str, ...]] = upstream_pools.EMULATOR_DIRECTORIES
 
-_ADJECTIVES = (
-    "quick",
-    "happy",
-    "silly",
-    "brave",
-    "calm",
-    "clever",
-    "gentle",
-    "bold",
-    "lively",
-    "witty",
-    "proud",
-    "eager",
-    "shy",
-    "sharp",
-    "bright",
-)
-_NOUNS = (
-    "lion",
-    "river",
-    "garden",
-    "rocket",
-    "pencil",
-    "mountain",
-    "teacup",
-    "violin",
-    "falcon",
-    "harbor",
-    "lantern",
-    "meadow",
-    "planet",
-    "window",
-    "cactus",
-)
-_TAGS = ("backup", "copy", "final", "edited")
+_ADJECTIVES = upstream_pools.FILE_NAME_ADJECTIVES
+_NOUNS = upstream_pools.FILE_NAME_NOUNS
+_TAGS = upstream_pools.FILE_NAME_TAGS
+# Upstream's noise: 1..20 look-alike files beside the target.
+NOISE_MIN, NOISE_MAX = 1, 20
+_FIRST_DATE = datetime.date(2023, 1, 1)
+_LAST_DATE = datetime.date(2023, 10, 14)
 
 
 # ---- names and files ------------------------------------------------------------------------
@@ -170,7 +46,10 @@ def modified_name(base: str) -> str:
     stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
     kind = random.choice(("date", "code", "tag"))
     if kind == "date":
-        mark = f"2023_{random.randint(1, 10):02d}_{random.randint(1, 28):02d}"
+        day = _FIRST_DATE + datetime.timedelta(
+            days=random.randint(0, (_LAST_DATE - _FIRST_DATE).days)
+        )
+        mark = day.strftime("%Y_%m_%d")
     elif kind == "code":
         mark = random_string(4)
     else:
@@ -247,14 +126,12 @@ class _FilesTask(task_eval.TaskEval):
         clear_storage_files(controller)
         make_storage_folders(controller)
         directory = f"{STORAGE}/{folder}"
-        self.noise = noise_names(self.params["file_name"], self.params["noise_candidates"], 10, 20)
+        self.noise = noise_names(
+            self.params["file_name"], self.params["noise_candidates"], NOISE_MIN, NOISE_MAX
+        )
         for name in [self.params["file_name"], *self.noise]:
             controller.write_file(f"{directory}/{name}", file_content(name))
         controller.close_recents()
-
-    def _noise_intact(self, env: interface.AsyncEnv, folder: str) -> bool:
-        present = set(env.controller.list_dir(f"{STORAGE}/{folder}"))
-        return all(name in present for name in self.noise)
 
     def tear_down(self, env: interface.AsyncEnv) -> None:
         super().tear_down(env)
@@ -262,7 +139,7 @@ class _FilesTask(task_eval.TaskEval):
 
 
 class FilesDeleteFile(_FilesTask):
-    """Delete one file among look-alikes in a storage folder."""
+    """Delete one file among look-alikes in a storage folder (only the target is checked)."""
 
     complexity = 2.2
     schema = {
@@ -296,8 +173,7 @@ class FilesDeleteFile(_FilesTask):
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
         folder = f"{STORAGE}/{self.params['subfolder']}"
-        gone = not env.controller.exists(f"{folder}/{self.params['file_name']}")
-        return 1.0 if gone and self._noise_intact(env, self.params["subfolder"]) else 0.0
+        return 0.0 if env.controller.exists(f"{folder}/{self.params['file_name']}") else 1.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield JSONAction(action_type="open_app", app_name="Files")
@@ -352,8 +228,7 @@ class FilesMoveFile(_FilesTask):
         in_destination = env.controller.exists(
             f"{STORAGE}/{self.params['destination_folder']}/{name}"
         )
-        moved = in_destination and not in_source
-        return 1.0 if moved and self._noise_intact(env, self.params["source_folder"]) else 0.0
+        return 1.0 if in_destination and not in_source else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield JSONAction(action_type="open_app", app_name="Files")

@@ -3,7 +3,7 @@
 The calendar questions are upstream's (`information_retrieval/proto/tasks.textproto`): one
 relevant event plus 75 random ones that cannot satisfy the question (upstream's exclusion
 conditions), and the goal's date worded as a person would ("tomorrow", "this Monday",
-"October 16"). ExpenseTotalForCategory is this suite's own, in the same style. Answers are
+"October 16"). SimExpenseTotalForCategory is this suite's own, in the same style. Answers are
 scored by `answer_check` with upstream's rules; no answer scores 0.
 """
 
@@ -289,6 +289,10 @@ class SimpleCalendarEventsOnDate(_CalendarQuestion):
 
 
 class SimpleCalendarNextEvent(_CalendarQuestion):
+    fidelity_notes = (
+        "time pool lacks upstream's '12:00am': midnight is before the device time (15:34), so"
+        " upstream's expected answer for it is not the next event",
+    )
     template = (
         "What is my next upcoming event in Simple Calendar Pro? Answer with the title only. If"
         " there are multiples titles, format your answer in a comma separated list."
@@ -338,8 +342,13 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
         yield ui.done()
 
 
-class ExpenseTotalForCategory(_InformationRetrieval):
+class SimExpenseTotalForCategory(_InformationRetrieval):
     """Sum one category's expenses: rows spread over a list longer than the screen."""
+
+    success_rule = (
+        "the answer is the category's total in dollars (number match within 0.01); no answer"
+        " scores 0"
+    )
 
     app_names = ("pro expense",)
     complexity = 2

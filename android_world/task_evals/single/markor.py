@@ -2,8 +2,8 @@
 
 Checks `ls`/`cat` `/storage/emulated/0/Documents/Markor` through the controller, as upstream's
 file validators do: a created note must exist with text that fuzzy-matches (ratio >= 0.9), an
-edited note must fuzzy-match the expected text, a deleted note must be gone (and, here, its
-look-alike neighbours must still be there). Oracles use the Markor UI, reading the screen.
+edited note must fuzzy-match the expected text, a deleted note must be gone (its look-alike
+neighbours are not checked, as upstream). Oracles use the Markor UI, reading the screen.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import task_eval
+from android_world.task_evals import task_eval, upstream_pools
 from android_world.task_evals.oracle_utils import (
     class_endswith,
     done,
@@ -26,6 +26,8 @@ from android_world.task_evals.oracle_utils import (
     type_into,
 )
 from android_world.task_evals.single.files import (
+    NOISE_MAX,
+    NOISE_MIN,
     clear_folder,
     clear_storage_files,
     fuzzy_match,
@@ -36,40 +38,9 @@ from android_world.task_evals.single.files import (
 
 NOTEBOOK = device.MARKOR_DATA
 
-NOTE_TITLES = (
-    "grocery_list_weekly.md",
-    "meeting_notes_project_team.md",
-    "personal_goals_2024.md",
-    "reading_list_2024.md",
-    "summer_vacation_plans.md",
-    "budget_home_renovation.md",
-    "workout_routine_april.md",
-    "gift_ideas_family.md",
-    "recipe_homemade_pizza.md",
-    "weekend_todo_list.md",
-    "garden_layout_plan.md",
-    "presentation_outline.md",
-    "travel_packing_list.md",
-    "book_quotes_favorites.md",
-)
-
-SENTENCES = (
-    "Remember to water the plants on Sunday.",
-    "Dentist appointment moved to Thursday at 2 PM.",
-    "Lunch with Sam at the corner cafe on Friday.",
-    "Buy milk, bread and apples on the way home.",
-    "The library book is due back on the 15th.",
-    "Call Grandma to wish her a happy birthday.",
-    "Hiking trip to Blue Lake this weekend.",
-    "Book club meets next Tuesday evening.",
-    "Pick up the dry cleaning before six.",
-    "Yoga class every Tuesday and Thursday.",
-    "A journey of a thousand miles begins with a single step.",
-    "The early bird catches the worm.",
-    "Actions speak louder than words.",
-    "Better late than never.",
-    "Where there is smoke, there is fire.",
-)
+# Upstream's look-alike note names and note texts.
+NOTE_TITLES = upstream_pools.MARKOR_NOTE_TITLES
+SENTENCES = upstream_pools.RANDOM_SENTENCES
 
 
 def random_sentence() -> str:
@@ -158,6 +129,10 @@ class MarkorCreateNote(_MarkorTask):
 
 class MarkorCreateFolder(_MarkorTask):
     complexity = 1
+    fidelity_notes = (
+        "folder name: folder_<stamp> drawn from the seeded random, not upstream's host wall clock,"
+        " so a seed always gives the same goal",
+    )
     schema = {
         "type": "object",
         "properties": {"folder_name": {"type": "string"}},
@@ -175,7 +150,7 @@ class MarkorCreateFolder(_MarkorTask):
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
-        self._seed_noise(env, "file", 1, 20)
+        self._seed_noise(env, "file", NOISE_MIN, NOISE_MAX)
         env.controller.close_recents()
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
@@ -190,7 +165,7 @@ class MarkorCreateFolder(_MarkorTask):
 
 
 class MarkorDeleteNote(_MarkorTask):
-    """The note sits among 10-20 look-alikes, so it is often below the fold."""
+    """The note sits among 1-20 look-alikes; only the note itself is checked (upstream's rule)."""
 
     complexity = 1
     schema = {
@@ -210,14 +185,12 @@ class MarkorDeleteNote(_MarkorTask):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         env.controller.write_text(f"{NOTEBOOK}/{self.params['file_name']}", random_sentence())
-        self.noise = self._seed_noise(env, self.params["file_name"], 10, 20)
+        self.noise = self._seed_noise(env, self.params["file_name"], NOISE_MIN, NOISE_MAX)
         env.controller.close_recents()
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        present = set(env.controller.list_dir(NOTEBOOK))
-        gone = self.params["file_name"] not in present
-        return 1.0 if gone and all(name in present for name in self.noise) else 0.0
+        return 0.0 if env.controller.exists(f"{NOTEBOOK}/{self.params['file_name']}") else 1.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield open_markor()
@@ -274,7 +247,7 @@ class MarkorEditNote(_MarkorTask):
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
-        self._seed_noise(env, self.params["file_name"], 5, 15)
+        self._seed_noise(env, self.params["file_name"], NOISE_MIN, NOISE_MAX)
         self.original_content = random_sentence()
         env.controller.write_text(f"{NOTEBOOK}/{self.params['file_name']}", self.original_content)
         env.controller.close_recents()

@@ -28,6 +28,8 @@ def foreground_is(env: interface.AsyncEnv, app_name: str) -> bool:
 class OpenAppTaskEval(task_eval.TaskEval):
     """Open an app from the home screen."""
 
+    fidelity_notes = ("app pool lacks upstream's 'dialer': the sim has no phone app",)
+
     app_names = tuple(APP_NAME_TO_PACKAGE_NAME)
     complexity = 1
     schema = {

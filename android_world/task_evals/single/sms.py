@@ -2,8 +2,8 @@
 
 Success is upstream's: a *sent* message (sms type 2) to the number (spaces and dashes ignored)
 whose body fuzzy-matches, dated within five minutes of the device clock, with Simple SMS
-Messenger in the foreground. Inbox noise comes from other numbers, so replying to the wrong
-conversation fails.
+Messenger in the foreground. Seeding is upstream's: Send starts from an empty inbox; the reply
+tasks receive 0-5 (most recent) or 1-5 (reply) texts from other numbers beside the target's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import sms as sms_app
-from android_world.task_evals import answer_check, task_eval
+from android_world.task_evals import answer_check, task_eval, upstream_pools
 from android_world.task_evals import oracle_utils as ui
 
 APP_NAME = "simple sms messenger"
@@ -23,38 +23,7 @@ PACKAGE = sms_app.PACKAGE
 SENT_WINDOW_MS = 5 * 60 * 1000
 
 # Upstream's `user_data_generation.RANDOM_SENTENCES`, the bodies its SMS tasks draw from.
-MESSAGES = [
-    "Don't forget to water the plants while I'm away.",
-    "Your dentist appointment is scheduled for 2 PM on Thursday.",
-    "Lunch meeting with Sarah at 1 PM Cafe L'amour.",
-    "The dog's vet appointment is next Monday at 11 AM.",
-    "Parents' evening at school this Wednesday.",
-    "Monthly budget meeting pushed to Friday.",
-    "Pick up groceries: Milk and Bread and Apples.",
-    "Gym membership renewal due on the 20th.",
-    "The library book is due back on the 15th.",
-    "Reminder to call Grandma for her birthday.",
-    "Weekend plans: Hiking trip to Blue Mountain.",
-    "Book club meets next Tuesday to discuss '1984'.",
-    "Dry cleaning is ready for pick-up.",
-    "Wedding anniversary on the 30th. Make reservations!",
-    "Yoga class every Tuesday and Thursday at 6 PM.",
-    "Hello, World!",
-    "To be or not to be.",
-    "A quick brown fox.",
-    "Lorem Ipsum is simply dummy text.",
-    "The night is dark and full of terrors.",
-    "May the Force be with you.",
-    "Elementary, my dear Watson.",
-    "It's a bird, it's a plane.",
-    "Winter is coming.",
-    "The cake is a lie.",
-    "Inconceivable!",
-    "A journey of a thousand miles begins with a single step.",
-    "I think, therefore I am.",
-    "The early bird catches the worm.",
-    "Ignorance is bliss.",
-]
+MESSAGES = list(upstream_pools.RANDOM_SENTENCES)
 
 
 def random_number() -> str:
@@ -90,18 +59,6 @@ def receive(
 
 def other_message(avoid: str) -> str:
     return random.choice([m for m in MESSAGES if m != avoid])
-
-
-def seed_old_conversations(env: interface.AsyncEnv, n: int, avoid: str) -> None:
-    """Read conversations from earlier days, so the list looks lived in."""
-    for i in range(n):
-        receive(
-            env,
-            random_number(),
-            other_message(avoid),
-            minutes_ago=60 * 24 * (i + 1) + random.randint(0, 600),
-            read=True,
-        )
 
 
 def first_conversation(env: interface.AsyncEnv) -> int:
@@ -171,10 +128,6 @@ class SimpleSmsSend(_SimpleSmsBase):
 
     template = "Send a text message using Simple SMS Messenger to {number} with message: {message}"
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        seed_old_conversations(env, random.randint(1, 4), self.params["message"])
-
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Simple SMS Messenger")
         yield ui.click(env, ui.desc_is("New conversation"), "the New conversation button")
@@ -186,7 +139,7 @@ class SimpleSmsSend(_SimpleSmsBase):
 
 
 class SimpleSmsReplyMostRecent(_SimpleSmsBase):
-    """Reply in the most recent conversation; older ones come from other numbers."""
+    """Reply in the most recent conversation; 0-5 older ones come from other numbers."""
 
     template = (
         "Reply to the most recent text message using Simple SMS Messenger with message: {message}"
@@ -197,7 +150,6 @@ class SimpleSmsReplyMostRecent(_SimpleSmsBase):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         message = self.params["message"]
-        seed_old_conversations(env, random.randint(2, 6), message)
         for i in range(random.randint(0, 5)):
             receive(env, random_number(), other_message(message), minutes_ago=30 - i * 4)
         receive(env, self.params["number"], other_message(message), minutes_ago=1)
@@ -210,7 +162,7 @@ class SimpleSmsReplyMostRecent(_SimpleSmsBase):
 
 
 class SimpleSmsReply(_SimpleSmsBase):
-    """Reply to one number, whose text sits somewhere among others."""
+    """Reply to one number, whose text sits somewhere among others (any pool sentence)."""
 
     template = "Reply to {number} with message: {message} in Simple SMS Messenger"
     difficulty = "easy"
@@ -219,13 +171,11 @@ class SimpleSmsReply(_SimpleSmsBase):
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
-        message = self.params["message"]
-        seed_old_conversations(env, random.randint(3, 8), message)
         others = random.randint(1, 5)
         slot = random.randint(0, others)
         for i in range(others + 1):
             number = self.params["number"] if i == slot else random_number()
-            receive(env, number, other_message(message), minutes_ago=40 - i * 5)
+            receive(env, number, random.choice(MESSAGES), minutes_ago=40 - i * 5)
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Simple SMS Messenger")

@@ -350,6 +350,7 @@ class TurnOffWifiAndTurnOnBluetooth(task_eval.TaskEval):
 class TurnOnWifiAndOpenApp(task_eval.TaskEval):
     """Wi-Fi on, then an app in front; the score is the fraction done."""
 
+    fidelity_notes = ("app pool lacks upstream's 'dialer' (OpenAppTaskEval's): no phone app",)
     app_names = ("settings",)
     complexity = 2
     schema = {
