@@ -112,3 +112,12 @@ def test_a_goal_across_two_apps_is_planned_per_app_and_shares_the_text():
     # One app (another implied by a setting) keeps the single plan.
     single, _ = offline.build_plan(offline_text.parse_goal("Turn on Wi-Fi and open Contacts."))
     assert single == ["Open Settings", "Turn Wi-Fi on", "Open Contacts"]
+
+
+def test_a_list_emptied_by_a_delete_shows_its_empty_message_not_a_dialog_button():
+    empty = obs([el("No upcoming events", clickable=False)], "com.simplemobiletools.calendar.pro")
+    assert offline_screen.shows_empty_list(empty)
+    assert offline_screen.shows_empty_list(obs([el("The folder is empty", clickable=False)]))
+    assert not offline_screen.shows_empty_list(obs([el("No thanks", cls="android.widget.Button")]))
+    assert not offline_screen.shows_empty_list(obs([el("No", clickable=False)]))
+    assert not offline_screen.shows_empty_list(obs([el("Notes for today", clickable=False)]))

@@ -244,7 +244,7 @@ def sub_goal_done(
             for step in history
         )
         visible = screen.find_text(observation, intent.subject) is not None
-        listing = any(e.is_scrollable for e in elements)
+        listing = any(e.is_scrollable for e in elements) or screen.shows_empty_list(observation)
         if deleted and not visible and listing:
             return True, f"{intent.subject!r} is gone from the list"
         return False, f"{intent.subject!r} is not deleted yet"

@@ -121,6 +121,23 @@ def content_indices(observation: Observation) -> list[int]:
     return out
 
 
+# An app's empty-list message: "No expenses yet", "No upcoming events", "Nothing here", "Empty".
+_EMPTY_LIST = re.compile(
+    r"^(?:(?:no|nothing)(?:\s+[^\W\d]+){1,4}|empty|(?:\w+\s+){1,3}is empty)[.!]?$"
+)
+
+
+def shows_empty_list(observation: Observation) -> bool:
+    """The screen says its list has nothing in it (a list that a delete just emptied shows
+    this message instead of a scrollable list). Buttons ("No thanks") are not messages."""
+    elements = observation.ui_elements
+    return any(
+        not elements[i].is_clickable
+        and _EMPTY_LIST.match(" ".join((elements[i].text or "").casefold().split()))
+        for i in content_indices(observation)
+    )
+
+
 def find_text(
     observation: Observation, wanted: str, exact: bool = False, skip_titles: bool = False
 ) -> int | None:
