@@ -96,25 +96,27 @@ def test_a_label_is_named_by_the_goal_with_a_few_words_between_its_words():
     assert not named("Contact create", "Create a new contact")  # order counts
 
 
-def test_no_vote_on_a_tap_that_only_opens_a_row_or_picks_a_value():
-    screen = _obs(
+def test_no_vote_on_a_tap_on_a_list_row_that_only_opens_another_screen():
+    rows = [
         _element("Network & internet", "android.widget.TextView"),
         _element("29", "android.widget.TextView"),
         _element("Save", "android.widget.TextView"),
         _element("Wi-Fi", "android.widget.Switch", is_checkable=True),
-        _element("Title", "android.widget.EditText", is_editable=True),
         _element("More", "android.widget.ImageButton"),
         _element("Delete all", "android.widget.TextView"),
-    )
+    ]
     unneeded = celil_quality_control.vote_unneeded
     goal = "Turn Bluetooth off."
-    for index in (0, 1):
-        reason = unneeded(goal, "s", _proposal(action_type="click", index=index), screen)
-        assert reason and "opens or picks" in reason
-    # A commit word, a switch, a field, a button, an irreversible row, a long press: voted.
-    for index in (2, 3, 4, 5, 6):
-        assert unneeded(goal, "s", _proposal(action_type="click", index=index), screen) is None
-    assert unneeded(goal, "s", _proposal(action_type="long_press", index=0), screen) is None
+    reason = unneeded(goal, "s", _proposal(action_type="click", index=0), _obs(*rows))
+    assert reason and "opens another screen" in reason
+    # A number (a date, an hour: a pick), a commit word, a switch, a button, an irreversible
+    # row, a long press: voted.
+    for index in (1, 2, 3, 4, 5):
+        assert unneeded(goal, "s", _proposal(action_type="click", index=index), _obs(*rows)) is None
+    assert unneeded(goal, "s", _proposal(action_type="long_press", index=0), _obs(*rows)) is None
+    # On a screen with a field, a row is a value picked for the form: voted.
+    form = _obs(*rows, _element("Title", "android.widget.EditText", is_editable=True))
+    assert unneeded(goal, "s", _proposal(action_type="click", index=0), form) is None
 
 
 def test_only_the_adaptive_ensemble_skips_votes():
@@ -233,6 +235,26 @@ def test_a_finish_the_screen_shows_for_the_whole_goal_needs_no_planner_call(show
         assert result.data["evidence"][-1]["text"] == "the switch shows on"
     else:
         assert asked == ["initial", "progress"]
+
+
+def test_an_answer_read_off_the_screen_needs_no_planner_check():
+    planner = fakes.ScriptedPlanner(initial=[Plan(["Read the contact's name"])])
+    executor = fakes.ScriptedExecutor([fakes.finished("Contacts")])
+    agent, _env = make_agent(
+        planner=planner, executor=executor, progress_check="screen", screen_checker=ScreenChecker()
+    )
+    result = agent.step("What is the name of the first app on the home screen?")
+    assert [kind for kind, _ in planner.calls if kind not in ("answer",)] == ["initial"]
+    evidence = result.data["evidence"][-1]
+    assert evidence["kind"] == "reading" and evidence["accepted"]
+    # A reading the screens never showed is no evidence: the planner is asked.
+    planner = fakes.ScriptedPlanner(initial=[Plan(["Read the contact's name"])])
+    executor = fakes.ScriptedExecutor([fakes.finished("Zanzibar")])
+    agent, _env = make_agent(
+        planner=planner, executor=executor, progress_check="screen", screen_checker=ScreenChecker()
+    )
+    agent.step("What is the name of the first app on the home screen?")
+    assert [kind for kind, _ in planner.calls if kind != "answer"] == ["initial", "progress"]
 
 
 def test_a_planner_that_reads_the_screen_is_its_own_screen_check():

@@ -956,6 +956,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return Evidence(False, "the screen check gave no screen evidence")
         return verdict
 
+    def _reading(self, goal: str, content: str | None, observation: Observation) -> Evidence | None:
+        """For a question, the executor's finished(content) as evidence when the screens seen this
+        episode show it (or it is a number worked out from them); else None."""
+        if not is_question(goal) or celil_evidence.is_placeholder(content):
+            return None
+        grounded = celil_evidence.content_grounded(content, observation, self._seen_texts)
+        if not (grounded or celil_evidence.is_number(content)):
+            return None
+        how = "seen on screen" if grounded else "worked out from the screens seen"
+        return Evidence(True, f"read {content!r} ({how})", "reading")
+
     def _goal_on_screen(
         self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> Evidence | None:
@@ -1044,6 +1055,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if not self.require_evidence:
             unchecked = Evidence(True, "", "none")
             return self._judge(sub_goal, "executor", unchecked, observation, data), ""
+        reading = self._reading(goal, proposal.finished_content, observation)
+        if reading is not None:
+            # The answer read off the screens seen is the evidence: no planner call adds to it.
+            record = self._judge(sub_goal, "executor", reading, observation, data)
+            if record is not None:
+                return record, ""
         if verdict is None:
             verdict = self._goal_on_screen(goal, sub_goal, observation, context, data)
         if verdict is None and self._can_check():
@@ -1056,13 +1073,6 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             why = data["evidence"][-1]["why"]
         elif verdict is not None and verdict.text:
             why = verdict.text
-        content = proposal.finished_content
-        if is_question(goal) and not celil_evidence.is_placeholder(content):
-            grounded = celil_evidence.content_grounded(content, observation, self._seen_texts)
-            if grounded or celil_evidence.is_number(content):
-                how = "seen on screen" if grounded else "worked out from the screens seen"
-                reading = Evidence(True, f"read {content!r} ({how})", "reading")
-                return self._judge(sub_goal, "executor", reading, observation, data), ""
         if verdict is None or not verdict.done:
             claim = Evidence(True, proposal.thought[:200], "none")
             self._judge(sub_goal, "executor", claim, observation, data)

@@ -395,12 +395,16 @@ COMMIT_WORDS: frozenset[str] = frozenset(
 _PLAIN_ROW_CLASSES = ("TextView", "LinearLayout", "RelativeLayout", "FrameLayout", "ViewGroup")
 
 
-def opens_or_picks(element: representation_utils.UIElement | None) -> str | None:
-    """Why a tap on `element` can only open a screen or pick an option, or None.
+def opens_row(
+    element: representation_utils.UIElement | None, observation: Observation
+) -> str | None:
+    """Why a tap on `element` can only open another screen, or None.
 
-    A plain row, menu entry or picker cell (a text view or layout that is not checkable, not a
-    field, and names no commit) changes nothing lasting: back or another pick undoes it, and the
-    commit that would make a wrong pick stick (Save, OK, a switch) is itself voted on.
+    A plain row or menu entry of a list (a text view or layout that is not checkable, not a
+    field, names no commit and is not a number) on a screen with no field changes nothing
+    lasting: back undoes it, and whatever the next screen commits is voted on there. A value
+    picked inside a form or a picker (a date, an hour, a category) becomes part of what is saved,
+    so it is voted on.
     """
     if element is None or element.is_checkable or element.is_editable:
         return None
@@ -408,10 +412,12 @@ def opens_or_picks(element: representation_utils.UIElement | None) -> str | None
     if class_name not in _PLAIN_ROW_CLASSES:
         return None
     label = celil_geometry.element_label(element)
-    words = set(_GOAL_WORD.findall(f"{label} {element.resource_name or ''}".casefold()))
-    if not label or words & COMMIT_WORDS:
+    words = _GOAL_WORD.findall(f"{label} {element.resource_name or ''}".casefold())
+    if not any(w.isalpha() for w in words) or set(words) & COMMIT_WORDS:
         return None
-    return f"taps the row {label!r}: it opens or picks, and back or another pick undoes it"
+    if any(e.is_editable for e in observation.ui_elements):
+        return None
+    return f"taps the row {label!r}: it opens another screen, and back undoes it"
 
 
 def vote_unneeded(
@@ -420,8 +426,8 @@ def vote_unneeded(
     """Why this proposal can run without a vote (adaptive policy), or None when it needs one.
 
     Votes are spent where a wrong action does lasting harm the agent would not notice: never on
-    navigation (a wrong one costs a step and is undone), nor on a tap that only opens a screen or
-    picks an option (`opens_or_picks`), nor on typing the goal's own words or tapping a control
+    navigation (a wrong one costs a step and is undone), nor on a tap on a list row that only
+    opens another screen (`opens_row`), nor on typing the goal's own words or tapping a control
     the goal or sub-goal names (what a verifier would check against is the action itself).
     Irreversible actions are always voted on. At p wrong proposals a skipped vote costs about p
     times the two steps of undoing a wrong move, less than the one call a vote always costs.
@@ -444,7 +450,7 @@ def vote_unneeded(
         if label and _named_in(label, asked):
             return f"taps {label!r}, which the goal names"
         if kind == json_action.CLICK:
-            return opens_or_picks(element)
+            return opens_row(element, observation)
     return None
 
 
