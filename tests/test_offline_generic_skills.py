@@ -121,3 +121,18 @@ def test_a_list_emptied_by_a_delete_shows_its_empty_message_not_a_dialog_button(
     assert not offline_screen.shows_empty_list(obs([el("No thanks", cls="android.widget.Button")]))
     assert not offline_screen.shows_empty_list(obs([el("No", clickable=False)]))
     assert not offline_screen.shows_empty_list(obs([el("Notes for today", clickable=False)]))
+
+
+def test_typed_words_do_not_name_a_generic_sub_goal():
+    """'Do the whole task' is not named by a typed 'do as the Romans do': a function word is
+    no evidence (this marked a note done before it was saved)."""
+    goal = "Create a new note in Markor named a.txt with the following text: do as they do."
+    steps = [
+        "step 4: [Do the whole task as asked] input_text on element [9] EditText 'Write' "
+        "text='When in Rome, do as the Romans do.' -> ok (verifier 9.0)"
+    ]
+    screen = obs([el("When in Rome, do as the Romans do.", editable=True)], "net.gsantner.markor")
+    verdict = offline.OfflinePlanner().check_sub_goal(
+        goal, "Do the whole task as asked", screen, context(goal, steps)
+    )
+    assert not (verdict.done and verdict.kind in ("screen", "transition"))

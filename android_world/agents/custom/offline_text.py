@@ -61,6 +61,9 @@ STOPWORDS = frozenset(
         "new",
         "following",
         "value",
+        "do",
+        "does",
+        "did",
     ]
 )
 
