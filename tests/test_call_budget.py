@@ -119,6 +119,28 @@ def test_no_vote_on_a_tap_on_a_list_row_that_only_opens_another_screen():
     assert unneeded(goal, "s", _proposal(action_type="click", index=0), form) is None
 
 
+def test_no_vote_on_saving_a_form_that_holds_only_the_goals_own_words():
+    def form(first: str, phone: str):
+        return _obs(
+            _element(first, "android.widget.EditText", is_editable=True, hint_text="First name"),
+            _element(phone, "android.widget.EditText", is_editable=True, hint_text="Phone"),
+            _element("Save", "android.widget.Button"),
+        )
+
+    goal = "Create a new contact for Omar. Their number is +13920741751."
+    save = _proposal(action_type="click", index=2)
+    unneeded = celil_quality_control.vote_unneeded
+    reason = unneeded(goal, "s", save, form("Omar", "+13920741751"))
+    assert reason and "goal's own words" in reason
+    assert unneeded(goal, "s", save, form("Omar", "+1392074175")) is None  # a typo
+    assert unneeded(goal, "s", save, form("Omar", "")) is None  # not filled in yet
+    assert unneeded(goal, "s", save, form("Omar", "Phone")) is None  # the hint, not a value
+    # Only commit controls: another button on the same form is voted.
+    other = form("Omar", "+13920741751")
+    other.ui_elements[2] = _element("Labels", "android.widget.Button")
+    assert unneeded(goal, "s", save, other) is None
+
+
 def test_only_the_adaptive_ensemble_skips_votes():
     screen = _obs(_element("Wi-Fi"))
     back = _proposal(action_type="navigate_back")

@@ -420,6 +420,37 @@ def opens_row(
     return f"taps the row {label!r}: it opens another screen, and back undoes it"
 
 
+def _squash(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def commits_the_goals_words(
+    element: representation_utils.UIElement | None, observation: Observation, asked: str
+) -> str | None:
+    """Why tapping this commit control (Save, OK, Done...) needs no vote, or None.
+
+    What a verifier checks before a form is saved is that its fields say what the task says.
+    When every field on screen is filled and each holds the goal's own words, that check is
+    already done, word for word; an empty field or any other text leaves it to a vote.
+    """
+    if element is None:
+        return None
+    label = celil_geometry.element_label(element)
+    if not set(_GOAL_WORD.findall(label.casefold())) & COMMIT_WORDS:
+        return None
+    fields = [e for e in observation.ui_elements if e.is_editable]
+    wanted = _squash(asked)
+    for field in fields:
+        text = _squash(field.text or "")
+        if not text or text == _squash(field.hint_text or ""):
+            return None
+        if not re.search(rf"(?<!\w){re.escape(text)}(?!\w)", wanted):
+            return None
+    if not fields:
+        return None
+    return f"taps {label!r} on a form whose every field holds the goal's own words"
+
+
 def vote_unneeded(
     goal: str, sub_goal: str, proposed: ProposedAction, observation: Observation
 ) -> str | None:
@@ -427,8 +458,9 @@ def vote_unneeded(
 
     Votes are spent where a wrong action does lasting harm the agent would not notice: never on
     navigation (a wrong one costs a step and is undone), nor on a tap on a list row that only
-    opens another screen (`opens_row`), nor on typing the goal's own words or tapping a control
-    the goal or sub-goal names (what a verifier would check against is the action itself).
+    opens another screen (`opens_row`), nor on typing the goal's own words, saving a form that
+    holds only the goal's own words (`commits_the_goals_words`) or tapping a control the goal or
+    sub-goal names (what a verifier would check against is the action itself).
     Irreversible actions are always voted on. At p wrong proposals a skipped vote costs about p
     times the two steps of undoing a wrong move, less than the one call a vote always costs.
     """
@@ -450,7 +482,9 @@ def vote_unneeded(
         if label and _named_in(label, asked):
             return f"taps {label!r}, which the goal names"
         if kind == json_action.CLICK:
-            return opens_row(element, observation)
+            return opens_row(element, observation) or commits_the_goals_words(
+                element, observation, asked
+            )
     return None
 
 
