@@ -37,7 +37,7 @@ FORM_FIELDS: tuple[tuple[str, str], ...] = (
 )
 _MULTILINE = {"ingredients", "directions"}
 SEARCHED = ("title", "description", "source", "ingredients", "directions")
-CARD_H = 260
+CARD_H = 200  # with 8 px gaps, nine cards fit on one screen
 
 
 def matches(recipe: dict, term: str) -> bool:
@@ -98,8 +98,8 @@ class RecipeList(Screen):
             body = w.scroll_list(
                 "recipe_list",
                 *[self.card(r) for r in rows],
-                gap=24,
-                pad=(24, 24, 24, 260),
+                gap=8,
+                pad=(24, 12, 24, 0),
                 res_id="recycler_view",
             )
         elif self.searching:
