@@ -132,7 +132,7 @@ class TaskList(Screen):
             ],
         )
         body = (
-            w.scroll_list("task_list", *items, pad=(0, 0, 0, 260), res_id="recycler_view")
+            w.scroll_list("task_list", *items, res_id="recycler_view")
             if items
             else w.empty_state("No tasks")
         )
