@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import random
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -71,7 +72,8 @@ def make_row(
     completed: int = 0,
     notes: str | None = None,
 ) -> Row:
-    """Upstream's `create_task_from_proto` (its `created` is the due time minus 25200 ms)."""
+    """Upstream's `create_task_from_proto` (its `created` is the due time minus 25200 ms); the
+    sync id (`remoteId`, a random UUID as upstream's) is given on insertion."""
     return {
         "title": title,
         "importance": importance,
@@ -81,7 +83,6 @@ def make_row(
         "modified": due - 7 * 3600,
         "completed": completed,
         "notes": notes,
-        "remoteId": str(random.getrandbits(128)),
     }
 
 
@@ -149,6 +150,7 @@ def add_rows(env: interface.AsyncEnv, rows: list[Row]) -> None:
     if not rows:
         return
     marks = ", ".join(["(" + ", ".join("?" * len(_FIELDS)) + ")"] * len(rows))
+    rows = [{**r, "remoteId": str(uuid.uuid4().int)} for r in rows]
     params = tuple(r[f] for r in rows for f in _FIELDS)
     env.controller.sqlite_execute(
         DB, f"INSERT INTO tasks ({', '.join(_FIELDS)}) VALUES {marks}", params
