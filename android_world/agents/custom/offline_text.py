@@ -150,6 +150,14 @@ APP_HINTS: tuple[AppHint, ...] = (
         ("smsmessenger", "sms", "messaging"),
     ),
     AppHint("Camera", ("camera",), ("photo", "picture", "video", "selfie"), ("camera",)),
+    # Upstream's names for Broccoli (com.flauschcode.broccoli) and Tasks.org (org.tasks).
+    AppHint(
+        "Broccoli",
+        ("broccoli recipe app", "broccoli app", "broccoli", "recipe app"),
+        ("recipe", "recipes"),
+        ("broccoli",),
+    ),
+    AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
 )
 
 # --------------------------------------------------------------------------------------------

@@ -95,17 +95,15 @@ class RecipeList(Screen):
             )
         rows = self.recipes()
         if rows:
-            body = w.scroll_list(
-                "recipe_list",
-                *[self.card(r) for r in rows],
-                gap=8,
-                pad=(24, 12, 24, 0),
-                res_id="recycler_view",
-            )
+            items = [self.card(r) for r in rows]
         elif self.searching:
-            body = w.empty_state("No recipes found.")
+            items = [w.empty_state("No recipes found.")]
         else:
-            body = w.empty_state("Create your first recipe and start your collection!")
+            items = [w.empty_state("Create your first recipe and start your collection!")]
+        # The list stays on screen when empty, its empty view inside (as short lists do here).
+        body = w.scroll_list(
+            "recipe_list", *items, gap=8, pad=(24, 12, 24, 0), res_id="recycler_view"
+        )
         content = w.column(bar, body, flex=1)
         return w.with_fab(content, w.fab("New recipe", self.new_recipe, res_id="fab"))
 

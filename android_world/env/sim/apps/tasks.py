@@ -131,10 +131,8 @@ class TaskList(Screen):
                 w.icon_button("More options", "more", self.more),
             ],
         )
-        body = (
-            w.scroll_list("task_list", *items, res_id="recycler_view")
-            if items
-            else w.empty_state("No tasks")
+        body = w.scroll_list(
+            "task_list", *(items or [w.empty_state("No tasks")]), res_id="recycler_view"
         )
         return w.with_fab(
             w.column(bar, body, flex=1), w.fab("Create new task", self.new_task, res_id="fab")
