@@ -321,7 +321,7 @@ def app_mentions(text: str) -> list[AppMention]:
 def _name_like(value: str) -> bool:
     """A short run of capitalised words or numbers: a title, a name, a list item, a field value."""
     words = value.split()
-    if not 1 <= len(words) <= 5 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
+    if not 1 <= len(words) <= 7 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
         return False
     return all(
         w[:1].isupper() or w[:1].isdigit() or w.lower() in _CONNECTORS or not w[:1].isalpha()

@@ -604,9 +604,19 @@ def field_key(raw_key: str, object_word: str = "") -> str:
     return head
 
 
-def _clean_value(value: str) -> str:
-    value = re.split(r"\.\s+(?=[A-Z])", value.strip())[0]
-    value = value.strip(" ,;\n\t").strip("'\"")
+def _clean_value(value: str, whole: bool = False) -> str:
+    """A stated value, trimmed; in prose it ends with its sentence, but a table cell or a
+    "key: value" line is whole (a recipe's directions run over several sentences)."""
+    if not whole:
+        value = re.split(r"\.\s+(?=[A-Z])", value.strip())[0]
+    value = value.strip(" ,;\n\t")
+    # Quotes around the whole value go; a quote that belongs to it ('Fried "Rice"') stays.
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    elif value and value[0] in "'\"" and value.count(value[0]) == 1:
+        value = value[1:]
+    elif value and value[-1] in "'\"" and value.count(value[-1]) == 1:
+        value = value[:-1]
     value = re.sub(r"^[$€£]\s*(?=\d)", "", value)
     return value.rstrip(".") if not re.search(r"\d\.$", value) else value[:-1]
 
@@ -632,7 +642,7 @@ def table_fields(text: str, object_word: str = "") -> list[tuple[str, str]]:
     out = []
     for key, value in zip(header, values):
         name = field_key(key, object_word)
-        value = _clean_value(value)
+        value = _clean_value(value, whole=True)
         if name and value:
             out.append((name, value))
     return out
@@ -671,7 +681,12 @@ def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
     keys = list(_KV_KEY.finditer(kv_text))
     for n, match in enumerate(keys):
         end = keys[n + 1].start() if n + 1 < len(keys) else len(kv_text)
-        value = _clean_value(kv_text[match.end() : end])
+        line_start = kv_text.rfind("\n", 0, match.start()) + 1
+        own_line = not kv_text[line_start : match.start()].strip()
+        raw = kv_text[match.end() : end]
+        if own_line and "\n" in raw.strip(" \t"):
+            raw = raw.strip(" \t").split("\n", 1)[0]
+        value = _clean_value(raw, whole=own_line and bool(raw.strip()))
         key = field_key(match.group(1), object_word)
         if key and value and key not in taken and key not in STOPWORDS:
             fields.append((key, value))
@@ -735,8 +750,8 @@ def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
     """The things a delete goal names: a "following ...: a, b" list, a file, a title or name."""
     match = re.search(r"\bfollowing\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S)
     if match:
-        items = re.split(r",\s*|\s+and\s+|\s*\n\s*", match.group(1).strip().rstrip("."))
-        return [i.strip(" .'\"") for i in items if i.strip(" .'\"")]
+        items = (wording.unquote(i) for i in wording.listed_items(match.group(1).strip()))
+        return [i for i in items if i]
     match = re.search(r"\bfile\s+(\S+\.\w+)", goal, re.I)
     if match:
         return [match.group(1)]
