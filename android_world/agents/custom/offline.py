@@ -661,6 +661,63 @@ def when_sub_goals(when: text_lib.When | None) -> list[str]:
     return subs
 
 
+def _middle(element) -> float:
+    box = element.bbox_pixels or element.bbox
+    return (box.y_min + box.y_max) / 2 if box is not None else 0.0
+
+
+def _weekday_year(shown: str | None) -> int | None:
+    """The latest year up to now in which a date shown with its weekday ("Sun, Oct 15") falls
+    on that weekday."""
+    match = re.match(r"\s*(mon|tue|wed|thu|fri|sat|sun)\w*,?\s+(.+)$", shown or "", re.I)
+    if not match:
+        return None
+    this_year = datetime.date.today().year
+    for year in range(this_year, this_year - 12, -1):
+        day = text_lib.parse_date(match.group(2), default_year=year)
+        if day is not None and day.strftime("%a").lower() == match.group(1).lower()[:3]:
+            return year
+    return None
+
+
+def _dated_list(obs: Observation, year: int) -> bool:
+    """A list whose items each show a date (to-dos, bills): read row by row, not as a day view
+    (whose date is its title)."""
+    dated = 0
+    for item in screen.list_items(obs):
+        texts = screen.item_texts(obs, item)
+        if any(text_lib.parse_date(t, default_year=year) is not None for t in texts):
+            dated += 1
+    return dated >= 2
+
+
+@dataclasses.dataclass(frozen=True)
+class RowWants:
+    """What a question asks of a list item besides its date: labels it must carry ("high
+    priority") and whether its check box must be done (True), open (False) or either (None)."""
+
+    labels: tuple[str, ...]
+    done: bool | None
+
+
+def _row_wants(goal: str) -> RowWants:
+    text = goal.lower()
+    labels = tuple(
+        dict.fromkeys(m.group(0) for m in re.finditer(r"\b(?:high|low|medium)[ -]priority\b", text))
+    )
+    labels = tuple(label.replace("-", " ") for label in labels)
+    if re.search(
+        r"\b(?:incomplete|not (?:yet )?(?:completed|done|finished)|unfinished|still (?:have|need) to)\b",
+        text,
+    ):
+        done: bool | None = False
+    elif re.search(r"\b(?:completed|finished|done|checked off)\b", text):
+        done = True
+    else:
+        done = None
+    return RowWants(labels, done)
+
+
 _FOUND_FACT = re.compile(r"Find the information[^:\n]*:[ \t]*([^\n;]+)")
 
 
@@ -961,6 +1018,7 @@ class OfflineActionGenerator:
         self._today: str | None = None
         self._tally: dict[tuple[str, ...], float] = {}
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
+        self._dated: dict[tuple[str, datetime.date], bool] = {}
         self._next_offset = 0
         self._when_targets: dict[str, datetime.datetime] = {}
 
@@ -1409,7 +1467,7 @@ class OfflineActionGenerator:
         question = text_lib.parse_question(info.goal)
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
-            if target is not None:
+            if target is not None and not _dated_list(obs, target.year):
                 moved = self._go_to_day(intent, obs, signature, target)
                 if moved is not None:
                     return moved
@@ -1447,6 +1505,8 @@ class OfflineActionGenerator:
             return self._read_total(question, obs, end_of_list)
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
+            if target is not None and question.kind == "day" and _dated_list(obs, target.year):
+                return self._read_dated_list(info.goal, obs, target, end_of_list)
             day, rows = screen.day_view(obs)
             if target is None or day != target:
                 return None
@@ -1456,6 +1516,65 @@ class OfflineActionGenerator:
                 return None
             return self._day_answer(question, obs, day)
         return None
+
+    def _read_dated_list(
+        self, goal: str, obs: Observation, target: datetime.date, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        """A list whose items carry a date (to-dos by due date): the titles of the items dated
+        the question's day ("by" the day: on or before it), kept to those the question's
+        qualifiers fit (a "high priority" label; a done or open check box). Read across
+        scrolls; answered at the list's end."""
+        wants = _row_wants(goal)
+        for item in screen.list_items(obs):
+            # An item may hold several rows (a floating button can bridge two): each title
+            # makes a row, and every other element joins the row whose middle is nearest.
+            elements = [obs.ui_elements[i] for i in item]
+            titles = [
+                e
+                for e in elements
+                if (e.text or "").strip()
+                and not e.is_checkable
+                and text_lib.parse_date(e.text or "", default_year=target.year) is None
+            ]
+            rows: list[list] = [[t] for t in titles]
+            for element in elements:
+                if element in titles or not titles:
+                    continue
+                middle = _middle(element)
+                nearest = min(range(len(titles)), key=lambda k: abs(_middle(titles[k]) - middle))
+                rows[nearest].append(element)
+            for row in rows:
+                self._note_dated_row(row, target, wants)
+        if not end_of_list:
+            return None
+        by = re.search(r"\bby\b", goal, re.I) is not None
+        found = [
+            title
+            for (title, day), fits in self._dated.items()
+            if fits and (day <= target if by else day == target)
+        ]
+        if not found:
+            return None
+        when = f"by {target:%b %d}" if by else f"on {target:%b %d}"
+        return ", ".join(found), f"{len(found)} list items dated {when} fit the question"
+
+    def _note_dated_row(self, row: list, target: datetime.date, wants: RowWants) -> None:
+        title = next(
+            (e.text or "").strip() for e in row if (e.text or "").strip() and not e.is_checkable
+        )
+        dates = [
+            d
+            for e in row
+            if (d := text_lib.parse_date(e.text or "", default_year=target.year)) is not None
+        ]
+        if not dates:
+            return
+        labels = text_lib.normalize(" | ".join(label for e in row for label in screen.labels(e)))
+        checks = [bool(e.is_checked) for e in row if e.is_checkable]
+        done = bool(checks) and checks[0]
+        self._dated[(title, dates[0])] = all(
+            text_lib.phrase_in(q, labels) for q in wants.labels
+        ) and (wants.done is None or done == wants.done)
 
     def _list_exhausted(self, intent: Intent, obs: Observation) -> bool:
         """The last scroll here changed nothing, or the scroll budget for the screen is spent."""
@@ -1483,7 +1602,13 @@ class OfflineActionGenerator:
         )
 
     def _question_day(self, question: text_lib.Question, obs: Observation) -> datetime.date | None:
-        year = screen.shown_year(obs)
+        # A screen without a year (a to-do list): the year in which today's shown weekday
+        # falls on its date, else this year (the dates compared are then all of one year).
+        year = (
+            screen.shown_year(obs)
+            or _weekday_year(self._today)
+            or (None if question.kind == "next" else datetime.date.today().year)
+        )
         today = text_lib.parse_date(self._today, default_year=year) if self._today else None
         if question.kind == "next":
             return today + datetime.timedelta(days=self._next_offset) if today else None
