@@ -72,3 +72,26 @@ def test_by_a_day_means_on_or_before_it_and_open_rows_only(env):
 def test_a_weekday_pins_the_year_of_a_shown_date():
     assert offline._weekday_year("Sun, Oct 15") == 2023
     assert offline._weekday_year("Oct 15") is None
+
+
+def test_a_label_alone_lists_every_row_carrying_it(env):
+    got = answer(env, "What are my high priority tasks in Tasks app? Titles only.")
+    assert titles(got) == {"Pay rent", "Call the bank", "Book flights"}
+
+
+def test_how_many_counts_the_rows_of_next_week_from_the_shown_today(env):
+    roles = offline.build_offline_roles()
+    executor = roles.action_generator
+    goal = "How many tasks do I have due next week in Tasks app? Weeks start on Monday."
+    executor.set_goal(goal)
+    executor._today = "Sun, Oct 15"  # what reading the clock leaves behind
+    obs = PerceptionModule(ocr="off").process_observation(env.get_state())
+    proposed = executor.generate_action(FIND, obs, f"Task goal: {goal}\n")
+    assert proposed.sub_goal_finished and proposed.finished_content == "4"
+
+
+def test_a_one_digit_count_is_an_answer_not_a_placeholder():
+    from android_world.agents.custom import celil_evidence
+
+    assert not celil_evidence.is_placeholder("6")
+    assert celil_evidence.is_placeholder("x") and celil_evidence.is_placeholder("")

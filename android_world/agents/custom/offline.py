@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
+from collections.abc import Callable
 from typing import Any
 
 from android_world.agents.custom import offline_screen as screen
@@ -272,7 +273,7 @@ def sub_goal_done(
         return False, "the executor reads the date when the screen shows it"
     if intent.kind == "find":
         goal = intent.value or ""
-        if text_lib.parse_question(goal).kind != "other":
+        if text_lib.parse_question(goal).kind != "other" or _row_wants(goal).labels:
             return False, "the answer needs the whole list read; the executor says when"
         if goal and question_answer(goal, observation, ""):
             return True, "the screen shows text that answers the question"
@@ -1471,7 +1472,10 @@ class OfflineActionGenerator:
                 moved = self._go_to_day(intent, obs, signature, target)
                 if moved is not None:
                     return moved
-        if question.kind in ("total", "day", "next"):
+        listed = question.kind == "week" or (
+            question.kind == "other" and bool(_row_wants(info.goal).labels)
+        )
+        if question.kind in ("total", "day", "next") or listed:
             scroll = self._scroll_for(intent, obs, signature, "read the rest of the list")
             if scroll is not None:
                 return scroll
@@ -1503,10 +1507,27 @@ class OfflineActionGenerator:
         end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
         if question.kind == "total":
             return self._read_total(question, obs, end_of_list)
+        if question.kind == "week":
+            return self._read_week(question, info.goal, obs, end_of_list)
+        if question.kind == "other" and _row_wants(info.goal).labels:
+            year = screen.shown_year(obs) or datetime.date.today().year
+            if _dated_list(obs, year):
+                labels = " and ".join(_row_wants(info.goal).labels)
+                return self._read_dated_list(
+                    info.goal, obs, year, lambda d: True, end_of_list, f"any day, {labels}"
+                )
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None and question.kind == "day" and _dated_list(obs, target.year):
-                return self._read_dated_list(info.goal, obs, target, end_of_list)
+                by = re.search(r"\bby\b", info.goal, re.I) is not None
+                return self._read_dated_list(
+                    info.goal,
+                    obs,
+                    target.year,
+                    (lambda d: d <= target) if by else (lambda d: d == target),
+                    end_of_list,
+                    f"{'by' if by else 'on'} {target:%b %d}",
+                )
             day, rows = screen.day_view(obs)
             if target is None or day != target:
                 return None
@@ -1518,12 +1539,18 @@ class OfflineActionGenerator:
         return None
 
     def _read_dated_list(
-        self, goal: str, obs: Observation, target: datetime.date, end_of_list: bool
+        self,
+        goal: str,
+        obs: Observation,
+        year: int,
+        keep: Callable[[datetime.date], bool],
+        end_of_list: bool,
+        when: str,
     ) -> tuple[str, str] | None:
-        """A list whose items carry a date (to-dos by due date): the titles of the items dated
-        the question's day ("by" the day: on or before it), kept to those the question's
-        qualifiers fit (a "high priority" label; a done or open check box). Read across
-        scrolls; answered at the list's end."""
+        """A list whose items carry a date (to-dos by due date): the titles of the items whose
+        date `keep`s, kept to those the question's qualifiers fit (a "high priority" label; a
+        done or open check box), or their count for "how many". Read across scrolls; answered
+        at the list's end."""
         wants = _row_wants(goal)
         for item in screen.list_items(obs):
             # An item may hold several rows (a floating button can bridge two): each title
@@ -1534,7 +1561,7 @@ class OfflineActionGenerator:
                 for e in elements
                 if (e.text or "").strip()
                 and not e.is_checkable
-                and text_lib.parse_date(e.text or "", default_year=target.year) is None
+                and text_lib.parse_date(e.text or "", default_year=year) is None
             ]
             rows: list[list] = [[t] for t in titles]
             for element in elements:
@@ -1544,28 +1571,44 @@ class OfflineActionGenerator:
                 nearest = min(range(len(titles)), key=lambda k: abs(_middle(titles[k]) - middle))
                 rows[nearest].append(element)
             for row in rows:
-                self._note_dated_row(row, target, wants)
+                self._note_dated_row(row, year, wants)
         if not end_of_list:
             return None
-        by = re.search(r"\bby\b", goal, re.I) is not None
-        found = [
-            title
-            for (title, day), fits in self._dated.items()
-            if fits and (day <= target if by else day == target)
-        ]
+        found = [title for (title, day), fits in self._dated.items() if fits and keep(day)]
+        if re.search(r"\bhow many\b", goal, re.I):
+            return str(len(found)), f"{len(found)} list items dated {when} fit the question"
         if not found:
             return None
-        when = f"by {target:%b %d}" if by else f"on {target:%b %d}"
         return ", ".join(found), f"{len(found)} list items dated {when} fit the question"
 
-    def _note_dated_row(self, row: list, target: datetime.date, wants: RowWants) -> None:
+    def _read_week(
+        self, question: text_lib.Question, goal: str, obs: Observation, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        """Items dated in the week the question names (weeks start on Monday)."""
+        year = screen.shown_year(obs) or _weekday_year(self._today)
+        today = text_lib.parse_date(self._today, default_year=year) if self._today else None
+        if today is None or year is None or not _dated_list(obs, year):
+            return None
+        shift = {"next week": 7, "last week": -7}.get(question.day or "", 0)
+        monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(days=shift)
+        sunday = monday + datetime.timedelta(days=6)
+        return self._read_dated_list(
+            goal,
+            obs,
+            year,
+            lambda d: monday <= d <= sunday,
+            end_of_list,
+            f"{monday:%b %d} to {sunday:%b %d}",
+        )
+
+    def _note_dated_row(self, row: list, year: int, wants: RowWants) -> None:
         title = next(
             (e.text or "").strip() for e in row if (e.text or "").strip() and not e.is_checkable
         )
         dates = [
             d
             for e in row
-            if (d := text_lib.parse_date(e.text or "", default_year=target.year)) is not None
+            if (d := text_lib.parse_date(e.text or "", default_year=year)) is not None
         ]
         if not dates:
             return

@@ -1196,21 +1196,23 @@ _TOTAL = re.compile(
     re.I,
 )
 _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
+_WEEK = re.compile(r"\b(?:next|this|last) week\b", re.I)
 
 
 @dataclasses.dataclass(frozen=True)
 class Question:
     """How to read a question: `total` sums the amounts of the list items naming `qualifier`;
-    `day` lists the items of the day `day` names; `next` finds the earliest item from now."""
+    `day` lists the items of the day `day` names; `next` finds the earliest item from now;
+    `week` reads the dated items of the week `day` names ("next week", Monday to Sunday)."""
 
-    kind: str  # total, day, next, other
+    kind: str  # total, day, next, week, other
     qualifier: str = ""
     day: str | None = None
 
     @property
     def needs_today(self) -> bool:
         """Whether the answer depends on today's date, which the screen must first show."""
-        if self.kind == "next":
+        if self.kind in ("next", "week"):
             return True
         return self.kind == "day" and not _DATE_PHRASE.search(self.day or "")
 
@@ -1249,6 +1251,9 @@ def parse_question(goal: str) -> Question:
     total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
+    week = _WEEK.search(text)
+    if week:
+        return Question("week", day=week.group(0).lower())
     day = day_phrase(text)
     if _NEXT.search(text) and not day:
         return Question("next")
