@@ -95,3 +95,28 @@ def test_a_one_digit_count_is_an_answer_not_a_placeholder():
 
     assert not celil_evidence.is_placeholder("6")
     assert celil_evidence.is_placeholder("x") and celil_evidence.is_placeholder("")
+
+
+def test_done_rows_hidden_by_the_list_are_looked_for_in_its_menu():
+    sim = SimEnv(render=False)
+    try:
+        tq.clear(sim)
+        done = tq.ms_at(datetime.date(2023, 10, 12), "9:00am")
+        tq.add_rows(sim, [row("Pay rent", 16), row("Filed taxes", 13, completed=done)])
+        sim.execute_action(JSONAction(action_type="open_app", app_name="Tasks"))
+        goal = "Which tasks have I completed for October 13 2023 in Tasks app?"
+        executor = offline.build_offline_roles().action_generator
+        executor.set_goal(goal)
+        perception = PerceptionModule(ocr="off")
+        steps = []
+        for _ in range(4):
+            obs = perception.process_observation(sim.get_state(), sim.foreground_activity_name)
+            proposed = executor.generate_action(FIND, obs, f"Task goal: {goal}\n")
+            if proposed.action is None:
+                break
+            steps.append(proposed.thought)
+            sim.execute_action(proposed.action)
+        assert "menu" in steps[0] and "show the done items" in steps[1]
+        assert proposed.sub_goal_finished and titles(proposed.finished_content) == {"Filed taxes"}
+    finally:
+        sim.close()

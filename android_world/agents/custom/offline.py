@@ -182,6 +182,9 @@ def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, flo
             terms.append((obj, 0.95))
     if intent.kind == "new":
         terms += [("compose", 0.8), ("start chat", 0.8), ("plus", 0.7)]
+    if intent.kind == "find" and _row_wants(info.goal).done is True:
+        # Lists hide done items until their menu shows them.
+        terms += [("show completed", 1.0), ("more options", 0.85)]
     return terms
 
 
@@ -1020,6 +1023,7 @@ class OfflineActionGenerator:
         self._tally: dict[tuple[str, ...], float] = {}
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
         self._dated: dict[tuple[str, datetime.date], bool] = {}
+        self._menu_for_done = False
         self._next_offset = 0
         self._when_targets: dict[str, datetime.datetime] = {}
 
@@ -1466,6 +1470,9 @@ class OfflineActionGenerator:
     ) -> tuple[json_action.JSONAction | None, str, str]:
         del history
         question = text_lib.parse_question(info.goal)
+        reveal = self._reveal_done_rows(info.goal, obs, signature)
+        if reveal is not None:
+            return reveal
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None and not _dated_list(obs, target.year):
@@ -1580,6 +1587,30 @@ class OfflineActionGenerator:
         if not found:
             return None
         return ", ".join(found), f"{len(found)} list items dated {when} fit the question"
+
+    def _reveal_done_rows(
+        self, goal: str, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """A question about done items on a list that shows none: lists hide them until their
+        menu's "Show completed" asks; open the menu once, then pick that item."""
+        if _row_wants(goal).done is not True:
+            return None
+        elements = obs.ui_elements
+        content = screen.content_indices(obs)
+        if any(elements[i].is_checkable and elements[i].is_checked for i in content):
+            return None
+        for i in content:
+            if re.match(r"\s*show\s+(?:completed|done|finished)\b", elements[i].text or "", re.I):
+                return self._click(obs, i, signature, "show the done items")
+        if self._menu_for_done:
+            return None
+        for i in content:
+            if (elements[i].content_description or "").strip().lower() == "more options":
+                chosen = self._click(obs, i, signature, "look for the done items in the menu")
+                if chosen is not None:
+                    self._menu_for_done = True
+                return chosen
+        return None
 
     def _read_week(
         self, question: text_lib.Question, goal: str, obs: Observation, end_of_list: bool
