@@ -101,8 +101,13 @@ DATE_SOURCE_APP = "Clock"
 FIND_SUB_GOAL = "Find the information the question asks for"
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ROUND = re.compile(rf"\s*\((?:{'|'.join(ORDINALS)})\)$", re.I)
+
+
 def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
-    text = " ".join(sub_goal.split()).rstrip(".")
+    # "Tap Save (second)": the ordinal only tells one record's round from another's.
+    text = _ROUND.sub("", " ".join(sub_goal.split()).rstrip("."))
     lowered = text.casefold()
     match = _REOPEN.match(text)
     if match and (apps := text_lib.find_apps(match.group(1))):
@@ -615,6 +620,14 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             subs.append("Open the most recent conversation")
         subs += [f"Enter '{v}' as the {k}" for k, v in info.fields if k != "phone"]
         subs.append("Tap Send")
+    elif creating and len(info.records) >= 2:
+        # One round per record; the ordinal keeps each round's sub-goals apart.
+        for n, record in enumerate(info.records[: len(ORDINALS)]):
+            tag = f" ({ORDINALS[n]})"
+            subs.append(f"Start a new {obj}{tag}")
+            subs += [f"Enter '{v}' as the {k}{tag}" for k, v in record]
+            subs.append(f"Tap Save{tag}")
+        max_sub_goals = max(max_sub_goals, len(subs) + 2)
     elif info.fields or creating:
         if creating and not info.toggles:
             subs.append(f"Start a new {obj}")

@@ -337,9 +337,13 @@ class GoalInfo:
     day: str | None = None
     move: tuple[str, str, str] | None = None
     when: When | None = None
+    # Two or more things to create, each its own (field, value) list ("the following recipes:"
+    # as csv rows or as "Recipe: X" blocks); empty for one.
+    records: list[list[tuple[str, str]]] = dataclasses.field(default_factory=list)
 
     def slot_values(self) -> list[str]:
-        values = [v for _, v in self.fields] + self.quoted + self.numbers
+        values = [v for _, v in self.fields] + [v for r in self.records for _, v in r]
+        values += self.quoted + self.numbers
         seen: list[str] = []
         for value in values:
             if value and value not in seen:
@@ -947,7 +951,36 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         move=move_request(raw) if "move" in verbs else None,
         # A time inside a value ("...class at 6 PM.") is the value's, not when the thing is.
         when=parse_when(_mask_values(raw, [v for _, v in fields])),
+        records=record_fields(raw, object_word),
     )
+
+
+def record_fields(text: str, object_word: str = "") -> list[list[tuple[str, str]]]:
+    """Each of several records a goal lists: csv rows under one header, or blocks that each
+    start with "<Object>: <name>" lines. [] when it lists fewer than two."""
+    rows = [line.strip() for line in text.splitlines() if line.count("|") >= 1]
+    if len(rows) >= 3:
+        header = [c.strip() for c in rows[0].split("|")]
+        out = []
+        for line in rows[1:]:
+            cells = [c.strip() for c in line.split("|")]
+            record = [
+                (field_key(k, object_word), _clean_value(v, whole=True))
+                for k, v in zip(header, cells)
+            ]
+            out.append([(k, v) for k, v in record if k and v])
+        return out
+    if not object_word:
+        return []
+    starts = [
+        m.start()
+        for m in re.finditer(r"(?m)^[ \t]*([A-Za-z]+)[ \t]*:", text)
+        if stem(m.group(1).lower()) == object_word
+    ]
+    if len(starts) < 2:
+        return []
+    blocks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    return [parse_fields(block, object_word) for block in blocks]
 
 
 _SENDING = frozenset({"send", "reply"})

@@ -482,6 +482,10 @@ def _long_value(text: str, pos: int, app_names: Sequence[str]) -> str:
     """Free text to the end of its sentence: a value that ends a sentence with its own period
     ends with two ("...on Sunday.. Then"), otherwise at the goal's end or a new clause."""
     rest = text[pos:]
+    line_head = text[text.rfind("\n", 0, pos) + 1 : pos]
+    if re.fullmatch(r"[ \t]*[A-Za-z][\w ]{0,30}:[ \t]*", line_head) and rest.strip(" \t"):
+        # A "key: value" line of a listed record: the value is the rest of its line.
+        rest = rest.split("\n", 1)[0]
     double = re.search(r"(?<=\.)\.(?:\s|$)", rest)
     if double:
         value = rest[: double.start()]
