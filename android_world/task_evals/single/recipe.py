@@ -300,44 +300,51 @@ class _RecipeDeleteMultipleRecipes(_Recipe):
 
 
 class RecipeDeleteSingleRecipe(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("data_edit", "search", "parameterized")
+    optimal_steps = 5
     complexity = 1
     n_rows = 1
     n_rows_noise = 0
-    difficulty = "easy"
-    optimal_steps = 5
 
 
 class RecipeDeleteSingleWithRecipeWithNoise(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("search", "screen_reading", "data_edit", "parameterized")
+    optimal_steps = 10
     complexity = 2
     n_rows = 1
     n_rows_noise = 29
-    difficulty = "easy"
-    optimal_steps = 6
 
 
 class RecipeDeleteMultipleRecipes(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 12
     complexity = 2.4
     n_rows = 3
     n_rows_noise = 0
 
 
 class RecipeDeleteMultipleRecipesWithNoise(_RecipeDeleteMultipleRecipes):
+    difficulty = "medium"
+    tags = ("parameterized", "search", "complex_ui_understanding", "repetition")
+    optimal_steps = 17
     complexity = 3.4
     n_rows = 3
     n_rows_noise = 29
-    difficulty = "hard"
-    optimal_steps = 15
 
 
 class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDeleteMultipleRecipes):
     """Delete the recipes whose directions mention an ingredient (found by reading them)."""
 
+    difficulty = "hard"
+    tags = ("screen_reading", "repetition", "parameterized")
+    optimal_steps = 20
+
     complexity = 4
     n_rows = 3
     n_rows_noise = 29
-    difficulty = "hard"
-    tags = ("data_edit", "parameterized", "search", "screen_reading")
-    optimal_steps = 16
 
     @property
     def goal(self) -> str:
@@ -473,6 +480,9 @@ class _RecipeDeleteDuplicates(_Recipe):
 
 
 class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
+    difficulty = "easy"
+    tags = ("search", "data_edit", "screen_reading", "repetition", "parameterized")
+    optimal_steps = 4
     complexity = 1
     n_rows_noise = 5
 
@@ -480,10 +490,12 @@ class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
 class RecipeDeleteDuplicateRecipes2(_RecipeDeleteDuplicates):
     """Noise includes near-duplicates of the target (same title, other details)."""
 
+    difficulty = "medium"
+    tags = ("repetition", "data_edit", "parameterized")
+    optimal_steps = 11
+
     complexity = 2.4
     n_rows_noise = 10
-    difficulty = "hard"
-    optimal_steps = 12
 
     @classmethod
     def draw(cls) -> tuple[Recipe, list[Recipe]]:
@@ -497,10 +509,12 @@ class RecipeDeleteDuplicateRecipes3(_RecipeDeleteDuplicates):
     """More noise, three look-alikes at the top of the list, and near-duplicates that share
     the target's title and description: only the details tell them apart."""
 
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 16
+
     complexity = 3.4
     n_rows_noise = 30
-    difficulty = "hard"
-    optimal_steps = 20
 
     @classmethod
     def draw(cls) -> tuple[Recipe, list[Recipe]]:
@@ -593,16 +607,18 @@ class _RecipeAddRecipes(_Recipe):
 
 
 class RecipeAddSingleRecipe(_RecipeAddRecipes):
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 12
     complexity = 2.4
     n_rows = 1
     n_rows_noise = 10
-    difficulty = "easy"
-    optimal_steps = 9
 
 
 class RecipeAddMultipleRecipes(_RecipeAddRecipes):
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 34
     complexity = 6
     n_rows = 3
     n_rows_noise = 10
-    difficulty = "hard"
-    optimal_steps = 25

@@ -296,6 +296,9 @@ def _dates(first: int, last: int) -> tuple[str, ...]:
 
 
 class TasksDueOnDate(_TasksQuestion):
+    difficulty = "easy"
+    tags = ("search", "parameterized")
+    optimal_steps = 2
     template = (
         "What tasks do I have due {date} in Tasks app? Answer with the titles only. If there"
         " are multiples titles, format your answer in a comma separated list."
@@ -338,11 +341,19 @@ class TasksDueOnDate(_TasksQuestion):
 
 
 class TasksHighPriorityTasks(_TasksQuestion):
+    difficulty = "medium"
+    tags = (
+        "complex_ui_understanding",
+        "search",
+        "information_retrieval",
+        "transcription",
+        "parameterized",
+    )
+    optimal_steps = 2
     template = (
         "What are my high priority tasks in Tasks app? Answer with the titles only. If there"
         " are multiples titles, format your answer in a comma separated list."
     )
-    optimal_steps = 6
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -380,6 +391,9 @@ class TasksHighPriorityTasks(_TasksQuestion):
 
 
 class TasksHighPriorityTasksDueOnDate(_TasksQuestion):
+    difficulty = "medium"
+    tags = ("information_retrieval", "screen_reading", "parameterized")
+    optimal_steps = 5
     template = (
         "Which tasks with high priority are due {date} in the Tasks app? Answer with the title"
         " only. If there are multiples titles, format your answer in a comma separated list."
@@ -410,14 +424,15 @@ class TasksHighPriorityTasksDueOnDate(_TasksQuestion):
 
 
 class TasksDueNextWeek(_TasksQuestion):
+    difficulty = "medium"
+    tags = ("information_retrieval", "parameterized")
+    optimal_steps = 6
     template = (
         "How many tasks do I have due next week in Tasks app? Assume the week starts from"
         " Monday. Express your answer as a single integer."
     )
     complexity = 1.2
     match_type = MatchType.NUMBER
-    tags = ("information_retrieval", "parameterized", "math_counting")
-    optimal_steps = 5
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -458,11 +473,13 @@ class TasksDueNextWeek(_TasksQuestion):
 
 
 class TasksCompletedTasksForDate(_TasksQuestion):
+    difficulty = "medium"
+    tags = ("information_retrieval", "search", "parameterized")
+    optimal_steps = 5
     template = (
         "Which tasks have I completed for {date} in Tasks app? Answer with the titles only. If"
         " there are multiples titles, format your answer in a comma separated list."
     )
-    optimal_steps = 6
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -506,6 +523,9 @@ class TasksCompletedTasksForDate(_TasksQuestion):
 
 
 class TasksIncompleteTasksOnDate(_TasksQuestion):
+    difficulty = "easy"
+    tags = ("parameterized", "screen_reading", "information_retrieval")
+    optimal_steps = 2
     template = (
         "What incomplete tasks do I have still have to do by {date} in Tasks app? Answer with"
         " the titles only. If there are multiples titles, format your answer in a comma"
