@@ -29,6 +29,7 @@ from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.env.sim.apps.expense import CATEGORIES
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import registry
+from android_world.task_evals.single import recipe
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "paraphrase_goals.json"
 ORIGINAL = "original"
@@ -110,6 +111,13 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
             category_name=CATEGORIES[first["category"]],
             note=first["note"],
         )
+    if rows and "directions" in rows[0]:  # Broccoli recipes
+        titles = [str(r["title"]) for r in rows]
+        out.update(titles=", ".join(titles), titles_and=_and_list(titles))
+        out["titles_quoted"] = _and_list([f'"{t}"' for t in titles])
+        kind = params.get("text_representation_type")
+        if kind:
+            out["recipes_text"] = recipe.rows_as_text(rows, kind)
     name = params.get("name")
     if isinstance(name, str):
         parts = name.split(" ", 1)

@@ -31,8 +31,13 @@ VARIABLE_SHAPE = {
     # The app to open is the parameter, and app names stay literal (the app decides the plan).
     "OpenAppTaskEval": 6,
     "TurnOnWifiAndOpenApp": 6,
-    # The expense is written either as a text block or as a csv table.
+    # The expense (recipes) is written either as a text block or as a csv table.
     "ExpenseAddSingle": 2,
+    "RecipeAddSingleRecipe": 2,
+    "RecipeAddMultipleRecipes": 2,
+    # The ingredient is a plain noun ("tuna", "Parmesan cheese"): no slot rule can tell it from
+    # the wording, so each ingredient is a template of its own.
+    "RecipeDeleteMultipleRecipesWithConstraint": 6,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
 }

@@ -79,6 +79,18 @@ APPS: tuple[AppInfo, ...] = (
         r"simple sms messenger|simple sms|sms messenger|messages|messaging|sms",
     ),
     AppInfo("Camera", "com.android.camera2", "com.android.camera.CameraLauncher", r"camera"),
+    AppInfo(
+        "Broccoli",
+        "com.flauschcode.broccoli",
+        "com.flauschcode.broccoli.MainActivity",
+        r"broccoli|broccoli app|broccoli recipe app|broccoli recipe|recipe app|recipes?",
+    ),
+    AppInfo(
+        "Tasks",
+        "org.tasks",
+        "com.todoroo.astrid.activity.MainActivity",
+        r"tasks|tasks app|tasks\.org:?|tasks\.org app",
+    ),
 )
 
 HOME_PACKAGE = "com.google.android.apps.nexuslauncher"

@@ -321,7 +321,7 @@ def app_mentions(text: str) -> list[AppMention]:
 def _name_like(value: str) -> bool:
     """A short run of capitalised words or numbers: a title, a name, a list item, a field value."""
     words = value.split()
-    if not 1 <= len(words) <= 5 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
+    if not 1 <= len(words) <= 7 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
         return False
     return all(
         w[:1].isupper() or w[:1].isdigit() or w.lower() in _CONNECTORS or not w[:1].isalpha()
@@ -579,7 +579,9 @@ def placeholders(text: str) -> set[str]:
     return {m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1)}
 
 
-def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
+def abstract_text(
+    text: str, slots: Mapping[str, SlotValue], used: dict[tuple[str, str], int] | None = None
+) -> str:
     """Replace a goal's slot values where they appear in other text (e.g. a plan's sub-goal).
 
     Values are matched whole-word, longest first (a sentence also without its final period).
@@ -608,12 +610,14 @@ def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
             if not matches and bare != value and len(bare) > 3:
                 # A plan may quote a sentence without its final period: still the same value.
                 matches = [m.span() for m in _whole(bare).finditer(text)]
-        n = 0
+        n = used.get((kind, value), 0) if used is not None else 0
         for s, e in sorted(set(matches)):
             if all(c != _MASK for c in masked[s:e]):
                 found.append((s, e, keys[min(n, len(keys) - 1)]))
                 _claim(masked, s, e)
                 n += 1
+        if used is not None:
+            used[(kind, value)] = n
     pieces: list[str] = []
     pos = 0
     for s, e, key in sorted(found):
@@ -625,7 +629,10 @@ def abstract_text(text: str, slots: Mapping[str, SlotValue]) -> str:
 
 
 def abstract_plan(plan: Sequence[str], slots: Mapping[str, SlotValue]) -> list[str]:
-    return [abstract_text(step, slots) for step in plan]
+    """Each step abstracted; a value two slots share takes the next slot at each occurrence
+    across the plan (one record's description, then the next record's)."""
+    used: dict[tuple[str, str], int] = {}
+    return [abstract_text(step, slots, used) for step in plan]
 
 
 def _whole(value: str, flags: int = 0) -> re.Pattern[str]:

@@ -59,7 +59,7 @@ def normalise(text: str | None) -> str:
 def is_placeholder(text: str | None) -> bool:
     """Empty, a schema echo ("what on screen shows it"), a `<...>`/`{...}` template, or filler."""
     value = normalise(text).strip(" .:;!\"'")
-    if len(value) < 2 or value in _PLACEHOLDERS:
+    if (len(value) < 2 and not value.isdigit()) or value in _PLACEHOLDERS:  # "6" is a count
         return True
     return bool(_TEMPLATE.match(value))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
+from collections.abc import Callable
 from typing import Any
 
 from android_world.agents.custom import offline_screen as screen
@@ -100,8 +101,13 @@ DATE_SOURCE_APP = "Clock"
 FIND_SUB_GOAL = "Find the information the question asks for"
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ROUND = re.compile(rf"\s*\((?:{'|'.join(ORDINALS)})\)$", re.I)
+
+
 def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
-    text = " ".join(sub_goal.split()).rstrip(".")
+    # "Tap Save (second)": the ordinal only tells one record's round from another's.
+    text = _ROUND.sub("", " ".join(sub_goal.split()).rstrip("."))
     lowered = text.casefold()
     match = _REOPEN.match(text)
     if match and (apps := text_lib.find_apps(match.group(1))):
@@ -181,6 +187,9 @@ def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, flo
             terms.append((obj, 0.95))
     if intent.kind == "new":
         terms += [("compose", 0.8), ("start chat", 0.8), ("plus", 0.7)]
+    if intent.kind == "find" and _row_wants(info.goal).done is True:
+        # Lists hide done items until their menu shows them.
+        terms += [("show completed", 1.0), ("more options", 0.85)]
     return terms
 
 
@@ -272,7 +281,7 @@ def sub_goal_done(
         return False, "the executor reads the date when the screen shows it"
     if intent.kind == "find":
         goal = intent.value or ""
-        if text_lib.parse_question(goal).kind != "other":
+        if text_lib.parse_question(goal).kind != "other" or _row_wants(goal).labels:
             return False, "the answer needs the whole list read; the executor says when"
         if goal and question_answer(goal, observation, ""):
             return True, "the screen shows text that answers the question"
@@ -639,6 +648,14 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             subs.append("Open the most recent conversation")
         subs += [f"Enter '{v}' as the {k}" for k, v in info.fields if k != "phone"]
         subs.append("Tap Send")
+    elif creating and len(info.records) >= 2:
+        # One round per record; the ordinal keeps each round's sub-goals apart.
+        for n, record in enumerate(info.records[: len(ORDINALS)]):
+            tag = f" ({ORDINALS[n]})"
+            subs.append(f"Start a new {obj}{tag}")
+            subs += [f"Enter '{v}' as the {k}{tag}" for k, v in record]
+            subs.append(f"Tap Save{tag}")
+        max_sub_goals = max(max_sub_goals, len(subs) + 2)
     elif info.fields or creating:
         if creating and not info.toggles:
             subs.append(f"Start a new {obj}")
@@ -687,6 +704,63 @@ def when_sub_goals(when: text_lib.When | None) -> list[str]:
     if when.duration:
         subs.append(f"Set the end time to {when.duration} after the start")
     return subs
+
+
+def _middle(element) -> float:
+    box = element.bbox_pixels or element.bbox
+    return (box.y_min + box.y_max) / 2 if box is not None else 0.0
+
+
+def _weekday_year(shown: str | None) -> int | None:
+    """The latest year up to now in which a date shown with its weekday ("Sun, Oct 15") falls
+    on that weekday."""
+    match = re.match(r"\s*(mon|tue|wed|thu|fri|sat|sun)\w*,?\s+(.+)$", shown or "", re.I)
+    if not match:
+        return None
+    this_year = datetime.date.today().year
+    for year in range(this_year, this_year - 12, -1):
+        day = text_lib.parse_date(match.group(2), default_year=year)
+        if day is not None and day.strftime("%a").lower() == match.group(1).lower()[:3]:
+            return year
+    return None
+
+
+def _dated_list(obs: Observation, year: int) -> bool:
+    """A list whose items each show a date (to-dos, bills): read row by row, not as a day view
+    (whose date is its title)."""
+    dated = 0
+    for item in screen.list_items(obs):
+        texts = screen.item_texts(obs, item)
+        if any(text_lib.parse_date(t, default_year=year) is not None for t in texts):
+            dated += 1
+    return dated >= 2
+
+
+@dataclasses.dataclass(frozen=True)
+class RowWants:
+    """What a question asks of a list item besides its date: labels it must carry ("high
+    priority") and whether its check box must be done (True), open (False) or either (None)."""
+
+    labels: tuple[str, ...]
+    done: bool | None
+
+
+def _row_wants(goal: str) -> RowWants:
+    text = goal.lower()
+    labels = tuple(
+        dict.fromkeys(m.group(0) for m in re.finditer(r"\b(?:high|low|medium)[ -]priority\b", text))
+    )
+    labels = tuple(label.replace("-", " ") for label in labels)
+    if re.search(
+        r"\b(?:incomplete|not (?:yet )?(?:completed|done|finished)|unfinished|still (?:have|need) to)\b",
+        text,
+    ):
+        done: bool | None = False
+    elif re.search(r"\b(?:completed|finished|done|checked off)\b", text):
+        done = True
+    else:
+        done = None
+    return RowWants(labels, done)
 
 
 _FOUND_FACT = re.compile(r"Find the information[^:\n]*:[ \t]*([^\n;]+)")
@@ -993,6 +1067,8 @@ class OfflineActionGenerator:
         self._today: str | None = None
         self._tally: dict[tuple[str, ...], float] = {}
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
+        self._dated: dict[tuple[str, datetime.date], bool] = {}
+        self._menu_for_done = False
         self._next_offset = 0
         self._when_targets: dict[str, datetime.datetime] = {}
 
@@ -1439,13 +1515,19 @@ class OfflineActionGenerator:
     ) -> tuple[json_action.JSONAction | None, str, str]:
         del history
         question = text_lib.parse_question(info.goal)
+        reveal = self._reveal_done_rows(info.goal, obs, signature)
+        if reveal is not None:
+            return reveal
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
-            if target is not None:
+            if target is not None and not _dated_list(obs, target.year):
                 moved = self._go_to_day(intent, obs, signature, target)
                 if moved is not None:
                     return moved
-        if question.kind in ("total", "day", "next"):
+        listed = question.kind == "week" or (
+            question.kind == "other" and bool(_row_wants(info.goal).labels)
+        )
+        if question.kind in ("total", "day", "next") or listed:
             scroll = self._scroll_for(intent, obs, signature, "read the rest of the list")
             if scroll is not None:
                 return scroll
@@ -1477,8 +1559,27 @@ class OfflineActionGenerator:
         end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
         if question.kind == "total":
             return self._read_total(question, obs, end_of_list)
+        if question.kind == "week":
+            return self._read_week(question, info.goal, obs, end_of_list)
+        if question.kind == "other" and _row_wants(info.goal).labels:
+            year = screen.shown_year(obs) or datetime.date.today().year
+            if _dated_list(obs, year):
+                labels = " and ".join(_row_wants(info.goal).labels)
+                return self._read_dated_list(
+                    info.goal, obs, year, lambda d: True, end_of_list, f"any day, {labels}"
+                )
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
+            if target is not None and question.kind == "day" and _dated_list(obs, target.year):
+                by = re.search(r"\bby\b", info.goal, re.I) is not None
+                return self._read_dated_list(
+                    info.goal,
+                    obs,
+                    target.year,
+                    (lambda d: d <= target) if by else (lambda d: d == target),
+                    end_of_list,
+                    f"{'by' if by else 'on'} {target:%b %d}",
+                )
             day, rows = screen.day_view(obs)
             if target is None or day != target:
                 return None
@@ -1488,6 +1589,111 @@ class OfflineActionGenerator:
                 return None
             return self._day_answer(question, obs, day)
         return None
+
+    def _read_dated_list(
+        self,
+        goal: str,
+        obs: Observation,
+        year: int,
+        keep: Callable[[datetime.date], bool],
+        end_of_list: bool,
+        when: str,
+    ) -> tuple[str, str] | None:
+        """A list whose items carry a date (to-dos by due date): the titles of the items whose
+        date `keep`s, kept to those the question's qualifiers fit (a "high priority" label; a
+        done or open check box), or their count for "how many". Read across scrolls; answered
+        at the list's end."""
+        wants = _row_wants(goal)
+        for item in screen.list_items(obs):
+            # An item may hold several rows (a floating button can bridge two): each title
+            # makes a row, and every other element joins the row whose middle is nearest.
+            elements = [obs.ui_elements[i] for i in item]
+            titles = [
+                e
+                for e in elements
+                if (e.text or "").strip()
+                and not e.is_checkable
+                and text_lib.parse_date(e.text or "", default_year=year) is None
+            ]
+            rows: list[list] = [[t] for t in titles]
+            for element in elements:
+                if element in titles or not titles:
+                    continue
+                middle = _middle(element)
+                nearest = min(range(len(titles)), key=lambda k: abs(_middle(titles[k]) - middle))
+                rows[nearest].append(element)
+            for row in rows:
+                self._note_dated_row(row, year, wants)
+        if not end_of_list:
+            return None
+        found = [title for (title, day), fits in self._dated.items() if fits and keep(day)]
+        if re.search(r"\bhow many\b", goal, re.I):
+            return str(len(found)), f"{len(found)} list items dated {when} fit the question"
+        if not found:
+            return None
+        return ", ".join(found), f"{len(found)} list items dated {when} fit the question"
+
+    def _reveal_done_rows(
+        self, goal: str, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """A question about done items on a list that shows none: lists hide them until their
+        menu's "Show completed" asks; open the menu once, then pick that item."""
+        if _row_wants(goal).done is not True:
+            return None
+        elements = obs.ui_elements
+        content = screen.content_indices(obs)
+        if any(elements[i].is_checkable and elements[i].is_checked for i in content):
+            return None
+        for i in content:
+            if re.match(r"\s*show\s+(?:completed|done|finished)\b", elements[i].text or "", re.I):
+                return self._click(obs, i, signature, "show the done items")
+        if self._menu_for_done:
+            return None
+        for i in content:
+            if (elements[i].content_description or "").strip().lower() == "more options":
+                chosen = self._click(obs, i, signature, "look for the done items in the menu")
+                if chosen is not None:
+                    self._menu_for_done = True
+                return chosen
+        return None
+
+    def _read_week(
+        self, question: text_lib.Question, goal: str, obs: Observation, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        """Items dated in the week the question names (weeks start on Monday)."""
+        year = screen.shown_year(obs) or _weekday_year(self._today)
+        today = text_lib.parse_date(self._today, default_year=year) if self._today else None
+        if today is None or year is None or not _dated_list(obs, year):
+            return None
+        shift = {"next week": 7, "last week": -7}.get(question.day or "", 0)
+        monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(days=shift)
+        sunday = monday + datetime.timedelta(days=6)
+        return self._read_dated_list(
+            goal,
+            obs,
+            year,
+            lambda d: monday <= d <= sunday,
+            end_of_list,
+            f"{monday:%b %d} to {sunday:%b %d}",
+        )
+
+    def _note_dated_row(self, row: list, year: int, wants: RowWants) -> None:
+        title = next(
+            (e.text or "").strip() for e in row if (e.text or "").strip() and not e.is_checkable
+        )
+        dates = [
+            d
+            for e in row
+            if (d := text_lib.parse_date(e.text or "", default_year=year)) is not None
+        ]
+        if not dates:
+            return
+        labels = text_lib.normalize(" | ".join(label for e in row for label in screen.labels(e)))
+        checks = [bool(e.is_checked) for e in row if e.is_checkable]
+        done = bool(checks) and checks[0]
+        self._dated[(title, dates[0])] = all(
+            text_lib.phrase_in(q, labels) for q in wants.labels
+        ) and (wants.done is None or done == wants.done)
 
     def _list_exhausted(self, intent: Intent, obs: Observation) -> bool:
         """The last scroll here changed nothing, or the scroll budget for the screen is spent."""
@@ -1515,7 +1721,13 @@ class OfflineActionGenerator:
         )
 
     def _question_day(self, question: text_lib.Question, obs: Observation) -> datetime.date | None:
-        year = screen.shown_year(obs)
+        # A screen without a year (a to-do list): the year in which today's shown weekday
+        # falls on its date, else this year (the dates compared are then all of one year).
+        year = (
+            screen.shown_year(obs)
+            or _weekday_year(self._today)
+            or (None if question.kind == "next" else datetime.date.today().year)
+        )
         today = text_lib.parse_date(self._today, default_year=year) if self._today else None
         if question.kind == "next":
             return today + datetime.timedelta(days=self._next_offset) if today else None

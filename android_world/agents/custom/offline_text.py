@@ -153,6 +153,14 @@ APP_HINTS: tuple[AppHint, ...] = (
         ("smsmessenger", "sms", "messaging"),
     ),
     AppHint("Camera", ("camera",), ("photo", "picture", "video", "selfie"), ("camera",)),
+    # Upstream's names for Broccoli (com.flauschcode.broccoli) and Tasks.org (org.tasks).
+    AppHint(
+        "Broccoli",
+        ("broccoli recipe app", "broccoli app", "broccoli", "recipe app"),
+        ("recipe", "recipes"),
+        ("broccoli",),
+    ),
+    AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
 )
 
 # --------------------------------------------------------------------------------------------
@@ -332,9 +340,13 @@ class GoalInfo:
     day: str | None = None
     move: tuple[str, str, str] | None = None
     when: When | None = None
+    # Two or more things to create, each its own (field, value) list ("the following recipes:"
+    # as csv rows or as "Recipe: X" blocks); empty for one.
+    records: list[list[tuple[str, str]]] = dataclasses.field(default_factory=list)
 
     def slot_values(self) -> list[str]:
-        values = [v for _, v in self.fields] + self.quoted + self.numbers
+        values = [v for _, v in self.fields] + [v for r in self.records for _, v in r]
+        values += self.quoted + self.numbers
         seen: list[str] = []
         for value in values:
             if value and value not in seen:
@@ -599,9 +611,19 @@ def field_key(raw_key: str, object_word: str = "") -> str:
     return head
 
 
-def _clean_value(value: str) -> str:
-    value = re.split(r"\.\s+(?=[A-Z])", value.strip())[0]
-    value = value.strip(" ,;\n\t").strip("'\"")
+def _clean_value(value: str, whole: bool = False) -> str:
+    """A stated value, trimmed; in prose it ends with its sentence, but a table cell or a
+    "key: value" line is whole (a recipe's directions run over several sentences)."""
+    if not whole:
+        value = re.split(r"\.\s+(?=[A-Z])", value.strip())[0]
+    value = value.strip(" ,;\n\t")
+    # Quotes around the whole value go; a quote that belongs to it ('Fried "Rice"') stays.
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    elif value and value[0] in "'\"" and value.count(value[0]) == 1:
+        value = value[1:]
+    elif value and value[-1] in "'\"" and value.count(value[-1]) == 1:
+        value = value[:-1]
     value = re.sub(r"^[$€£]\s*(?=\d)", "", value)
     return value.rstrip(".") if not re.search(r"\d\.$", value) else value[:-1]
 
@@ -627,7 +649,7 @@ def table_fields(text: str, object_word: str = "") -> list[tuple[str, str]]:
     out = []
     for key, value in zip(header, values):
         name = field_key(key, object_word)
-        value = _clean_value(value)
+        value = _clean_value(value, whole=True)
         if name and value:
             out.append((name, value))
     return out
@@ -666,7 +688,12 @@ def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
     keys = list(_KV_KEY.finditer(kv_text))
     for n, match in enumerate(keys):
         end = keys[n + 1].start() if n + 1 < len(keys) else len(kv_text)
-        value = _clean_value(kv_text[match.end() : end])
+        line_start = kv_text.rfind("\n", 0, match.start()) + 1
+        own_line = not kv_text[line_start : match.start()].strip()
+        raw = kv_text[match.end() : end]
+        if own_line and "\n" in raw.strip(" \t"):
+            raw = raw.strip(" \t").split("\n", 1)[0]
+        value = _clean_value(raw, whole=own_line and bool(raw.strip()))
         key = field_key(match.group(1), object_word)
         if key and value and key not in taken and key not in STOPWORDS:
             fields.append((key, value))
@@ -730,8 +757,8 @@ def delete_targets(goal: str, fields: Sequence[tuple[str, str]]) -> list[str]:
     """The things a delete goal names: a "following ...: a, b" list, a file, a title or name."""
     match = re.search(r"\bfollowing\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S)
     if match:
-        items = re.split(r",\s*|\s+and\s+|\s*\n\s*", match.group(1).strip().rstrip("."))
-        return [i.strip(" .'\"") for i in items if i.strip(" .'\"")]
+        items = (wording.unquote(i) for i in wording.listed_items(match.group(1).strip()))
+        return [i for i in items if i]
     match = re.search(r"\bfile\s+(\S+\.\w+)", goal, re.I)
     if match:
         return [match.group(1)]
@@ -927,7 +954,36 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
         move=move_request(raw) if "move" in verbs else None,
         # A time inside a value ("...class at 6 PM.") is the value's, not when the thing is.
         when=parse_when(_mask_values(raw, [v for _, v in fields])),
+        records=record_fields(raw, object_word),
     )
+
+
+def record_fields(text: str, object_word: str = "") -> list[list[tuple[str, str]]]:
+    """Each of several records a goal lists: csv rows under one header, or blocks that each
+    start with "<Object>: <name>" lines. [] when it lists fewer than two."""
+    rows = [line.strip() for line in text.splitlines() if line.count("|") >= 1]
+    if len(rows) >= 3:
+        header = [c.strip() for c in rows[0].split("|")]
+        out = []
+        for line in rows[1:]:
+            cells = [c.strip() for c in line.split("|")]
+            record = [
+                (field_key(k, object_word), _clean_value(v, whole=True))
+                for k, v in zip(header, cells)
+            ]
+            out.append([(k, v) for k, v in record if k and v])
+        return out
+    if not object_word:
+        return []
+    starts = [
+        m.start()
+        for m in re.finditer(r"(?m)^[ \t]*([A-Za-z]+)[ \t]*:", text)
+        if stem(m.group(1).lower()) == object_word
+    ]
+    if len(starts) < 2:
+        return []
+    blocks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    return [parse_fields(block, object_word) for block in blocks]
 
 
 _SENDING = frozenset({"send", "reply"})
@@ -1176,21 +1232,23 @@ _TOTAL = re.compile(
     re.I,
 )
 _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
+_WEEK = re.compile(r"\b(?:next|this|last) week\b", re.I)
 
 
 @dataclasses.dataclass(frozen=True)
 class Question:
     """How to read a question: `total` sums the amounts of the list items naming `qualifier`;
-    `day` lists the items of the day `day` names; `next` finds the earliest item from now."""
+    `day` lists the items of the day `day` names; `next` finds the earliest item from now;
+    `week` reads the dated items of the week `day` names ("next week", Monday to Sunday)."""
 
-    kind: str  # total, day, next, other
+    kind: str  # total, day, next, week, other
     qualifier: str = ""
     day: str | None = None
 
     @property
     def needs_today(self) -> bool:
         """Whether the answer depends on today's date, which the screen must first show."""
-        if self.kind == "next":
+        if self.kind in ("next", "week"):
             return True
         return self.kind == "day" and not _DATE_PHRASE.search(self.day or "")
 
@@ -1229,6 +1287,9 @@ def parse_question(goal: str) -> Question:
     total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
+    week = _WEEK.search(text)
+    if week:
+        return Question("week", day=week.group(0).lower())
     day = day_phrase(text)
     if _NEXT.search(text) and not day:
         return Question("next")

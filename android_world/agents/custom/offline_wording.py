@@ -482,6 +482,10 @@ def _long_value(text: str, pos: int, app_names: Sequence[str]) -> str:
     """Free text to the end of its sentence: a value that ends a sentence with its own period
     ends with two ("...on Sunday.. Then"), otherwise at the goal's end or a new clause."""
     rest = text[pos:]
+    line_head = text[text.rfind("\n", 0, pos) + 1 : pos]
+    if re.fullmatch(r"[ \t]*[A-Za-z][\w ]{0,30}:[ \t]*", line_head) and rest.strip(" \t"):
+        # A "key: value" line of a listed record: the value is the rest of its line.
+        rest = rest.split("\n", 1)[0]
     double = re.search(r"(?<=\.)\.(?:\s|$)", rest)
     if double:
         value = rest[: double.start()]
@@ -671,7 +675,9 @@ def delete_items(goal: str, app_names: Sequence[str] = ()) -> list[str]:
         r"\b(?:following|these|those)\s+[\w ]+?(?:\s+from\s+[^:]*)?:\s*(.+)$", goal, re.I | re.S
     )
     if match:
-        return _split_items(match.group(1))
+        protected, quoted = _protect(match.group(1).strip().rstrip("."))
+        items = (unquote(_unprotect(x, quoted)) for x in listed_items(protected))
+        return [i for i in items if i]
     verb = _DELETE_VERB.search(goal)
     if not verb:
         return []
@@ -698,6 +704,29 @@ def delete_items(goal: str, app_names: Sequence[str] = ()) -> list[str]:
             return []
     items = _split_items(_unprotect(span, quoted))
     return [i for i in items if i.casefold() not in ("it", "them", "this", "that")]
+
+
+def unquote(value: str) -> str:
+    """A listed value without the quotes around it; a quote inside it ('Fried "Rice"') stays."""
+    value = value.strip(" .")
+    pairs = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+    if len(value) >= 2 and pairs.get(value[0]) == value[-1]:
+        return value[1:-1].strip()
+    if value and value[0] in pairs and pairs[value[0]] not in value[1:]:
+        value = value[1:]
+    if value and value[-1] in pairs.values() and value.count(value[-1]) == 1:
+        value = value[:-1]
+    return value.strip(" .")
+
+
+def listed_items(text: str) -> list[str]:
+    """Items of a "following ...: A, B, C" list: one a line or comma-separated. Such lists
+    join items with commas, so "and" inside one is part of a name ("Turkey and Cheese
+    Panini"); only an Oxford ", and" before the last item is dropped."""
+    items: list[str] = []
+    for line in re.split(r"\s*\n\s*", text):
+        items += [re.sub(r"^and\s+", "", p.strip(), flags=re.I) for p in line.split(",")]
+    return [i for i in items if i]
 
 
 def _split_items(text: str) -> list[str]:

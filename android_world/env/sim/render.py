@@ -616,11 +616,12 @@ class _Canvas:
         box = (cx - 28, cy - 28, cx + 28, cy + 28)
         if not _inside(box, n.clip):
             return
+        tint = n.style.get("color")  # an app's own colour (e.g. Tasks' priority colours)
         if n.checked:
-            self.d.rounded_rectangle(box, radius=6, fill=COLORS["accent"])
+            self.d.rounded_rectangle(box, radius=6, fill=tint or COLORS["accent"])
             self.d.line([(cx - 16, cy), (cx - 4, cy + 13), (cx + 17, cy - 13)], fill=WHITE, width=7)
         else:
-            self.d.rounded_rectangle(box, radius=6, outline=COLORS["outline"], width=5)
+            self.d.rounded_rectangle(box, radius=6, outline=tint or COLORS["outline"], width=5)
 
     def k_radio(self, n: Node) -> None:
         cx, cy = (n.frame[0] + n.frame[2]) // 2, (n.frame[1] + n.frame[3]) // 2

@@ -1,0 +1,624 @@
+"""Broccoli recipe tasks (upstream `single/recipe.py`), checked on the app's `recipes` table.
+
+Rows are plain dicts with upstream's `Recipe` columns. Goals, complexities, row counts and
+success rules are upstream's: deleting must remove exactly the target rows and leave every other
+row as it was (`expense.removal_ok`); a duplicate task accepts the removal of either copy;
+adding must add exactly the described recipe (text fields fuzzy, `favorite` exact) and change
+nothing else (`expense.addition_ok`). Random recipes come from upstream's generator pools
+(`recipe_data`). Oracles read the live screen through `oracle_utils` only.
+
+Kept differences (see `RecipeDeleteMultipleRecipesWithConstraint`): the ingredient is matched
+in the directions without regard to case, and drawn only from upstream's ingredients that some
+recipe uses, since upstream's case-sensitive test and exotic ingredients leave a third of its
+draws with nothing to delete (doing nothing would pass). Duplicate tasks redraw noise that would
+itself be an exact duplicate, so the answer is unique.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from android_world.env import interface
+from android_world.env.json_action import JSONAction
+from android_world.env.sim.apps import broccoli as broccoli_app
+from android_world.task_evals import oracle_utils as ui
+from android_world.task_evals import task_eval
+from android_world.task_evals.single import recipe_data as data
+from android_world.task_evals.single.expense import addition_ok, removal_ok
+
+APP_NAME = "broccoli app"
+DB = broccoli_app.DB
+ROW_OBJECTS = "row_objects"
+NOISE_ROW_OBJECTS = "noise_row_objects"
+TEXT_REPRESENTATION_TYPE = "text_representation_type"
+_INSERTED = (
+    "title",
+    "description",
+    "servings",
+    "preparationTime",
+    "source",
+    "ingredients",
+    "directions",
+    "favorite",
+    "imageName",
+)
+_GOAL_FIELDS = ("title", "description", "servings", "preparationTime", "ingredients", "directions")
+# The detail screen's fields an exact duplicate must share (besides title and description).
+_DETAIL_FIELDS = ("servings", "preparationTime", "source", "ingredients", "directions")
+
+Recipe = dict[str, Any]
+
+
+# ---- data -----------------------------------------------------------------------------------
+
+
+def random_recipe() -> Recipe:
+    """Upstream's `_generate_random_recipe`: a base recipe with random details."""
+    title, directions = random.choice(data.RECIPES)
+    return {
+        "title": title,
+        "description": random.choice(data.DESCRIPTIONS),
+        "servings": random.choice(data.SERVINGS),
+        "preparationTime": random.choice(data.PREP_TIMES),
+        "source": "",
+        "ingredients": random.choice(data.INGREDIENT_NOTES),
+        "directions": f"{directions} {random.choice(data.DIRECTION_ADDITIONS)}",
+        "favorite": 0,
+        "imageName": "",
+    }
+
+
+def random_recipes(
+    n: int, keep: Callable[[Recipe], bool] = lambda r: True, distinct: bool = True
+) -> list[Recipe]:
+    """Upstream's `get_random_items`: n recipes passing `keep`, pairwise different if
+    `distinct` (whole rows, so titles may repeat)."""
+    found: list[Recipe] = []
+    for _ in range(10_000):
+        if len(found) == n:
+            return found
+        candidate = random_recipe()
+        if keep(candidate) and not (distinct and candidate in found):
+            found.append(candidate)
+    if len(found) == n:
+        return found
+    raise ValueError(f"Could not draw {n} recipes.")
+
+
+def uses(ingredient: str) -> Callable[[Recipe], bool]:
+    wanted = ingredient.lower()
+    return lambda r: wanted in r["directions"].lower()
+
+
+def usable_ingredients() -> list[str]:
+    """Upstream's ingredient pool, minus those no recipe's directions can contain."""
+    texts = [f"{d} {a}".lower() for _, d in data.RECIPES for a in data.DIRECTION_ADDITIONS]
+    return [i for i in data.COMMON_INGREDIENTS if any(i.lower() in t for t in texts)]
+
+
+def rows_as_text(rows: list[Recipe], format_type: str) -> str:
+    """Upstream's csv (`|`-separated) or text-block rendering of recipes for goals."""
+    if format_type == "csv":
+        lines = ["|".join(_GOAL_FIELDS)] + ["|".join(str(r[f]) for f in _GOAL_FIELDS) for r in rows]
+        return "\n".join(lines)
+    blocks = []
+    for r in rows:
+        body = "".join(f" {f}: {r[f]}\n" for f in _GOAL_FIELDS if f != "title")
+        blocks.append(f"Recipe: {r['title']}\n{body}")
+    return "\n".join(blocks)
+
+
+def clear(env: interface.AsyncEnv) -> None:
+    env.controller.sqlite_execute(DB, broccoli_app.SCHEMA)
+    env.controller.sqlite_execute(DB, "DELETE FROM recipes")
+
+
+def add_rows(env: interface.AsyncEnv, rows: list[Recipe]) -> None:
+    """One multi-row INSERT; ids follow list order (upstream's targets come last)."""
+    if not rows:
+        return
+    marks = ", ".join(["(" + ", ".join("?" * len(_INSERTED)) + ")"] * len(rows))
+    params = tuple(r[f] for r in rows for f in _INSERTED)
+    env.controller.sqlite_execute(
+        DB, f"INSERT INTO recipes ({', '.join(_INSERTED)}) VALUES {marks}", params
+    )
+
+
+def list_rows(env: interface.AsyncEnv) -> list[Recipe]:
+    return env.controller.sqlite_query(DB, "SELECT * FROM recipes ORDER BY recipeId")
+
+
+# ---- reading the screen (oracles) -------------------------------------------------------------
+
+Card = tuple[str, str]  # (title, description) as a list card shows them
+
+
+def cards_on_screen(env: interface.AsyncEnv) -> list[tuple[int, Card, int]]:
+    """(title element index, (title, description), top y) of every fully visible card."""
+    items = ui.elements(env)
+    found = []
+    for i, e in enumerate(items):
+        if e.resource_name == "card_text_view_title" and ui.visible(e):
+            desc = ""
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            if nxt is not None and nxt.resource_name == "card_text_view_description":
+                desc = nxt.text or ""
+            found.append((i, (e.text or "", desc), e.bbox_pixels.y_min))
+    # A title cut by the list's top edge reports a shorter box: not a reliable position.
+    full = max((items[i].bbox_pixels.height for i, _, _ in found), default=0)
+    return [c for c in found if items[c[0]].bbox_pixels.height >= full - 2]
+
+
+def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
+    """Blank space taller than a card below the last card: nothing more to scroll to."""
+    items = ui.elements(env)
+    lists = [e for e in items if e.resource_name == "recycler_view" and e.bbox_pixels]
+    texts = [
+        e.bbox_pixels.y_max
+        for e in items
+        if (e.resource_name or "").startswith("card_text_view") and e.bbox_pixels
+    ]
+    if not lists or not texts:
+        return True
+    return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
+
+
+def scan_titles(env: interface.AsyncEnv) -> Iterator[JSONAction]:
+    """Scroll the recipe list once, top to bottom; return (for each card's title and
+    description, the most such cards seen on one screen; whether the list needed scrolling).
+
+    Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
+    look-alike cards share some screen: counting per screen never counts a card twice.
+    """
+    counts: dict[Card, int] = {}
+    window = cards_on_screen(env)
+    scrolled = False
+    for _ in range(12):
+        cards = [card for _, card, _ in window]
+        for card in cards:
+            counts[card] = max(counts.get(card, 0), cards.count(card))
+        if list_ends_on_screen(env):
+            break
+        yield JSONAction(action_type="scroll", direction="down")
+        after = cards_on_screen(env)
+        if [c for _, c, _ in after] == cards:
+            break
+        scrolled, window = True, after
+    return counts, scrolled
+
+
+def read_details(env: interface.AsyncEnv) -> tuple[str, ...]:
+    """The open recipe's detail fields, as the details screen shows them."""
+    items = ui.elements(env)
+    values = {
+        e.resource_name.removeprefix("recipe_details_"): e.text or ""
+        for e in items
+        if (e.resource_name or "").startswith("recipe_details_")
+    }
+    return tuple(values.get(f, "") for f in _DETAIL_FIELDS)
+
+
+def delete_open_recipe(env: interface.AsyncEnv) -> Iterator[JSONAction]:
+    yield ui.tap(env, desc="More options")
+    yield ui.tap(env, text="Delete")
+    yield ui.click(
+        env, ui.matching(text="Delete", class_suffix="Button"), "the dialog's Delete button"
+    )
+
+
+def search(env: interface.AsyncEnv, term: str) -> Iterator[JSONAction]:
+    yield ui.tap(env, desc="Search")
+    yield ui.type_into(env, ui.hint_is("Search"), term, "the search field")
+
+
+# ---- tasks ----------------------------------------------------------------------------------
+
+
+class _Recipe(task_eval.TaskEval):
+    app_names = (APP_NAME,)
+    schema: dict[str, Any] = {}
+    template = ""  # goals are built in `goal`, as upstream does
+    n_rows = 0
+    n_rows_noise = 0
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.before: list[Recipe] = []
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear(env)
+        add_rows(env, self.params.get(NOISE_ROW_OBJECTS, []))
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        clear(env)
+        super().tear_down(env)
+
+
+class _RecipeDeleteMultipleRecipes(_Recipe):
+    """Delete the named recipes: exactly they disappear, every other row stays as it was."""
+
+    complexity = 2
+    n_rows = 3
+    n_rows_noise = 0
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 12
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.target_ids: set[int] = set()
+
+    @property
+    def goal(self) -> str:
+        titles = ", ".join(r["title"] for r in self.params[ROW_OBJECTS])
+        return f"Delete the following recipes from Broccoli app: {titles}."
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        recipes: list[Recipe] = []
+        while len(recipes) < cls.n_rows + cls.n_rows_noise:
+            candidate = random_recipe()
+            if all(candidate["title"] != r["title"] for r in recipes):
+                recipes.append(candidate)
+        if cls.n_rows_noise:
+            return {
+                ROW_OBJECTS: recipes[cls.n_rows_noise :],
+                NOISE_ROW_OBJECTS: recipes[: cls.n_rows_noise],
+            }
+        return {ROW_OBJECTS: recipes}
+
+    def expected_initial_rows(self) -> int | None:
+        return self.n_rows + self.n_rows_noise
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        targets = self.params[ROW_OBJECTS]
+        add_rows(env, targets)
+        self.before = list_rows(env)
+        self.target_ids = {r["recipeId"] for r in self.before[len(self.before) - len(targets) :]}
+        wanted = self.expected_initial_rows()
+        if wanted is not None and len(self.before) != wanted:
+            raise RuntimeError(f"{self.name}: {len(self.before)} recipes seeded, not {wanted}.")
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        ok = removal_ok(self.before, list_rows(env), self.target_ids, "recipeId")
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Broccoli")
+        # The list is A-Z, so deleting in that order only ever scrolls onwards.
+        for title in sorted((r["title"] for r in self.params[ROW_OBJECTS]), key=str.casefold):
+            index = yield from ui.scroll_to(env, ui.text_is(title), repr(title))
+            yield JSONAction(action_type="click", index=index)
+            yield from delete_open_recipe(env)
+        yield ui.done()
+
+
+class RecipeDeleteSingleRecipe(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("data_edit", "search", "parameterized")
+    optimal_steps = 5
+    complexity = 1
+    n_rows = 1
+    n_rows_noise = 0
+
+
+class RecipeDeleteSingleWithRecipeWithNoise(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("search", "screen_reading", "data_edit", "parameterized")
+    optimal_steps = 10
+    complexity = 2
+    n_rows = 1
+    n_rows_noise = 29
+
+
+class RecipeDeleteMultipleRecipes(_RecipeDeleteMultipleRecipes):
+    difficulty = "easy"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 12
+    complexity = 2.4
+    n_rows = 3
+    n_rows_noise = 0
+
+
+class RecipeDeleteMultipleRecipesWithNoise(_RecipeDeleteMultipleRecipes):
+    difficulty = "medium"
+    tags = ("parameterized", "search", "complex_ui_understanding", "repetition")
+    optimal_steps = 17
+    complexity = 3.4
+    n_rows = 3
+    n_rows_noise = 29
+
+
+class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDeleteMultipleRecipes):
+    """Delete the recipes whose directions mention an ingredient (found by reading them)."""
+
+    difficulty = "hard"
+    tags = ("screen_reading", "repetition", "parameterized")
+    optimal_steps = 20
+
+    complexity = 4
+    n_rows = 3
+    n_rows_noise = 29
+
+    @property
+    def goal(self) -> str:
+        ingredient = self.params["ingredient"]
+        return f"Delete the recipes from Broccoli app that use {ingredient} in the directions."
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        ingredient = random.choice(usable_ingredients())
+        noise = random_recipes(cls.n_rows_noise, lambda r: not uses(ingredient)(r))
+        targets = random_recipes(cls.n_rows, uses(ingredient))
+        return {ROW_OBJECTS: targets, NOISE_ROW_OBJECTS: noise, "ingredient": ingredient}
+
+    def expected_initial_rows(self) -> int | None:
+        return None  # upstream does not check the count here
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        ingredient = self.params["ingredient"].lower()
+        yield ui.open_app("Broccoli")
+        yield from search(env, ingredient)
+        position = 0  # results before it were read and kept
+        for _ in range(20):
+            cards = cards_on_screen(env)
+            if position >= len(cards):
+                break
+            yield JSONAction(action_type="click", index=cards[position][0])
+            directions = read_details(env)[_DETAIL_FIELDS.index("directions")]
+            if ingredient in directions.lower():
+                yield from delete_open_recipe(env)
+            else:
+                yield JSONAction(action_type="navigate_back")
+                position += 1
+        yield ui.done()
+
+
+class _RecipeDeleteDuplicates(_Recipe):
+    """Delete one copy of the exactly duplicated recipe; either copy may go."""
+
+    complexity = 1
+    n_rows = 1
+    n_rows_noise = 5
+    difficulty = "medium"
+    tags = ("data_edit", "screen_reading")
+    optimal_steps = 7
+
+    goal_text = (
+        "Delete all but one of any recipes in the Broccoli app that are exact duplicates,"
+        " ensuring at least one instance of each unique recipe remains"
+    )
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.copy_ids: list[int] = []
+
+    @property
+    def goal(self) -> str:
+        return self.goal_text
+
+    @classmethod
+    def draw(cls) -> tuple[Recipe, list[Recipe]]:
+        rows = random_recipes(cls.n_rows + cls.n_rows_noise)
+        target = rows.pop()
+        return target, rows
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        target, noise = cls.draw()
+        return {ROW_OBJECTS: [target, dict(target)], NOISE_ROW_OBJECTS: noise}
+
+    @staticmethod
+    def add_variants(
+        target: Recipe, noise: list[Recipe], total: int, same: Callable[[Recipe], bool]
+    ) -> None:
+        """Upstream's near-duplicates: rows like the target (by `same`) but not equal to it;
+        also never equal to each other, so the target pair is the only exact duplicate."""
+        while len(noise) < total:
+            value = random_recipes(1, same, distinct=False)[0]
+            if value != target and value not in noise:
+                noise.append(value)
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        add_rows(env, self.params[ROW_OBJECTS])
+        self.before = list_rows(env)
+        self.copy_ids = [r["recipeId"] for r in self.before[-2:]]
+        if len(self.before) != 2 + self.n_rows_noise:
+            raise RuntimeError(f"{self.name}: unexpected initial recipe table.")
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        after = list_rows(env)
+        ok = any(removal_ok(self.before, after, {i}, "recipeId") for i in self.copy_ids)
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Broccoli")
+        counts, scrolled = yield from scan_titles(env)
+        # Titles with look-alike cards, the most repeated first: the likeliest copies.
+        candidates = [c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1]
+        searched = False
+        for title, description in candidates:
+            if scrolled:  # narrow the list to these look-alikes, so they fit on one screen
+                if not searched:
+                    yield ui.tap(env, desc="Search")
+                yield JSONAction(
+                    action_type="input_text",
+                    index=ui.require(env, ui.hint_is("Search"), "the search field"),
+                    text=f"{title} {description}",
+                    clear_text=True,
+                )
+                searched = True
+            found = yield from self.find_copy(env, (title, description))
+            if found:
+                break
+        yield ui.done()
+
+    @staticmethod
+    def find_copy(env: interface.AsyncEnv, card: Card) -> Iterator[JSONAction]:
+        """Open the cards that look like `card` one by one; delete the first whose details
+        repeat an earlier one's. True if one was deleted."""
+        count = sum(c == card for _, c, _ in cards_on_screen(env))
+        seen: list[tuple[str, ...]] = []
+        for position in range(count):
+            same = [c for c in cards_on_screen(env) if c[1] == card]
+            yield JSONAction(action_type="click", index=same[position][0])
+            details = read_details(env)
+            if details in seen:
+                yield from delete_open_recipe(env)
+                return True
+            seen.append(details)
+            yield JSONAction(action_type="navigate_back")
+        return False
+
+
+class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
+    difficulty = "easy"
+    tags = ("search", "data_edit", "screen_reading", "repetition", "parameterized")
+    optimal_steps = 4
+    complexity = 1
+    n_rows_noise = 5
+
+
+class RecipeDeleteDuplicateRecipes2(_RecipeDeleteDuplicates):
+    """Noise includes near-duplicates of the target (same title, other details)."""
+
+    difficulty = "medium"
+    tags = ("repetition", "data_edit", "parameterized")
+    optimal_steps = 11
+
+    complexity = 2.4
+    n_rows_noise = 10
+
+    @classmethod
+    def draw(cls) -> tuple[Recipe, list[Recipe]]:
+        noise = random_recipes(7)
+        target = noise.pop()
+        cls.add_variants(target, noise, cls.n_rows_noise, lambda r: r["title"] == target["title"])
+        return target, noise
+
+
+class RecipeDeleteDuplicateRecipes3(_RecipeDeleteDuplicates):
+    """More noise, three look-alikes at the top of the list, and near-duplicates that share
+    the target's title and description: only the details tell them apart."""
+
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 16
+
+    complexity = 3.4
+    n_rows_noise = 30
+
+    @classmethod
+    def draw(cls) -> tuple[Recipe, list[Recipe]]:
+        top = "Avocado Toast with Egg"
+        noise = random_recipes(22, lambda r: r["title"] != top)
+        target = noise.pop()
+        noise += random_recipes(3, lambda r: r["title"] == top)
+        cls.add_variants(
+            target,
+            noise,
+            cls.n_rows_noise,
+            lambda r: r["title"] == target["title"] and r["description"] == target["description"],
+        )
+        return target, noise
+
+
+class _RecipeAddRecipes(_Recipe):
+    """Add recipes described in the goal, with ten other recipes already present."""
+
+    complexity = 3
+    n_rows = 3
+    n_rows_noise = 10
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 10
+
+    @property
+    def goal(self) -> str:
+        text = rows_as_text(self.params[ROW_OBJECTS], self.params[TEXT_REPRESENTATION_TYPE])
+        return f"Add the following recipes into the Broccoli app:\n{text}"
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        targets = random_recipes(cls.n_rows)
+        # Upstream's filter: a noise recipe differs in title from at least one target.
+        noise = random_recipes(
+            cls.n_rows_noise, lambda r: any(r["title"] != t["title"] for t in targets)
+        )
+        return {
+            ROW_OBJECTS: targets,
+            NOISE_ROW_OBJECTS: noise,
+            TEXT_REPRESENTATION_TYPE: random.choice(["csv", "text_block"]),
+        }
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.before = list_rows(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        ok = addition_ok(
+            self.before,
+            list_rows(env),
+            self.params[ROW_OBJECTS],
+            compare=(
+                "title",
+                "description",
+                "servings",
+                "preparationTime",
+                "source",
+                "ingredients",
+                "directions",
+                "favorite",
+            ),
+            free_form=(
+                "title",
+                "description",
+                "servings",
+                "preparationTime",
+                "source",
+                "ingredients",
+                "directions",
+            ),
+        )
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Broccoli")
+        for recipe in self.params[ROW_OBJECTS]:
+            yield ui.tap(env, desc="New recipe")
+            for field, hint in broccoli_app.FORM_FIELDS:
+                if not recipe[field]:
+                    continue
+                index = yield from ui.scroll_to(
+                    env, ui.hint_is(hint), hint, container=ui.res_is("recipe_form")
+                )
+                yield JSONAction(action_type="input_text", index=index, text=recipe[field])
+            yield ui.tap(env, desc="Save")
+        yield ui.done()
+
+
+class RecipeAddSingleRecipe(_RecipeAddRecipes):
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 12
+    complexity = 2.4
+    n_rows = 1
+    n_rows_noise = 10
+
+
+class RecipeAddMultipleRecipes(_RecipeAddRecipes):
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 34
+    complexity = 6
+    n_rows = 3
+    n_rows_noise = 10
