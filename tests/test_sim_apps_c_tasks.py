@@ -32,7 +32,7 @@ UPSTREAM_COMPLEXITY = {
     "TasksDueOnDate": 1,
     "TasksHighPriorityTasks": 1,
     "TasksHighPriorityTasksDueOnDate": 1,
-    "TasksDueNextWeek": 1.2,
+    "TasksDueNextWeek": 1.0,
     "TasksCompletedTasksForDate": 1,
     "TasksIncompleteTasksOnDate": 1,
 }

@@ -431,7 +431,7 @@ class TasksDueNextWeek(_TasksQuestion):
         "How many tasks do I have due next week in Tasks app? Assume the week starts from"
         " Monday. Express your answer as a single integer."
     )
-    complexity = 1.2
+    complexity = 1.0
     match_type = MatchType.NUMBER
 
     @classmethod
