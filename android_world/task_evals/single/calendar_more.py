@@ -102,6 +102,9 @@ class SimpleCalendarAddOneEventRelativeDay(cal.SimpleCalendarAddOneEvent):
     """Create an event "this <weekday>": a day from Monday the 16th to Saturday the 21st."""
 
     complexity = 3.4
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 17
     template = (
         "In Simple Calendar Pro, create a calendar event for this {day_of_week}"
         " at {hour}h with the title '{event_title}' and the description"
@@ -120,6 +123,9 @@ class SimpleCalendarAddOneEventTomorrow(cal.SimpleCalendarAddOneEvent):
     """Create an event for tomorrow (the 16th)."""
 
     complexity = 3.4
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 13
     template = (
         "In Simple Calendar Pro, create a calendar event for tomorrow"
         " at {hour}h with the title '{event_title}' and the description"
@@ -135,6 +141,9 @@ class SimpleCalendarAddOneEventInTwoWeeks(cal.SimpleCalendarAddOneEvent):
     """Create an event two weeks from today (the 29th)."""
 
     complexity = 3.4
+    difficulty = "medium"
+    tags = ("data_entry", "math_counting", "parameterized")
+    optimal_steps = 10
     template = (
         "In Simple Calendar Pro, create a calendar event in two weeks from today"
         " at {hour}h with the title '{event_title}' and the description"
@@ -150,7 +159,9 @@ class SimpleCalendarAddRepeatingEvent(cal.SimpleCalendarAddOneEvent):
     """Create an event that repeats daily or weekly, forever."""
 
     complexity = 3.4
-    optimal_steps = 20
+    difficulty = "easy"
+    tags = ("data_entry", "complex_ui_understanding", "parameterized")
+    optimal_steps = 14
     template = (
         "In Simple Calendar Pro, create a recurring calendar event titled"
         " '{event_title}' starting on {year}-{month}-{day} at"
@@ -192,9 +203,9 @@ class SimpleCalendarDeleteEvents(cal._SimpleCalendar):
     n_rows = 3
     n_rows_noise = 20
     complexity = 1.4
-    difficulty = "medium"
-    tags = ("data_edit", "complex_ui_understanding", "parameterized")
-    optimal_steps = 8
+    difficulty = "easy"
+    tags = ("parameterized", "data_edit")
+    optimal_steps = 7
     template = "In Simple Calendar Pro, delete all the calendar events on {year}-{month}-{day}"
 
     def __init__(self, params: dict[str, Any]):
@@ -247,7 +258,9 @@ class SimpleCalendarDeleteEventsOnRelativeDay(SimpleCalendarDeleteEvents):
 
     n_rows = 2
     complexity = 1.2
-    optimal_steps = 7
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 6
     template = "In Simple Calendar Pro, delete all events scheduled for this {day_of_week}."
 
     @classmethod
