@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from android_world.agents import base_agent
 from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
+from android_world.agents.custom.celil_episodic import abstract_goal
 from android_world.agents.custom.celil_maestro import is_question
 from android_world.agents.custom.celil_memory import (
     StepRecord,
@@ -764,10 +765,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
     # --- planning -----------------------------------------------------------------------------
 
-    def _trusts(self, retrieved: Any) -> bool:
+    def _trusts(self, retrieved: Any, goal: str = "") -> bool:
         """Reuse a remembered plan as it is, without the planner, only when its goal template
-        is near-identical and it has kept succeeding (`memory_reuse_similarity` None: never)."""
+        is near-identical and it has kept succeeding (`memory_reuse_similarity` None: never).
+
+        Near-identical is not enough when the goal abstracts to another template: "this Sunday"
+        and "October 22" differ by one word, yet only the first needs today's date read first,
+        so such a goal goes to the planner (which still gets the remembered plan)."""
         if self.memory_reuse_similarity is None:
+            return False
+        template = getattr(retrieved, "goal_template", None)
+        if goal and isinstance(template, str) and abstract_goal(goal).template != template:
             return False
         similarity = getattr(retrieved, "similarity", None)
         success_rate = getattr(retrieved, "success_rate", None)
@@ -802,7 +810,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             )
             data["memory_hit"] = getattr(retrieved, "entry_id", None)
         retrieved_plan = list(retrieved.plan) if self._retrieved is not None else None
-        if retrieved_plan and self._trusts(retrieved):
+        if retrieved_plan and self._trusts(retrieved, goal):
             # A near-identical goal whose plan keeps succeeding: planning again would spend a
             # model call to rewrite the same sub-goals. Rehearsal still repairs it if it fails.
             plan = Plan(retrieved_plan, source="memory", rationale="reused from episodic memory")

@@ -1494,10 +1494,18 @@ class OfflineActionGenerator:
     ) -> tuple[str, str] | None:
         rows = [key for key, seen_on in self._rows.items() if seen_on == day]
         if question.kind == "day":
+            rows = [row for row in rows if question.keeps(row[1], row[2])]
+            if question.when == "after" and rows:
+                first = min(start for _, start, _ in rows)
+                rows = [row for row in rows if row[1] == first]
             if not rows:
                 return None
             titles = list(dict.fromkeys(title for title, _, _ in rows))
-            return ", ".join(titles), f"the day view of {day:%B %d %Y} lists {len(titles)} item(s)"
+            narrowed = f" {question.when} the goal's time" if question.when else ""
+            return (
+                ", ".join(titles),
+                f"the day view of {day:%B %d %Y} lists {len(titles)} item(s){narrowed}",
+            )
         # On today only what starts from now on is upcoming; on a later day, everything is.
         now = screen.status_time(obs) if self._next_offset == 0 else (0, 0)
         upcoming = sorted(

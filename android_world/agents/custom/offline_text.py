@@ -13,6 +13,7 @@ import datetime
 import difflib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from android_world.agents.custom import offline_wording as wording
 
@@ -1178,11 +1179,30 @@ _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
 @dataclasses.dataclass(frozen=True)
 class Question:
     """How to read a question: `total` sums the amounts of the list items naming `qualifier`;
-    `day` lists the items of the day `day` names; `next` finds the earliest item from now."""
+    `day` lists the items of the day `day` names; `next` finds the earliest item from now.
+
+    A day question may narrow the day by time (`when`): "at" an instant (items whose span covers
+    it), "after" a time (the first items starting then or later), "between" two times (items
+    starting inside the window); `times` holds the (hour, minute) bounds."""
 
     kind: str  # total, day, next, other
     qualifier: str = ""
     day: str | None = None
+    when: str = ""  # "", "at", "after", "between"
+    times: tuple[tuple[int, int], ...] = ()
+
+    def keeps(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
+        """Whether an item from `start` to `end` (an end past midnight counts as 24:00) fits
+        the question's time narrowing; "after" keeps every later item, the caller takes the
+        earliest."""
+        end = end if end >= start else (24, 0)
+        if self.when == "at":
+            return start <= self.times[0] <= end
+        if self.when == "after":
+            return start >= self.times[0]
+        if self.when == "between":
+            return self.times[0] <= start <= self.times[1]
+        return True
 
     @property
     def needs_today(self) -> bool:
@@ -1230,5 +1250,26 @@ def parse_question(goal: str) -> Question:
     if _NEXT.search(text) and not day:
         return Question("next")
     if day:
-        return Question("day", day=day)
+        return Question("day", day=day, **_time_narrowing(text))
     return Question("other")
+
+
+_CLOCK_WORD = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?|h)?"
+_BETWEEN_TIMES = re.compile(rf"\bbetween\s+({_CLOCK_WORD})\s+and\s+({_CLOCK_WORD})", re.I)
+_AFTER_TIME = re.compile(rf"\b(?:after|from|since)\s+({_CLOCK_WORD})(?![\w:])", re.I)
+_AT_TIME = re.compile(rf"\bat\s+({_CLOCK_WORD})(?![\w:])", re.I)
+
+
+def _time_narrowing(text: str) -> dict[str, Any]:
+    """The time part of a day question: "between 4pm and 8pm", "after 16:15", "at 9:45am"."""
+    between = _BETWEEN_TIMES.search(text)
+    if between:
+        lo, hi = parse_clock(between.group(1)), parse_clock(between.group(2))
+        if lo is not None and hi is not None:
+            return {"when": "between", "times": (lo, hi)}
+    for word, pattern in (("after", _AFTER_TIME), ("at", _AT_TIME)):
+        match = pattern.search(text)
+        clock = parse_clock(match.group(1)) if match else None
+        if clock is not None:
+            return {"when": word, "times": (clock,)}
+    return {}

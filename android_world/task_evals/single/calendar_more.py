@@ -87,12 +87,8 @@ def delete_all_shown(env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield JSONAction(
             action_type="long_press" if k == 0 else "click", index=event_title_indices(env)[k]
         )
-    yield ui.click(env, ui.desc_is("Delete"), "the Delete icon")
-    yield ui.click(
-        env,
-        lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
-        "the Delete button",
-    )
+    yield ui.tap(env, desc="Delete")  # the selection's Delete icon
+    yield ui.tap(env, text="Delete")  # the confirmation dialog's button
 
 
 # ---- add tasks ------------------------------------------------------------------------------
