@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from android_world.agents.custom import offline_text
@@ -30,3 +32,27 @@ def test_keeps():
     assert after.keeps((16, 0), (16, 30)) and not after.keeps((15, 0), (17, 0))
     window = offline_text.parse_question("Any events between 9:45am and 8pm October 20?")
     assert window.keeps((20, 0), (21, 0)) and not window.keeps((9, 30), (10, 30))
+
+
+def test_relative_days_in_creation_goals():
+    goal = (
+        "In Simple Calendar Pro, create a calendar event in two weeks from today at 2h with the"
+        " title 'Review for next Monday' and the description 'x'. The event should last for 45 mins."
+    )
+    when = offline_text.parse_goal(goal).when
+    assert when.date == "in two weeks from today"  # the quoted title's "Monday" is not the date
+    assert offline_text.is_relative_day(when.date)
+    today = datetime.date(2023, 10, 15)
+    assert offline_text.parse_date(when.date, today) == datetime.date(2023, 10, 29)
+    assert offline_text.parse_date("in 3 days", today) == datetime.date(2023, 10, 18)
+    assert not offline_text.is_relative_day("2023-10-19")
+    tomorrow = offline_text.parse_goal("Create an event for tomorrow at 13h titled 'x'").when
+    assert tomorrow.date == "tomorrow"
+
+
+def test_reading_steps_are_recognised():
+    from android_world.agents.custom.celil_agent import _is_reading_step
+
+    assert _is_reading_step("Read today's date on the Clock")
+    assert _is_reading_step("Note down the total")
+    assert not _is_reading_step("Tap Save") and not _is_reading_step("Open the reader app")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import re
 import threading
 import time
 import traceback
@@ -49,6 +50,15 @@ from android_world.agents.custom.celil_quality_control import (
     irreversible_reason,
 )
 from android_world.env import interface, json_action
+
+# A sub-goal that is itself a reading ("Read today's date on the Clock", "Note the total"): what
+# the executor read off the screen is its result, also when the goal is a task, not a question.
+_READING_STEP = re.compile(r"^\s*(?:read|note(?:\s+down)?|look\s+up|write\s+down)\b", re.I)
+
+
+def _is_reading_step(sub_goal: str) -> bool:
+    return bool(_READING_STEP.match(sub_goal or ""))
+
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -1039,7 +1049,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         elif verdict is not None and verdict.text:
             why = verdict.text
         content = proposal.finished_content
-        if is_question(goal) and not celil_evidence.is_placeholder(content):
+        reads = is_question(goal) or _is_reading_step(sub_goal)
+        if reads and not celil_evidence.is_placeholder(content):
             grounded = celil_evidence.content_grounded(content, observation, self._seen_texts)
             if grounded or celil_evidence.is_number(content):
                 how = "seen on screen" if grounded else "worked out from the screens seen"

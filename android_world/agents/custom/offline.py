@@ -415,6 +415,16 @@ def when_target(
     return text_lib.parse_clock(value)
 
 
+def with_today(intent: Intent, today: str | None, observation: Observation) -> Intent:
+    """A "Set the start date to tomorrow" sub-goal with its day worked out from today's date
+    (as read off the clock), so the form can be set and checked like an absolute date."""
+    if intent.kind != "when" or not today or not text_lib.is_relative_day(intent.value):
+        return intent
+    base = text_lib.parse_date(today, default_year=screen.shown_year(observation))
+    day = text_lib.parse_date(intent.value, today=base) if base else None
+    return dataclasses.replace(intent, value=f"{day:%Y-%m-%d}") if day else intent
+
+
 def when_done(intent: Intent, observation: Observation) -> tuple[bool, str]:
     which, part = (intent.subject or "start date").split()
     target = when_target(intent, observation)
@@ -617,6 +627,9 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
+        relative = info.when is not None and text_lib.is_relative_day(info.when.date)
+        if relative and DATE_SOURCE_APP not in info.apps:  # "for tomorrow": read today first
+            subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
         if "send" in verbs and "send" not in forbidden:
             subs.append("Tap Send")
         elif "save" not in forbidden and (info.fields or creating):
@@ -897,6 +910,7 @@ class OfflinePlanner:
     ) -> Evidence:
         """The progress check with its evidence; the agent counts only screen-backed kinds."""
         intent = parse_sub_goal(sub_goal, text_lib.parse_goal(goal))
+        intent = with_today(intent, _fact_today(context_summary), observation)
         return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
 
     def is_sub_goal_done(
@@ -995,6 +1009,8 @@ class OfflineActionGenerator:
             self._duds.setdefault(signature, set()).add(self._last[1])
         self._last = None
         intent = parse_sub_goal(sub_goal, info)
+        self._today = self._today or _fact_today(context_summary)
+        intent = with_today(intent, self._today, observation)
         history = screen.parse_history(context_summary)
         evidence = sub_goal_evidence(intent, observation, history)
         if evidence.done and evidence.kind != "action":

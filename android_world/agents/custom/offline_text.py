@@ -1059,15 +1059,44 @@ class When:
     duration: str | None = None
 
 
+# A day relative to today, as a goal to create something gives it: "for tomorrow", "for this
+# Thursday", "in two weeks from today", "in 3 days".
+_NUMBER_WORDS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_COUNT = rf"(?:\d{{1,2}}|{'|'.join(_NUMBER_WORDS)})"
+_RELATIVE_WHEN = re.compile(
+    rf"\b(?:for|on)\s+(today|tomorrow|(?:(?:this|next)\s+)?(?:{'|'.join(_WEEKDAYS)}))\b"
+    rf"|\b(in\s+{_COUNT}\s+(?:days?|weeks?)(?:\s+from\s+(?:today|now))?)\b",
+    re.I,
+)
+_IN_DAYS = re.compile(rf"^(?:in\s+)?({_COUNT})\s+(days?|weeks?)(?:\s+from\s+(?:today|now))?$", re.I)
+
+
+def is_relative_day(text: str | None) -> bool:
+    """Whether a date phrase needs today's date to mean a day ("tomorrow", "this Friday")."""
+    return bool(text) and parse_date(text) is None and parse_date(text, _ANY_DAY) is not None
+
+
+_ANY_DAY = datetime.date(2000, 1, 3)  # only to test whether a phrase is relative
+
+
 def parse_when(goal: str) -> When | None:
-    """The date, start time and duration a goal gives ("on 2023-10-27 at 13h ... for 15 mins")."""
+    """The date, start time and duration a goal gives ("on 2023-10-27 at 13h ... for 15 mins"),
+    the date possibly relative to today ("for tomorrow", "in two weeks from today")."""
     date = _DATE_PHRASE.search(goal)
+    if date is None:
+        relative = _RELATIVE_WHEN.search(goal)
+        if relative is not None:
+            return _when(goal, relative.group(1) or relative.group(2))
+    return _when(goal, date.group(0) if date else None)
+
+
+def _when(goal: str, date: str | None) -> When | None:
     time = _WHEN_TIME.search(goal)
     duration = _WHEN_DURATION.search(goal)
     if not (date or time or duration):
         return None
     return When(
-        date.group(0) if date else None,
+        date,
         time.group(1).strip().rstrip(".") if time else None,
         duration.group(1).strip() if duration else None,
     )
@@ -1125,6 +1154,11 @@ def parse_date(
     offsets = {"today": 0, "tomorrow": 1, "yesterday": -1}
     if lowered in offsets:
         return today + datetime.timedelta(days=offsets[lowered])
+    match = _IN_DAYS.match(lowered)
+    if match:
+        count = match.group(1)
+        n = int(count) if count.isdigit() else max(1, _NUMBER_WORDS.index(count))
+        return today + datetime.timedelta(days=n * (7 if match.group(2).startswith("w") else 1))
     match = re.fullmatch(
         rf"(?:(this|next|the)\s+)?({'|'.join(_WEEKDAYS)})(\s+after\s+next)?", lowered
     )
