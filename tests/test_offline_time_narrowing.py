@@ -56,3 +56,16 @@ def test_reading_steps_are_recognised():
     assert _is_reading_step("Read today's date on the Clock")
     assert _is_reading_step("Note down the total")
     assert not _is_reading_step("Tap Save") and not _is_reading_step("Open the reader app")
+
+
+def test_repetition_and_should_be_values():
+    goal = (
+        "In Simple Calendar Pro, create a recurring calendar event titled 'Daily standup' starting"
+        " on 2023-10-15 at 14h. The event recurs weekly, forever, and lasts for 60 minutes each"
+        " occurrence. The event description should be 'We will plan. Snacks will be provided.'."
+    )
+    assert offline_text.repetition(goal) == "Weekly"  # not the quoted title's "Daily"
+    assert offline_text.repetition("a task that repeats every month") == "Monthly"
+    assert offline_text.repetition("Create a note 'recurs daily'") is None
+    fields = dict(offline_text.parse_goal(goal).fields)
+    assert fields["description"] == "We will plan. Snacks will be provided."

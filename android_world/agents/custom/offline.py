@@ -627,6 +627,9 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
+        repeat = text_lib.repetition(info.goal)
+        if repeat:  # "recurs weekly": the form's repetition control, then the choice
+            subs += ["Tap Repetition", f"Tap {repeat}"]
         relative = info.when is not None and text_lib.is_relative_day(info.when.date)
         if relative and DATE_SOURCE_APP not in info.apps:  # "for tomorrow": read today first
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]

@@ -694,6 +694,29 @@ _DURATION = {
 }
 
 
+_REPEAT = re.compile(
+    r"\b(?:recurs?|recurring|repeats?|repeating|repeated)\s+(?:every\s+)?"
+    r"(daily|weekly|monthly|yearly|annually|day|week|month|year)\b",
+    re.I,
+)
+_REPEAT_CHOICE = {"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly"}
+
+
+def repetition(goal: str) -> str | None:
+    """How often a thing the goal creates repeats, as a repetition menu words it ("The event
+    recurs weekly" -> "Weekly"); quoted text is the goal's values, not its instructions."""
+    text = goal
+    for start, end in reversed(quoted_spans(goal)):
+        text = text[:start] + " " * (end - start) + text[end:]
+    match = _REPEAT.search(text)
+    if not match:
+        return None
+    word = (
+        match.group(1).casefold().removesuffix("ly").replace("annual", "year").replace("dai", "day")
+    )
+    return _REPEAT_CHOICE.get(word)
+
+
 def forbidden_words(goal: str) -> list[str]:
     """Labels the goal says not to touch ("Do not start the timer" -> start)."""
     return [normalize(m.group(1)) for m in _NEGATIVE.finditer(goal)]
