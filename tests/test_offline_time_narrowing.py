@@ -69,3 +69,16 @@ def test_repetition_and_should_be_values():
     assert offline_text.repetition("Create a note 'recurs daily'") is None
     fields = dict(offline_text.parse_goal(goal).fields)
     assert fields["description"] == "We will plan. Snacks will be provided."
+
+
+def test_delete_everything_on_a_day_plans_one_emptying_step():
+    from android_world.agents.custom import offline
+
+    goal = "In Simple Calendar Pro, delete all events scheduled for this Monday."
+    assert offline_text.delete_all_day(goal) == "this Monday"
+    plan, _ = offline.build_plan(offline_text.parse_goal(goal))
+    assert plan[-1] == "Delete every event on this Monday" and plan[0] == "Open Clock"
+    absolute = "In Simple Calendar Pro, delete all the calendar events on 2023-10-27"
+    assert offline.build_plan(offline_text.parse_goal(absolute))[0][-1].endswith("on 2023-10-27")
+    assert offline_text.delete_all_day("Delete all notes for the project") is None
+    assert offline_text.delete_all_day("Delete all my expenses") is None

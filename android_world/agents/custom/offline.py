@@ -95,6 +95,8 @@ _REOPEN = re.compile(r"^(?:re)?open\s+(?:the\s+)?(.+?)(?:\s+app)?(?:\s+\(.*\))?$
 # own words, so episodic memory slots them; the executor works the form's pickers out.
 _WHEN = re.compile(r"^set the (start|end) (date|time) to (.+)$", re.I)
 _READ_DATE = re.compile(r"^read today'?s date\b", re.I)
+# "Delete every event on 2023-10-27": every item of that day's list, whatever their names.
+_DELETE_ALL = re.compile(r"^(?:delete|remove) every (\w+) on (.+)$", re.I)
 READ_DATE_SUB_GOAL = "Read today's date on the Clock"
 DATE_SOURCE_APP = "Clock"
 FIND_SUB_GOAL = "Find the information the question asks for"
@@ -112,6 +114,9 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     if match:
         subject = f"{match.group(1).casefold()} {match.group(2).casefold()}"
         return Intent("when", sub_goal, subject=subject, value=match.group(3).strip())
+    match = _DELETE_ALL.match(text)
+    if match:
+        return Intent("delete_all", sub_goal, subject=match.group(1), value=match.group(2))
     if _READ_DATE.match(text):
         return Intent("read_date", sub_goal, subject=text)
     if re.search(r"\b(permission|pop-?ups?|allow)\b", lowered):
@@ -268,6 +273,12 @@ def sub_goal_done(
         return False, "the named element was not tapped yet"
     if intent.kind == "when":
         return when_done(intent, observation)
+    if intent.kind == "delete_all":
+        day, rows = screen.day_view(observation)
+        target = text_lib.parse_date(intent.value, default_year=screen.shown_year(observation))
+        if target is not None and day == target and not rows:
+            return True, f"the list of {target:%B %d %Y} is empty"
+        return False, "the day's list is not shown empty yet"
     if intent.kind == "read_date":
         return False, "the executor reads the date when the screen shows it"
     if intent.kind == "find":
@@ -288,7 +299,19 @@ def sub_goal_done(
 # Verdicts read straight off the screen's state; every other kind rests on a step taken for the
 # sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
 _STATE_KINDS = frozenset(
-    {"open", "permission", "toggle", "fill", "prepend", "append", "keypad", "new", "when", "find"}
+    {
+        "open",
+        "permission",
+        "toggle",
+        "fill",
+        "prepend",
+        "append",
+        "keypad",
+        "new",
+        "when",
+        "find",
+        "delete_all",
+    }
 )
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
 
@@ -418,7 +441,8 @@ def when_target(
 def with_today(intent: Intent, today: str | None, observation: Observation) -> Intent:
     """A "Set the start date to tomorrow" sub-goal with its day worked out from today's date
     (as read off the clock), so the form can be set and checked like an absolute date."""
-    if intent.kind != "when" or not today or not text_lib.is_relative_day(intent.value):
+    relative = text_lib.is_relative_day(intent.value)
+    if intent.kind not in ("when", "delete_all") or not today or not relative:
         return intent
     base = text_lib.parse_date(today, default_year=screen.shown_year(observation))
     day = text_lib.parse_date(intent.value, today=base) if base else None
@@ -593,6 +617,11 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             f"Tap '{destination}'",
             "Tap Move",
         ]
+    elif verbs & {"delete", "remove"} and (day := text_lib.delete_all_day(info.goal)):
+        # "Delete all the events on <day>": empty that day's list, whatever its items are.
+        if text_lib.is_relative_day(day) and DATE_SOURCE_APP not in info.apps:
+            subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
+        subs.append(f"Delete every {obj} on {day}")
     elif verbs & {"delete", "remove"} and info.targets:
         if info.folder:
             subs.append(f"Tap {info.folder}")
@@ -1118,6 +1147,7 @@ class OfflineActionGenerator:
             "prepend": lambda: self._add_text(intent, obs, signature, at_top=True),
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
+            "delete_all": lambda: self._delete_all(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
             "select": lambda: self._select(intent, obs, signature),
         }.get(intent.kind)
@@ -1224,6 +1254,32 @@ class OfflineActionGenerator:
                 chosen = self._click(obs, i, signature, "look for delete in the menu")
                 if chosen is not None:
                     return chosen
+        return None
+
+    def _delete_all(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Empty one day's list: confirm a deletion, delete a selection, select the first row
+        of the day (opening it when a long press does nothing), or go to the day."""
+        confirm = screen.confirm_button(obs, "delet")
+        if confirm is not None:
+            return self._click(obs, confirm, signature, "confirm the deletion")
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) in DELETE_LABELS:
+                chosen = self._click(obs, i, signature, "delete the selection")
+                if chosen is not None:
+                    return chosen
+        target = text_lib.parse_date(intent.value, default_year=screen.shown_year(obs))
+        day, rows = screen.day_view(obs)
+        if target is not None and day == target and rows:
+            index = screen.find_text(obs, rows[0].title, skip_titles=True)
+            if index is not None:
+                why = f"select {rows[0].title!r}"
+                chosen = self._click(obs, index, signature, why, long=True)
+                return chosen or self._click(obs, index, signature, f"open {rows[0].title!r}")
+        if target is not None:
+            return self._go_to_day(intent, obs, signature, target)
         return None
 
     def _overflow_menu(
@@ -1811,6 +1867,13 @@ def intent_target_ok(
             or label == "more options"
             or index == screen.confirm_button(obs, "delet")
         )
+    if intent.kind == "delete_all":  # the day's cell, its rows (any name), delete, confirm
+        if label in DELETE_LABELS or index == screen.confirm_button(obs, "delet"):
+            return True
+        if index in screen.date_navigation(obs):
+            return True
+        _, rows = screen.day_view(obs)
+        return label in {text_lib.normalize(row.title) for row in rows}
     return False
 
 

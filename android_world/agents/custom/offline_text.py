@@ -717,6 +717,21 @@ def repetition(goal: str) -> str | None:
     return _REPEAT_CHOICE.get(word)
 
 
+_DELETE_ALL = re.compile(
+    r"\b(?:delete|remove|clear)\s+(?:all|every(?:thing)?)\s+(?:of\s+)?(?:the\s+|my\s+)?"
+    r"(?:[\w-]+\s+){0,2}?(?:events?|appointments?|meetings?|entries|items?)?\s*"
+    r"(?:that\s+(?:are|is)\s+)?(?:on|for|scheduled\s+(?:for|on)|planned\s+for)\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def delete_all_day(goal: str) -> str | None:
+    """The day of "delete all the calendar events on 2023-10-27" / "delete all events scheduled
+    for this Monday", as the goal words it (a list to empty, not an item to find)."""
+    match = _DELETE_ALL.search(" ".join(goal.split()))
+    return day_phrase(match.group("rest")) if match else None
+
+
 def forbidden_words(goal: str) -> list[str]:
     """Labels the goal says not to touch ("Do not start the timer" -> start)."""
     return [normalize(m.group(1)) for m in _NEGATIVE.finditer(goal)]
