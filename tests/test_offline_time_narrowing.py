@@ -82,3 +82,27 @@ def test_delete_everything_on_a_day_plans_one_emptying_step():
     assert offline.build_plan(offline_text.parse_goal(absolute))[0][-1].endswith("on 2023-10-27")
     assert offline_text.delete_all_day("Delete all notes for the project") is None
     assert offline_text.delete_all_day("Delete all my expenses") is None
+
+
+def test_questions_about_one_item_search_for_it():
+    from android_world.agents.custom import offline
+
+    location = "What is the location of my Team lunch event in Simple Calendar Pro? Answer with the location only."
+    assert offline_text.attribute_question(location) == ("location", "Team lunch")
+    plan, _ = offline.build_plan(offline_text.parse_goal(location))
+    assert plan[1:] == ["Search for 'Team lunch'", "Open 'Team lunch'", offline.FIND_SUB_GOAL]
+    meeting = "When is my next meeting with Mia in Simple Calendar Pro? Express your answer ..."
+    assert offline_text.when_with_question(meeting) == "Mia"
+    assert offline_text.parse_question(meeting).kind == "other"  # not "the next event"
+    plan, _ = offline.build_plan(offline_text.parse_goal(meeting))
+    assert plan == ["Open Simple Calendar Pro", "Search for 'Mia'", offline.FIND_SUB_GOAL]
+    assert offline_text.when_with_question("What is my next upcoming event?") is None
+
+
+def test_a_date_and_time_put_together_is_grounded_in_header_and_row():
+    from android_world.agents.custom import celil_evidence
+
+    texts = ["friday, october 27, 2023", "drinks with mia", "15:15 - 15:45"]
+    assert celil_evidence._date_time_seen("october 27 2023 15:15", texts)
+    assert not celil_evidence._date_time_seen("october 27 2023 16:15", texts)
+    assert not celil_evidence._date_time_seen("october 28 2023 15:15", texts)

@@ -97,6 +97,9 @@ _WHEN = re.compile(r"^set the (start|end) (date|time) to (.+)$", re.I)
 _READ_DATE = re.compile(r"^read today'?s date\b", re.I)
 # "Delete every event on 2023-10-27": every item of that day's list, whatever their names.
 _DELETE_ALL = re.compile(r"^(?:delete|remove) every (\w+) on (.+)$", re.I)
+# "Search for 'Team lunch'", then "Open 'Team lunch'": find one item among many, then open it.
+_SEARCH_FOR = re.compile(r"^search for '(.+)'$", re.I)
+_OPEN_ITEM = re.compile(r"^open '(.+)'$", re.I)
 READ_DATE_SUB_GOAL = "Read today's date on the Clock"
 DATE_SOURCE_APP = "Clock"
 FIND_SUB_GOAL = "Find the information the question asks for"
@@ -117,6 +120,12 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     match = _DELETE_ALL.match(text)
     if match:
         return Intent("delete_all", sub_goal, subject=match.group(1), value=match.group(2))
+    match = _SEARCH_FOR.match(text)
+    if match:
+        return Intent("search", sub_goal, subject="search", value=match.group(1))
+    match = _OPEN_ITEM.match(text)
+    if match and not text_lib.find_apps(match.group(1)):
+        return Intent("open_item", sub_goal, subject=match.group(1))
     if _READ_DATE.match(text):
         return Intent("read_date", sub_goal, subject=text)
     if re.search(r"\b(permission|pop-?ups?|allow)\b", lowered):
@@ -273,6 +282,20 @@ def sub_goal_done(
         return False, "the named element was not tapped yet"
     if intent.kind == "when":
         return when_done(intent, observation)
+    if intent.kind == "search":
+        for i in screen.fields(observation):
+            if text_lib.normalize(screen.field_text(elements[i])) == text_lib.normalize(
+                intent.value
+            ):
+                return True, f"the search box holds {intent.value!r}"
+        return False, "the search box does not hold it yet"
+    if intent.kind == "open_item":
+        for i in screen.form_fields(observation):
+            if text_lib.normalize(screen.field_text(elements[i])) == text_lib.normalize(
+                intent.subject
+            ):
+                return True, f"{intent.subject!r} is open"
+        return False, f"{intent.subject!r} is not open yet"
     if intent.kind == "delete_all":
         day, rows = screen.day_view(observation)
         target = text_lib.parse_date(intent.value, default_year=screen.shown_year(observation))
@@ -285,6 +308,8 @@ def sub_goal_done(
         goal = intent.value or ""
         if text_lib.parse_question(goal).kind != "other":
             return False, "the answer needs the whole list read; the executor says when"
+        if text_lib.attribute_question(goal) or text_lib.when_with_question(goal):
+            return False, "the answer is read off the item found; the executor reads it"
         if goal and question_answer(goal, observation, ""):
             return True, "the screen shows text that answers the question"
         return False, "no answer on screen yet"
@@ -311,6 +336,8 @@ _STATE_KINDS = frozenset(
         "when",
         "find",
         "delete_all",
+        "search",
+        "open_item",
     }
 )
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
@@ -607,6 +634,12 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if question.needs_today and DATE_SOURCE_APP not in info.apps:
             # "Wednesday", "next": relative to today, which the clock shows.
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
+        attribute = text_lib.attribute_question(info.goal)
+        who = text_lib.when_with_question(info.goal)
+        if attribute is not None:  # "the location of my X event": find X, open it, read
+            subs += [f"Search for '{attribute[1]}'", f"Open '{attribute[1]}'"]
+        elif who is not None:  # "when is my next meeting with X": X's items show their dates
+            subs.append(f"Search for '{who}'")
         subs.append(FIND_SUB_GOAL)
     elif info.move is not None:
         item, source, destination = info.move
@@ -1148,6 +1181,8 @@ class OfflineActionGenerator:
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
             "delete_all": lambda: self._delete_all(intent, obs, signature),
+            "search": lambda: self._search(intent, obs, signature),
+            "open_item": lambda: self._open_item(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
             "select": lambda: self._select(intent, obs, signature),
         }.get(intent.kind)
@@ -1281,6 +1316,43 @@ class OfflineActionGenerator:
         if target is not None:
             return self._go_to_day(intent, obs, signature, target)
         return None
+
+    def _search(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Type the query into a search box, or open the search box first."""
+        boxes = [i for i in screen.fields(obs) if i not in screen.form_fields(obs)]
+        if boxes:
+            action = _action(json_action.INPUT_TEXT, index=boxes[0], text=intent.value)
+            if self._usable(action, signature):
+                return (
+                    action,
+                    f"search for {intent.value!r}",
+                    element_label(obs.ui_elements[boxes[0]]),
+                )
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            names = text_lib.normalize(" ".join(screen.labels(element)))
+            if element.is_clickable and any(w in names.split() for w in screen.SEARCH_WORDS):
+                chosen = self._click(obs, i, signature, "open the search")
+                if chosen is not None:
+                    return chosen
+        return None
+
+    def _open_item(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Tap the item the goal names in a list (not the search box that holds its name)."""
+        key = text_lib.normalize(intent.subject)
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if screen.is_field(element) or screen.in_title_bar(element, obs.screen_size):
+                continue
+            if text_lib.normalize(element.text) == key:
+                chosen = self._click(obs, i, signature, f"open {intent.subject!r}")
+                if chosen is not None:
+                    return chosen
+        return self._scroll_for(intent, obs, signature, f"scroll to find {intent.subject!r}")
 
     def _overflow_menu(
         self, intent: Intent, obs: Observation, signature: str, tried: set[str]
@@ -1520,6 +1592,12 @@ class OfflineActionGenerator:
         end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
         if question.kind == "total":
             return self._read_total(question, obs, end_of_list)
+        attribute = text_lib.attribute_question(info.goal)
+        if question.kind == "other" and attribute is not None:
+            return _read_attribute(obs, *attribute)
+        who = text_lib.when_with_question(info.goal)
+        if question.kind == "other" and who is not None:
+            return _read_when_with(obs, who)
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             day, rows = screen.day_view(obs)
@@ -1772,6 +1850,46 @@ _WEEKDAY_DATE = re.compile(
     r"^\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+\w+\.?\s+\d{1,2}\b", re.I
 )
 _TODAY_FACT = re.compile(r"Read today'?s date[^:\n]*:[ \t]*([^\n;]+)")
+
+
+def _read_attribute(obs: Observation, attribute: str, item: str) -> tuple[str, str] | None:
+    """The value of the field named `attribute` once the item is open (a form showing it)."""
+    key = text_lib.normalize(item)
+    if not any(
+        text_lib.normalize(screen.field_text(obs.ui_elements[i])) == key
+        for i in screen.form_fields(obs)
+    ):
+        return None
+    terms = text_lib.field_terms(attribute)
+    for i in screen.form_fields(obs):
+        value = screen.field_text(obs.ui_elements[i])
+        names = screen.element_names(obs, i)
+        if value and max((text_lib.label_relevance(terms, n) for n in names), default=0) >= 0.8:
+            return value, f"the {attribute} field of {item!r} holds {value!r}"
+    return None
+
+
+def _read_when_with(obs: Observation, who: str) -> tuple[str, str] | None:
+    """The date and start of the first listed item naming `who`, under its day header
+    ("Monday, October 16, 2023" then "Drinks with Mia" / "13:30 - 14:00")."""
+    day = None
+    year = screen.shown_year(obs)
+    for item in screen.list_items(obs):
+        for text in screen.item_texts(obs, item):
+            header = text_lib.parse_date(text, default_year=year) if len(text) < 40 else None
+            if header is not None and not _TIME_SPAN.match(text):
+                day = header
+        texts = screen.item_texts(obs, item)
+        span = next((m for t in texts if (m := _TIME_SPAN.match(t))), None)
+        named = any(text_lib.phrase_in(who, t) for t in texts if not _TIME_SPAN.match(t))
+        start = text_lib.parse_clock(span.group(1)) if span else None
+        if day is not None and named and start is not None:
+            when = f"{day:%B} {day.day} {day.year} {start[0]:02d}:{start[1]:02d}"
+            return when, f"the item with {who} starts {when}"
+    return None
+
+
+_TIME_SPAN = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2})\s*$")
 
 
 def _fact_today(context_summary: str) -> str | None:

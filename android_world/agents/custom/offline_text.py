@@ -1313,8 +1313,40 @@ _TOTAL_FORMS = (
 )
 
 
+_ATTRIBUTE = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+of\s+(?:my\s+|the\s+)?"
+    r"(?P<item>.+?)\s+(?P<object>event|appointment|meeting|note|contact|expense|task|recipe|file)\b",
+    re.I,
+)
+
+
+def attribute_question(goal: str) -> tuple[str, str] | None:
+    """(attribute, item) of "What is the location of my Team lunch event?": a field of one
+    item, read where the item is opened."""
+    match = _ATTRIBUTE.search(" ".join((goal or "").split()))
+    if not match:
+        return None
+    item = match.group("item").strip(" '\"")
+    return (match.group("attr").casefold(), item) if item else None
+
+
+_WHEN_WITH = re.compile(
+    r"(?i:\bwhen\s+(?:is|'s)\s+(?:my|the)\s+(?:next\s+|upcoming\s+)?(?:[\w-]+\s+)?"
+    r"(?:meeting|event|appointment|call|session)\s+with)\s+(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+)
+
+
+def when_with_question(goal: str) -> str | None:
+    """Who "When is my next meeting with Mia?" is about: the item to search for; the answer is
+    its date and start time."""
+    match = _WHEN_WITH.search(" ".join((goal or "").split()))
+    return match.group("who") if match else None
+
+
 def parse_question(goal: str) -> Question:
     text = " ".join((goal or "").split())
+    if when_with_question(text):
+        return Question("other")  # found by searching for the person, not by date
     total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
