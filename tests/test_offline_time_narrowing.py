@@ -106,3 +106,11 @@ def test_a_date_and_time_put_together_is_grounded_in_header_and_row():
     assert celil_evidence._date_time_seen("october 27 2023 15:15", texts)
     assert not celil_evidence._date_time_seen("october 27 2023 16:15", texts)
     assert not celil_evidence._date_time_seen("october 28 2023 15:15", texts)
+
+
+def test_a_total_is_not_a_field_of_one_item():
+    from android_world.agents.custom import offline
+
+    goal = "What is the total amount of my Health Care expenses in pro expense? Answer with the number only."
+    plan, _ = offline.build_plan(offline_text.parse_goal(goal))
+    assert not any(step.startswith(("Search for", "Open '")) for step in plan)

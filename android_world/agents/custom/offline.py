@@ -634,7 +634,7 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if question.needs_today and DATE_SOURCE_APP not in info.apps:
             # "Wednesday", "next": relative to today, which the clock shows.
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
-        attribute = text_lib.attribute_question(info.goal)
+        attribute = text_lib.attribute_question(info.goal) if question.kind == "other" else None
         who = text_lib.when_with_question(info.goal)
         if attribute is not None:  # "the location of my X event": find X, open it, read
             subs += [f"Search for '{attribute[1]}'", f"Open '{attribute[1]}'"]
