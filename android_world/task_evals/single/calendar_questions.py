@@ -388,6 +388,10 @@ def _end_minutes(start: str, end: str) -> str:
 class _UpstreamCalendarQuestion(ir._InformationRetrieval):
     app_names = ("simple calendar pro",)
     complexity = 1.0
+    fidelity_notes: tuple[str, ...] = (
+        "the goal's date wording is drawn with the params (upstream rewords it at"
+        " initialisation); the exact date is kept as params['target_date']",
+    )
 
     def relevant_events(self) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -464,6 +468,12 @@ class SimpleCalendarEventOnDateAtTime(_UpstreamCalendarQuestion):
 class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
     """Every event of one day: three one-hour events, no noise on that day."""
 
+    fidelity_notes = (
+        *_UpstreamCalendarQuestion.fidelity_notes,
+        "upstream's without-replacement picks for the seeded events are drawn with the params"
+        " (params['events']) instead of at initialisation; same distribution",
+    )
+
     difficulty = "easy"
     tags = ("information_retrieval", "parameterized")
     optimal_steps = 4
@@ -501,7 +511,10 @@ class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
 
 
 class SimpleCalendarNextMeetingWithPerson(_UpstreamCalendarQuestion):
-    """When the one "Drinks with <person>" event starts, as a date and a 24-hour time."""
+    """When the one "Drinks with <person>" event starts, as a date and a 24-hour time.
+
+    As upstream, the event may lie earlier today (e.g. 9:45 on the 15th): it is still the
+    expected answer, being the only meeting with that person."""
 
     match_type = MatchType.DATE_TIME
     difficulty = "medium"
@@ -602,6 +615,12 @@ class SimpleCalendarLocationOfEvent(_UpstreamCalendarQuestion):
 
 class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
     """The two events of Monday the 16th to Sunday the 22nd (no noise from today to the 22nd)."""
+
+    fidelity_notes = (
+        *_UpstreamCalendarQuestion.fidelity_notes,
+        "upstream's without-replacement picks for the seeded events are drawn with the params"
+        " (params['events']) instead of at initialisation; same distribution",
+    )
 
     difficulty = "easy"
     tags = ("data_entry", "parameterized")
