@@ -114,3 +114,15 @@ def test_a_total_is_not_a_field_of_one_item():
     goal = "What is the total amount of my Health Care expenses in pro expense? Answer with the number only."
     plan, _ = offline.build_plan(offline_text.parse_goal(goal))
     assert not any(step.startswith(("Search for", "Open '")) for step in plan)
+
+
+def test_other_wordings_of_the_same_questions():
+    assert offline_text.when_with_question("When's the next event with David?") == "David"
+    assert offline_text.when_with_question("Tell me when my next appointment with David is") == (
+        "David"
+    )
+    assert offline_text.attribute_question("Where is my Team Offsite event?") == (
+        "location",
+        "Team Offsite",
+    )
+    assert offline_text.delete_all_day("Could you clear all of my calendar events on 2023-10-21?")

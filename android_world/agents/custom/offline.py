@@ -650,7 +650,7 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             f"Tap '{destination}'",
             "Tap Move",
         ]
-    elif verbs & {"delete", "remove"} and (day := text_lib.delete_all_day(info.goal)):
+    elif day := text_lib.delete_all_day(info.goal):
         # "Delete all the events on <day>": empty that day's list, whatever its items are.
         if text_lib.is_relative_day(day) and DATE_SOURCE_APP not in info.apps:
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]

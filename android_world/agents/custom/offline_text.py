@@ -1320,10 +1320,22 @@ _ATTRIBUTE = re.compile(
 )
 
 
+_WHERE = re.compile(
+    r"\bwhere\s+(?:is|'s|does)\s+(?:my|the)\s+(?P<item>.+?)\s+"
+    r"(?P<object>event|appointment|meeting)\b",
+    re.I,
+)
+
+
 def attribute_question(goal: str) -> tuple[str, str] | None:
-    """(attribute, item) of "What is the location of my Team lunch event?": a field of one
-    item, read where the item is opened."""
-    match = _ATTRIBUTE.search(" ".join((goal or "").split()))
+    """(attribute, item) of "What is the location of my Team lunch event?" (or "Where is my
+    Team lunch event?"): a field of one item, read where the item is opened."""
+    text = " ".join((goal or "").split())
+    where = _WHERE.search(text)
+    if where:
+        item = where.group("item").strip(" '\"")
+        return ("location", item) if item else None
+    match = _ATTRIBUTE.search(text)
     if not match:
         return None
     item = match.group("item").strip(" '\"")
@@ -1331,7 +1343,7 @@ def attribute_question(goal: str) -> tuple[str, str] | None:
 
 
 _WHEN_WITH = re.compile(
-    r"(?i:\bwhen\s+(?:is|'s)\s+(?:my|the)\s+(?:next\s+|upcoming\s+)?(?:[\w-]+\s+)?"
+    r"(?i:\bwhen(?:\s+is|'s|\s+)\s*(?:my|the)\s+(?:next\s+|upcoming\s+)?(?:[\w-]+\s+)?"
     r"(?:meeting|event|appointment|call|session)\s+with)\s+(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
 )
 
