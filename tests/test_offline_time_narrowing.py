@@ -126,3 +126,20 @@ def test_other_wordings_of_the_same_questions():
         "Team Offsite",
     )
     assert offline_text.delete_all_day("Could you clear all of my calendar events on 2023-10-21?")
+
+
+def test_week_questions():
+    goal = (
+        "What events do I have in the next week in Simple Calendar Pro? Assume the week starts"
+        " from Monday. Answer with the titles only."
+    )
+    question = offline_text.parse_question(goal)
+    assert question.kind == "week" and question.needs_today  # not "Monday"'s day question
+    sunday = datetime.date(2023, 10, 15)
+    assert offline_text.week_span("next", sunday) == (
+        datetime.date(2023, 10, 16),
+        datetime.date(2023, 10, 22),
+    )
+    assert offline_text.week_span("this", datetime.date(2023, 10, 18))[0] == datetime.date(
+        2023, 10, 16
+    )

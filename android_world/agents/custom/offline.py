@@ -1554,6 +1554,10 @@ class OfflineActionGenerator:
     ) -> tuple[json_action.JSONAction | None, str, str]:
         del history
         question = text_lib.parse_question(info.goal)
+        if question.kind == "week":
+            listed = self._week_list_step(obs, signature)
+            if listed is not None:
+                return listed
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None:
@@ -1568,6 +1572,25 @@ class OfflineActionGenerator:
         if day is not None:
             return day
         return self._navigate(intent, info, obs, signature)
+
+    def _week_list_step(
+        self, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """A week is read from a list of days: scroll one that shows day headers; otherwise
+        pick a list view where the screen offers one ("Change view", then "Event list view")."""
+        if _listed_days(obs):
+            return self._scroll_for(
+                Intent("find", "week"), obs, signature, "read the rest of the week"
+            )
+        for words in (_LIST_VIEW_WORDS, _VIEW_WORDS):
+            for i in screen.content_indices(obs):
+                element = obs.ui_elements[i]
+                names = set(text_lib.words(element_label(element)))
+                if element.is_clickable and names & words and not names & {"month", "day"}:
+                    chosen = self._click(obs, i, signature, "show the events as a list")
+                    if chosen is not None:
+                        return chosen
+        return None
 
     # --- reading questions off the screen ------------------------------------------------------
 
@@ -1592,6 +1615,8 @@ class OfflineActionGenerator:
         end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
         if question.kind == "total":
             return self._read_total(question, obs, end_of_list)
+        if question.kind == "week":
+            return self._read_week(question, obs, end_of_list)
         attribute = text_lib.attribute_question(info.goal)
         if question.kind == "other" and attribute is not None:
             return _read_attribute(obs, *attribute)
@@ -1609,6 +1634,28 @@ class OfflineActionGenerator:
                 return None
             return self._day_answer(question, obs, day)
         return None
+
+    def _read_week(
+        self, question: text_lib.Question, obs: Observation, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        """Titles listed under the week's day headers, once a later day or the list's end shows."""
+        year = screen.shown_year(obs)
+        today = text_lib.parse_date(self._today, default_year=year) if self._today else None
+        listed = _listed_days(obs)
+        if today is None or not listed:
+            return None
+        monday, sunday = text_lib.week_span(question.qualifier, today)
+        for day, title in listed:
+            if monday <= day <= sunday:
+                self._rows.setdefault((title, (0, 0), (0, 0)), day)
+        if not (end_of_list or any(day > sunday for day, _ in listed)):
+            return None
+        titles = list(
+            dict.fromkeys(t for (t, _, _), d in self._rows.items() if monday <= d <= sunday)
+        )
+        if not titles:
+            return None
+        return ", ".join(titles), f"the list shows {len(titles)} item(s) from {monday} to {sunday}"
 
     def _list_exhausted(self, intent: Intent, obs: Observation) -> bool:
         """The last scroll here changed nothing, or the scroll budget for the screen is spent."""
@@ -1869,6 +1916,32 @@ def _read_attribute(obs: Observation, attribute: str, item: str) -> tuple[str, s
     return None
 
 
+_VIEW_WORDS = frozenset({"view", "views"})
+_LIST_VIEW_WORDS = frozenset({"list", "agenda", "schedule"})
+_ALL_VIEW_WORDS = _VIEW_WORDS | _LIST_VIEW_WORDS
+
+
+def _listed_days(obs: Observation) -> list[tuple[datetime.date, str]]:
+    """(day, title) of the items a list shows under day headers ("Monday, October 16, 2023")."""
+    found: list[tuple[datetime.date, str]] = []
+    day = None
+    year = screen.shown_year(obs)
+    for item in screen.list_items(obs):
+        for text in screen.item_texts(obs, item):
+            if _TIME_SPAN.match(text):
+                continue
+            header = text_lib.parse_date(text, default_year=year) if len(text) < 40 else None
+            if header is not None and _WEEKDAY_NAME.search(text):
+                day = header
+            elif day is not None:
+                found.append((day, text))
+                break
+    return found
+
+
+_WEEKDAY_NAME = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.I)
+
+
 def _read_when_with(obs: Observation, who: str) -> tuple[str, str] | None:
     """The date and start of the first listed item naming `who`, under its day header
     ("Monday, October 16, 2023" then "Drinks with Mia" / "13:30 - 14:00")."""
@@ -1957,6 +2030,9 @@ def intent_target_ok(
         return index in screen.when_controls(obs)
     if intent.kind == "find" and index in screen.date_navigation(obs):
         return True
+    week = info is not None and text_lib.parse_question(info.goal).kind == "week"
+    if intent.kind == "find" and week and set(text_lib.words(label)) & _ALL_VIEW_WORDS:
+        return True  # a week reads best as a list: the view switch and the list view
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
     if intent.kind == "fill":

@@ -1246,6 +1246,15 @@ _TOTAL = re.compile(
     re.I,
 )
 _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
+_WEEK = re.compile(r"\b(next|this|coming|following|current)\s+week\b", re.I)
+
+
+def week_span(which: str, today: datetime.date) -> tuple[datetime.date, datetime.date]:
+    """Monday and Sunday of "this" week or of the "next" one (weeks start on Monday)."""
+    monday = today - datetime.timedelta(days=today.weekday())
+    if which not in ("this", "current"):
+        monday += datetime.timedelta(days=7)
+    return monday, monday + datetime.timedelta(days=6)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1279,7 +1288,7 @@ class Question:
     @property
     def needs_today(self) -> bool:
         """Whether the answer depends on today's date, which the screen must first show."""
-        if self.kind == "next":
+        if self.kind in ("next", "week"):
             return True
         return self.kind == "day" and not _DATE_PHRASE.search(self.day or "")
 
@@ -1362,6 +1371,9 @@ def parse_question(goal: str) -> Question:
     total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
+    week = _WEEK.search(text)
+    if week:  # "in the next week" (weeks start on Monday): read a list of that week's days
+        return Question("week", qualifier=week.group(1).casefold())
     day = day_phrase(text)
     if _NEXT.search(text) and not day:
         return Question("next")
