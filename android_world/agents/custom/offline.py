@@ -21,6 +21,7 @@ import datetime
 import re
 from typing import Any
 
+from android_world.agents.custom import offline_reading as reading
 from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom import offline_wording as wording
@@ -1578,11 +1579,11 @@ class OfflineActionGenerator:
     ) -> tuple[json_action.JSONAction, str, str] | None:
         """A week is read from a list of days: scroll one that shows day headers; otherwise
         pick a list view where the screen offers one ("Change view", then "Event list view")."""
-        if _listed_days(obs):
+        if reading.listed_days(obs):
             return self._scroll_for(
                 Intent("find", "week"), obs, signature, "read the rest of the week"
             )
-        for words in (_LIST_VIEW_WORDS, _VIEW_WORDS):
+        for words in (reading.LIST_VIEW_WORDS, reading.VIEW_WORDS):
             for i in screen.content_indices(obs):
                 element = obs.ui_elements[i]
                 names = set(text_lib.words(element_label(element)))
@@ -1619,10 +1620,10 @@ class OfflineActionGenerator:
             return self._read_week(question, obs, end_of_list)
         attribute = text_lib.attribute_question(info.goal)
         if question.kind == "other" and attribute is not None:
-            return _read_attribute(obs, *attribute)
+            return reading.read_attribute(obs, *attribute)
         who = text_lib.when_with_question(info.goal)
         if question.kind == "other" and who is not None:
-            return _read_when_with(obs, who)
+            return reading.read_when_with(obs, who)
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             day, rows = screen.day_view(obs)
@@ -1641,7 +1642,7 @@ class OfflineActionGenerator:
         """Titles listed under the week's day headers, once a later day or the list's end shows."""
         year = screen.shown_year(obs)
         today = text_lib.parse_date(self._today, default_year=year) if self._today else None
-        listed = _listed_days(obs)
+        listed = reading.listed_days(obs)
         if today is None or not listed:
             return None
         monday, sunday = text_lib.week_span(question.qualifier, today)
@@ -1899,72 +1900,6 @@ _WEEKDAY_DATE = re.compile(
 _TODAY_FACT = re.compile(r"Read today'?s date[^:\n]*:[ \t]*([^\n;]+)")
 
 
-def _read_attribute(obs: Observation, attribute: str, item: str) -> tuple[str, str] | None:
-    """The value of the field named `attribute` once the item is open (a form showing it)."""
-    key = text_lib.normalize(item)
-    if not any(
-        text_lib.normalize(screen.field_text(obs.ui_elements[i])) == key
-        for i in screen.form_fields(obs)
-    ):
-        return None
-    terms = text_lib.field_terms(attribute)
-    for i in screen.form_fields(obs):
-        value = screen.field_text(obs.ui_elements[i])
-        names = screen.element_names(obs, i)
-        if value and max((text_lib.label_relevance(terms, n) for n in names), default=0) >= 0.8:
-            return value, f"the {attribute} field of {item!r} holds {value!r}"
-    return None
-
-
-_VIEW_WORDS = frozenset({"view", "views"})
-_LIST_VIEW_WORDS = frozenset({"list", "agenda", "schedule"})
-_ALL_VIEW_WORDS = _VIEW_WORDS | _LIST_VIEW_WORDS
-
-
-def _listed_days(obs: Observation) -> list[tuple[datetime.date, str]]:
-    """(day, title) of the items a list shows under day headers ("Monday, October 16, 2023")."""
-    found: list[tuple[datetime.date, str]] = []
-    day = None
-    year = screen.shown_year(obs)
-    for item in screen.list_items(obs):
-        for text in screen.item_texts(obs, item):
-            if _TIME_SPAN.match(text):
-                continue
-            header = text_lib.parse_date(text, default_year=year) if len(text) < 40 else None
-            if header is not None and _WEEKDAY_NAME.search(text):
-                day = header
-            elif day is not None:
-                found.append((day, text))
-                break
-    return found
-
-
-_WEEKDAY_NAME = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.I)
-
-
-def _read_when_with(obs: Observation, who: str) -> tuple[str, str] | None:
-    """The date and start of the first listed item naming `who`, under its day header
-    ("Monday, October 16, 2023" then "Drinks with Mia" / "13:30 - 14:00")."""
-    day = None
-    year = screen.shown_year(obs)
-    for item in screen.list_items(obs):
-        for text in screen.item_texts(obs, item):
-            header = text_lib.parse_date(text, default_year=year) if len(text) < 40 else None
-            if header is not None and not _TIME_SPAN.match(text):
-                day = header
-        texts = screen.item_texts(obs, item)
-        span = next((m for t in texts if (m := _TIME_SPAN.match(t))), None)
-        named = any(text_lib.phrase_in(who, t) for t in texts if not _TIME_SPAN.match(t))
-        start = text_lib.parse_clock(span.group(1)) if span else None
-        if day is not None and named and start is not None:
-            when = f"{day:%B} {day.day} {day.year} {start[0]:02d}:{start[1]:02d}"
-            return when, f"the item with {who} starts {when}"
-    return None
-
-
-_TIME_SPAN = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2})\s*$")
-
-
 def _fact_today(context_summary: str) -> str | None:
     """Today's date as an earlier sub-goal read it off the clock (a fact in the context)."""
     found = _TODAY_FACT.findall(context_summary or "")
@@ -2031,7 +1966,7 @@ def intent_target_ok(
     if intent.kind == "find" and index in screen.date_navigation(obs):
         return True
     week = info is not None and text_lib.parse_question(info.goal).kind == "week"
-    if intent.kind == "find" and week and set(text_lib.words(label)) & _ALL_VIEW_WORDS:
+    if intent.kind == "find" and week and set(text_lib.words(label)) & reading.ALL_VIEW_WORDS:
         return True  # a week reads best as a list: the view switch and the list view
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
