@@ -333,9 +333,22 @@ def rows_on_screen(
             day = header
             continue
         m = cal._TIME_RANGE.match(e.text or "")
-        if m and i and items[i - 1].text:
-            rows.append((day, items[i - 1].text or "", f"{m[1]}:{m[2]}", f"{m[3]}:{m[4]}"))
+        title = items[i - 1] if i else None
+        if m and title is not None and _is_title(title):
+            rows.append((day, title.text or "", f"{m[1]}:{m[2]}", f"{m[3]}:{m[4]}"))
     return rows, day
+
+
+def _is_title(element: ui.Element) -> bool:
+    """A row's title in full view: not a day header or another row's time (which is what sits
+    above a time whose own title was scrolled out of the list)."""
+    text = element.text or ""
+    return (
+        bool(text)
+        and ui.visible(element)
+        and _section_day(text) is None
+        and not cal._TIME_RANGE.match(text)
+    )
 
 
 def read_rows(
