@@ -143,3 +143,18 @@ def test_week_questions():
     assert offline_text.week_span("this", datetime.date(2023, 10, 18))[0] == datetime.date(
         2023, 10, 16
     )
+
+
+def test_more_ways_to_say_when():
+    when = offline_text.parse_goal(
+        "Please add 'Standup' to Simple Calendar Pro tomorrow at 21:00 for 45 minutes."
+    ).when
+    assert (when.date, when.time, when.duration) == ("tomorrow", "21:00", "45 minutes")
+    when = offline_text.parse_goal(
+        "Create an event two weeks from today at 9h called 'x', 30 minutes long."
+    ).when
+    assert (when.date, when.duration) == ("two weeks from today", "30 minutes")
+    assert offline_text.attribute_question("Please tell me the location of my Gym event.") == (
+        "location",
+        "Gym",
+    )

@@ -1945,6 +1945,7 @@ _IMPLIED = {
     "erase": "delete",
     "remove": "delete",
     "trash": "delete",
+    "clear all": "delete",
 }
 
 

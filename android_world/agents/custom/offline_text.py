@@ -1085,6 +1085,12 @@ _WHEN_DURATION = re.compile(
     r"(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b)",
     re.I,
 )
+# "45 minutes long", "30 minutes each time": a duration written after its number.
+_DURATION_AFTER = re.compile(
+    r"\b(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?))\s+"
+    r"(?:long|each(?:\s+time|\s+occurrence)?|in\s+length)\b",
+    re.I,
+)
 _MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(minutes?|mins?|m|hours?|hrs?|h)\b", re.I)
 
 
@@ -1102,8 +1108,10 @@ class When:
 _NUMBER_WORDS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"(?:\d{{1,2}}|{'|'.join(_NUMBER_WORDS)})"
 _RELATIVE_WHEN = re.compile(
-    rf"\b(?:for|on)\s+(today|tomorrow|(?:(?:this|next)\s+)?(?:{'|'.join(_WEEKDAYS)}))\b"
-    rf"|\b(in\s+{_COUNT}\s+(?:days?|weeks?)(?:\s+from\s+(?:today|now))?)\b",
+    rf"\b(?:(?:for|on)\s+)?(today|tomorrow|(?:this|next)\s+(?:{'|'.join(_WEEKDAYS)}))\b"
+    rf"|\b(?:for|on)\s+({'|'.join(_WEEKDAYS)})\b"
+    rf"|\b((?:in\s+)?{_COUNT}\s+(?:days?|weeks?)\s+from\s+(?:today|now)"
+    rf"|in\s+{_COUNT}\s+(?:days?|weeks?))\b",
     re.I,
 )
 _IN_DAYS = re.compile(rf"^(?:in\s+)?({_COUNT})\s+(days?|weeks?)(?:\s+from\s+(?:today|now))?$", re.I)
@@ -1124,13 +1132,13 @@ def parse_when(goal: str) -> When | None:
     if date is None:
         relative = _RELATIVE_WHEN.search(goal)
         if relative is not None:
-            return _when(goal, relative.group(1) or relative.group(2))
+            return _when(goal, next(g for g in relative.groups() if g))
     return _when(goal, date.group(0) if date else None)
 
 
 def _when(goal: str, date: str | None) -> When | None:
     time = _WHEN_TIME.search(goal)
-    duration = _WHEN_DURATION.search(goal)
+    duration = _WHEN_DURATION.search(goal) or _DURATION_AFTER.search(goal)
     if not (date or time or duration):
         return None
     return When(
@@ -1323,7 +1331,7 @@ _TOTAL_FORMS = (
 
 
 _ATTRIBUTE = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+of\s+(?:my\s+|the\s+)?"
+    r"\b(?:what(?:'s|\s+is|\s+was)|tell\s+me|give\s+me|find)\s+the\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+of\s+(?:my\s+|the\s+)?"
     r"(?P<item>.+?)\s+(?P<object>event|appointment|meeting|note|contact|expense|task|recipe|file)\b",
     re.I,
 )
