@@ -398,7 +398,7 @@ def test_trusted_memory_plan_skips_the_planner(
 ):
     events: list[dict] = []
     hit = fakes.FakeRetrievedPlan(
-        "e1", "Add a contact named {name}", list(PLAN), similarity, success_rate
+        "e1", "Add a contact named {name_1}", list(PLAN), similarity, success_rate
     )
     planner = fakes.ScriptedPlanner(initial=[Plan(list(PLAN))])
     agent, _ = make_agent(
@@ -414,6 +414,20 @@ def test_trusted_memory_plan_skips_the_planner(
     created = next(e for e in events if e["type"] == "plan_created")
     assert created["sub_goals"] == PLAN
     assert (created["source"] == "memory") is not planner_asked
+
+
+def test_a_near_identical_goal_of_another_template_still_asks_the_planner():
+    """ "this Sunday" vs "October 22": one word apart, but only one needs today's date first."""
+    hit = fakes.FakeRetrievedPlan("e1", "Add a contact named {name_1} today", list(PLAN), 0.99, 1.0)
+    planner = fakes.ScriptedPlanner(initial=[Plan(list(PLAN))])
+    agent, _ = make_agent(
+        planner=planner,
+        executor=fakes.ScriptedExecutor(happy_script()),
+        episodic_memory=fakes.FakeEpisodicMemory(hit),
+        memory_reuse_similarity=0.95,
+    )
+    assert run(agent)[-1].done
+    assert ("initial", PLAN) in planner.calls
 
 
 def test_plan_stored_only_at_full_score():

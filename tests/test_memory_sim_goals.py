@@ -40,6 +40,16 @@ VARIABLE_SHAPE = {
     "RecipeDeleteMultipleRecipesWithConstraint": 6,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
+    # "recurs daily" or "recurs weekly": the repetition is a word the plan acts on.
+    "SimpleCalendarAddRepeatingEvent": 2,
+    # Upstream words a question's date as a person would: "October 16", "this Monday", "the
+    # Monday after next"; "this" and "after next" stay literal around the date slot.
+    "SimpleCalendarAnyEventsOnDate": 3,
+    "SimpleCalendarEventOnDateAtTime": 3,
+    "SimpleCalendarEventsInTimeRange": 3,
+    "SimpleCalendarFirstEventAfterStartTime": 3,
+    # The event's title is unquoted in upstream's goal, so its words shape the template.
+    "SimpleCalendarLocationOfEvent": 30,
 }
 APP_PARAMETER_TASKS = ("OpenAppTaskEval", "TurnOnWifiAndOpenApp")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import re
 import threading
 import time
 import traceback
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 
 from android_world.agents import base_agent
 from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
+from android_world.agents.custom.celil_episodic import abstract_goal
 from android_world.agents.custom.celil_maestro import is_question
 from android_world.agents.custom.celil_memory import (
     StepRecord,
@@ -48,6 +50,15 @@ from android_world.agents.custom.celil_quality_control import (
     irreversible_reason,
 )
 from android_world.env import interface, json_action
+
+# A sub-goal that is itself a reading ("Read today's date on the Clock", "Note the total"): what
+# the executor read off the screen is its result, also when the goal is a task, not a question.
+_READING_STEP = re.compile(r"^\s*(?:read|note(?:\s+down)?|look\s+up|write\s+down)\b", re.I)
+
+
+def _is_reading_step(sub_goal: str) -> bool:
+    return bool(_READING_STEP.match(sub_goal or ""))
+
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -764,10 +775,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
 
     # --- planning -----------------------------------------------------------------------------
 
-    def _trusts(self, retrieved: Any) -> bool:
+    def _trusts(self, retrieved: Any, goal: str = "") -> bool:
         """Reuse a remembered plan as it is, without the planner, only when its goal template
-        is near-identical and it has kept succeeding (`memory_reuse_similarity` None: never)."""
+        is near-identical and it has kept succeeding (`memory_reuse_similarity` None: never).
+
+        Near-identical is not enough when the goal abstracts to another template: "this Sunday"
+        and "October 22" differ by one word, yet only the first needs today's date read first,
+        so such a goal goes to the planner (which still gets the remembered plan)."""
         if self.memory_reuse_similarity is None:
+            return False
+        template = getattr(retrieved, "goal_template", None)
+        if goal and isinstance(template, str) and abstract_goal(goal).template != template:
             return False
         similarity = getattr(retrieved, "similarity", None)
         success_rate = getattr(retrieved, "success_rate", None)
@@ -802,7 +820,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             )
             data["memory_hit"] = getattr(retrieved, "entry_id", None)
         retrieved_plan = list(retrieved.plan) if self._retrieved is not None else None
-        if retrieved_plan and self._trusts(retrieved):
+        if retrieved_plan and self._trusts(retrieved, goal):
             # A near-identical goal whose plan keeps succeeding: planning again would spend a
             # model call to rewrite the same sub-goals. Rehearsal still repairs it if it fails.
             plan = Plan(retrieved_plan, source="memory", rationale="reused from episodic memory")
@@ -956,10 +974,14 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return Evidence(False, "the screen check gave no screen evidence")
         return verdict
 
-    def _reading(self, goal: str, content: str | None, observation: Observation) -> Evidence | None:
-        """For a question, the executor's finished(content) as evidence when the screens seen this
-        episode show it (or it is a number worked out from them); else None."""
-        if not is_question(goal) or celil_evidence.is_placeholder(content):
+    def _reading(
+        self, goal: str, sub_goal: str, content: str | None, observation: Observation
+    ) -> Evidence | None:
+        """For a question or a reading step ("Read today's date"), the executor's
+        finished(content) as evidence when the screens seen this episode show it (or it is a
+        number worked out from them); else None."""
+        reads = is_question(goal) or _is_reading_step(sub_goal)
+        if not reads or celil_evidence.is_placeholder(content):
             return None
         grounded = celil_evidence.content_grounded(content, observation, self._seen_texts)
         if not (grounded or celil_evidence.is_number(content)):
@@ -1055,7 +1077,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if not self.require_evidence:
             unchecked = Evidence(True, "", "none")
             return self._judge(sub_goal, "executor", unchecked, observation, data), ""
-        reading = self._reading(goal, proposal.finished_content, observation)
+        reading = self._reading(goal, sub_goal, proposal.finished_content, observation)
         if reading is not None:
             # The answer read off the screens seen is the evidence: no planner call adds to it.
             record = self._judge(sub_goal, "executor", reading, observation, data)

@@ -162,7 +162,26 @@ def content_grounded(
         return False
     texts = screen_texts(observation) + [normalise(s) for s in seen if s]
     parts = [normalise(p) for p in (content or "").split(",") if normalise(p)]
-    return bool(parts) and all(any(p in t for t in texts) for p in parts)
+    return bool(parts) and all(
+        any(p in t for t in texts) or _date_time_seen(p, texts) for p in parts
+    )
+
+
+_DATE_TIME = re.compile(r"^([a-z]+)\s+0?(\d{1,2})\s+(\d{4})\s+(\d{1,2}:\d{2})$")
+
+
+def _date_time_seen(part: str, texts: list[str]) -> bool:
+    """A date and time put together in the format a question asks ("october 27 2023 15:15")
+    from a day header ("friday, october 27, 2023") and an item's time ("15:15 - 15:45")."""
+    match = _DATE_TIME.match(part)
+    if not match:
+        return False
+    month, day, year, clock = match.groups()
+    plain = [t.replace(",", " ") for t in texts]
+    date_seen = any(
+        re.search(rf"\b{month}\s+0?{day}\s+{year}\b", " ".join(t.split())) for t in plain
+    )
+    return date_seen and any(re.search(rf"(?<![\d:]){clock}(?![\d])", t) for t in texts)
 
 
 def is_number(text: str | None) -> bool:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from android_world.agents.custom import offline_reading as reading
 from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom import offline_wording as wording
@@ -96,6 +97,11 @@ _REOPEN = re.compile(r"^(?:re)?open\s+(?:the\s+)?(.+?)(?:\s+app)?(?:\s+\(.*\))?$
 # own words, so episodic memory slots them; the executor works the form's pickers out.
 _WHEN = re.compile(r"^set the (start|end) (date|time) to (.+)$", re.I)
 _READ_DATE = re.compile(r"^read today'?s date\b", re.I)
+# "Delete every event on 2023-10-27": every item of that day's list, whatever their names.
+_DELETE_ALL = re.compile(r"^(?:delete|remove) every (\w+) on (.+)$", re.I)
+# "Search for 'Team lunch'", then "Open 'Team lunch'": find one item among many, then open it.
+_SEARCH_FOR = re.compile(r"^search for '(.+)'$", re.I)
+_OPEN_ITEM = re.compile(r"^open '(.+)'$", re.I)
 READ_DATE_SUB_GOAL = "Read today's date on the Clock"
 DATE_SOURCE_APP = "Clock"
 FIND_SUB_GOAL = "Find the information the question asks for"
@@ -118,6 +124,15 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     if match:
         subject = f"{match.group(1).casefold()} {match.group(2).casefold()}"
         return Intent("when", sub_goal, subject=subject, value=match.group(3).strip())
+    match = _DELETE_ALL.match(text)
+    if match:
+        return Intent("delete_all", sub_goal, subject=match.group(1), value=match.group(2))
+    match = _SEARCH_FOR.match(text)
+    if match:
+        return Intent("search", sub_goal, subject="search", value=match.group(1))
+    match = _OPEN_ITEM.match(text)
+    if match and not text_lib.find_apps(match.group(1)):
+        return Intent("open_item", sub_goal, subject=match.group(1))
     if _READ_DATE.match(text):
         return Intent("read_date", sub_goal, subject=text)
     if re.search(r"\b(permission|pop-?ups?|allow)\b", lowered):
@@ -277,12 +292,34 @@ def sub_goal_done(
         return False, "the named element was not tapped yet"
     if intent.kind == "when":
         return when_done(intent, observation)
+    if intent.kind == "search":
+        for i in screen.fields(observation):
+            if text_lib.normalize(screen.field_text(elements[i])) == text_lib.normalize(
+                intent.value
+            ):
+                return True, f"the search box holds {intent.value!r}"
+        return False, "the search box does not hold it yet"
+    if intent.kind == "open_item":
+        for i in screen.form_fields(observation):
+            if text_lib.normalize(screen.field_text(elements[i])) == text_lib.normalize(
+                intent.subject
+            ):
+                return True, f"{intent.subject!r} is open"
+        return False, f"{intent.subject!r} is not open yet"
+    if intent.kind == "delete_all":
+        day, rows = screen.day_view(observation)
+        target = text_lib.parse_date(intent.value, default_year=screen.shown_year(observation))
+        if target is not None and day == target and not rows:
+            return True, f"the list of {target:%B %d %Y} is empty"
+        return False, "the day's list is not shown empty yet"
     if intent.kind == "read_date":
         return False, "the executor reads the date when the screen shows it"
     if intent.kind == "find":
         goal = intent.value or ""
         if text_lib.parse_question(goal).kind != "other" or _row_wants(goal).labels:
             return False, "the answer needs the whole list read; the executor says when"
+        if text_lib.attribute_question(goal) or text_lib.when_with_question(goal):
+            return False, "the answer is read off the item found; the executor reads it"
         if goal and question_answer(goal, observation, ""):
             return True, "the screen shows text that answers the question"
         return False, "no answer on screen yet"
@@ -297,7 +334,21 @@ def sub_goal_done(
 # Verdicts read straight off the screen's state; every other kind rests on a step taken for the
 # sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
 _STATE_KINDS = frozenset(
-    {"open", "permission", "toggle", "fill", "prepend", "append", "keypad", "new", "when", "find"}
+    {
+        "open",
+        "permission",
+        "toggle",
+        "fill",
+        "prepend",
+        "append",
+        "keypad",
+        "new",
+        "when",
+        "find",
+        "delete_all",
+        "search",
+        "open_item",
+    }
 )
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
 
@@ -450,6 +501,17 @@ def when_target(
     if part == "date":
         return text_lib.parse_date(value, default_year=screen.shown_year(observation))
     return text_lib.parse_clock(value)
+
+
+def with_today(intent: Intent, today: str | None, observation: Observation) -> Intent:
+    """A "Set the start date to tomorrow" sub-goal with its day worked out from today's date
+    (as read off the clock), so the form can be set and checked like an absolute date."""
+    relative = text_lib.is_relative_day(intent.value)
+    if intent.kind not in ("when", "delete_all") or not today or not relative:
+        return intent
+    base = text_lib.parse_date(today, default_year=screen.shown_year(observation))
+    day = text_lib.parse_date(intent.value, today=base) if base else None
+    return dataclasses.replace(intent, value=f"{day:%Y-%m-%d}") if day else intent
 
 
 def when_done(intent: Intent, observation: Observation) -> tuple[bool, str]:
@@ -610,6 +672,12 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if question.needs_today and DATE_SOURCE_APP not in info.apps:
             # "Wednesday", "next": relative to today, which the clock shows.
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
+        attribute = text_lib.attribute_question(info.goal) if question.kind == "other" else None
+        who = text_lib.when_with_question(info.goal)
+        if attribute is not None:  # "the location of my X event": find X, open it, read
+            subs += [f"Search for '{attribute[1]}'", f"Open '{attribute[1]}'"]
+        elif who is not None:  # "when is my next meeting with X": X's items show their dates
+            subs.append(f"Search for '{who}'")
         subs.append(FIND_SUB_GOAL)
     elif info.move is not None:
         item, source, destination = info.move
@@ -620,6 +688,11 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
             f"Tap '{destination}'",
             "Tap Move",
         ]
+    elif day := text_lib.delete_all_day(info.goal):
+        # "Delete all the events on <day>": empty that day's list, whatever its items are.
+        if text_lib.is_relative_day(day) and DATE_SOURCE_APP not in info.apps:
+            subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
+        subs.append(f"Delete every {obj} on {day}")
     elif verbs & {"delete", "remove"} and info.targets:
         if info.folder:
             subs.append(f"Tap {info.folder}")
@@ -662,6 +735,12 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
+        repeat = text_lib.repetition(info.goal)
+        if repeat:  # "recurs weekly": the form's repetition control, then the choice
+            subs += ["Tap Repetition", f"Tap {repeat}"]
+        relative = info.when is not None and text_lib.is_relative_day(info.when.date)
+        if relative and DATE_SOURCE_APP not in info.apps:  # "for tomorrow": read today first
+            subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
         if "send" in verbs and "send" not in forbidden:
             subs.append("Tap Send")
         elif "save" not in forbidden and (info.fields or creating):
@@ -999,6 +1078,7 @@ class OfflinePlanner:
     ) -> Evidence:
         """The progress check with its evidence; the agent counts only screen-backed kinds."""
         intent = parse_sub_goal(sub_goal, text_lib.parse_goal(goal))
+        intent = with_today(intent, _fact_today(context_summary), observation)
         return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
 
     def goal_shown(self, goal: str, observation: Observation, context_summary: str) -> Evidence:
@@ -1103,6 +1183,8 @@ class OfflineActionGenerator:
             self._duds.setdefault(signature, set()).add(self._last[1])
         self._last = None
         intent = parse_sub_goal(sub_goal, info)
+        self._today = self._today or _fact_today(context_summary)
+        intent = with_today(intent, self._today, observation)
         history = screen.parse_history(context_summary)
         evidence = sub_goal_evidence(intent, observation, history)
         if evidence.done and evidence.kind != "action":
@@ -1207,6 +1289,9 @@ class OfflineActionGenerator:
             "prepend": lambda: self._add_text(intent, obs, signature, at_top=True),
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
+            "delete_all": lambda: self._delete_all(intent, obs, signature),
+            "search": lambda: self._search(intent, obs, signature),
+            "open_item": lambda: self._open_item(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
             "select": lambda: self._select(intent, obs, signature),
         }.get(intent.kind)
@@ -1314,6 +1399,69 @@ class OfflineActionGenerator:
                 if chosen is not None:
                     return chosen
         return None
+
+    def _delete_all(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Empty one day's list: confirm a deletion, delete a selection, select the first row
+        of the day (opening it when a long press does nothing), or go to the day."""
+        confirm = screen.confirm_button(obs, "delet")
+        if confirm is not None:
+            return self._click(obs, confirm, signature, "confirm the deletion")
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) in DELETE_LABELS:
+                chosen = self._click(obs, i, signature, "delete the selection")
+                if chosen is not None:
+                    return chosen
+        target = text_lib.parse_date(intent.value, default_year=screen.shown_year(obs))
+        day, rows = screen.day_view(obs)
+        if target is not None and day == target and rows:
+            index = screen.find_text(obs, rows[0].title, skip_titles=True)
+            if index is not None:
+                why = f"select {rows[0].title!r}"
+                chosen = self._click(obs, index, signature, why, long=True)
+                return chosen or self._click(obs, index, signature, f"open {rows[0].title!r}")
+        if target is not None:
+            return self._go_to_day(intent, obs, signature, target)
+        return None
+
+    def _search(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Type the query into a search box, or open the search box first."""
+        boxes = [i for i in screen.fields(obs) if i not in screen.form_fields(obs)]
+        if boxes:
+            action = _action(json_action.INPUT_TEXT, index=boxes[0], text=intent.value)
+            if self._usable(action, signature):
+                return (
+                    action,
+                    f"search for {intent.value!r}",
+                    element_label(obs.ui_elements[boxes[0]]),
+                )
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            names = text_lib.normalize(" ".join(screen.labels(element)))
+            if element.is_clickable and any(w in names.split() for w in screen.SEARCH_WORDS):
+                chosen = self._click(obs, i, signature, "open the search")
+                if chosen is not None:
+                    return chosen
+        return None
+
+    def _open_item(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Tap the item the goal names in a list (not the search box that holds its name)."""
+        key = text_lib.normalize(intent.subject)
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if screen.is_field(element) or screen.in_title_bar(element, obs.screen_size):
+                continue
+            if text_lib.normalize(element.text) == key:
+                chosen = self._click(obs, i, signature, f"open {intent.subject!r}")
+                if chosen is not None:
+                    return chosen
+        return self._scroll_for(intent, obs, signature, f"scroll to find {intent.subject!r}")
 
     def _overflow_menu(
         self, intent: Intent, obs: Observation, signature: str, tried: set[str]
@@ -1518,6 +1666,10 @@ class OfflineActionGenerator:
         reveal = self._reveal_done_rows(info.goal, obs, signature)
         if reveal is not None:
             return reveal
+        if question.kind == "week":
+            listed = self._week_list_step(obs, signature)
+            if listed is not None:
+                return listed
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None and not _dated_list(obs, target.year):
@@ -1535,6 +1687,25 @@ class OfflineActionGenerator:
         if day is not None:
             return day
         return self._navigate(intent, info, obs, signature)
+
+    def _week_list_step(
+        self, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """A week is read from a list of days: scroll one that shows day headers; otherwise
+        pick a list view where the screen offers one ("Change view", then "Event list view")."""
+        if reading.listed_days(obs):
+            return self._scroll_for(
+                Intent("find", "week"), obs, signature, "read the rest of the week"
+            )
+        for words in (reading.LIST_VIEW_WORDS, reading.VIEW_WORDS):
+            for i in screen.content_indices(obs):
+                element = obs.ui_elements[i]
+                names = set(text_lib.words(element_label(element)))
+                if element.is_clickable and names & words and not names & {"month", "day"}:
+                    chosen = self._click(obs, i, signature, "show the events as a list")
+                    if chosen is not None:
+                        return chosen
+        return None
 
     # --- reading questions off the screen ------------------------------------------------------
 
@@ -1560,6 +1731,8 @@ class OfflineActionGenerator:
         if question.kind == "total":
             return self._read_total(question, obs, end_of_list)
         if question.kind == "week":
+            if reading.listed_days(obs):  # a list of days under day headers (a calendar)
+                return self._read_week_headers(question, obs, end_of_list)
             return self._read_week(question, info.goal, obs, end_of_list)
         if question.kind == "other" and _row_wants(info.goal).labels:
             year = screen.shown_year(obs) or datetime.date.today().year
@@ -1568,6 +1741,12 @@ class OfflineActionGenerator:
                 return self._read_dated_list(
                     info.goal, obs, year, lambda d: True, end_of_list, f"any day, {labels}"
                 )
+        attribute = text_lib.attribute_question(info.goal)
+        if question.kind == "other" and attribute is not None:
+            return reading.read_attribute(obs, *attribute)
+        who = text_lib.when_with_question(info.goal)
+        if question.kind == "other" and who is not None:
+            return reading.read_when_with(obs, who)
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None and question.kind == "day" and _dated_list(obs, target.year):
@@ -1665,9 +1844,7 @@ class OfflineActionGenerator:
         today = text_lib.parse_date(self._today, default_year=year) if self._today else None
         if today is None or year is None or not _dated_list(obs, year):
             return None
-        shift = {"next week": 7, "last week": -7}.get(question.day or "", 0)
-        monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(days=shift)
-        sunday = monday + datetime.timedelta(days=6)
+        monday, sunday = text_lib.week_span(question.qualifier, today)
         return self._read_dated_list(
             goal,
             obs,
@@ -1694,6 +1871,28 @@ class OfflineActionGenerator:
         self._dated[(title, dates[0])] = all(
             text_lib.phrase_in(q, labels) for q in wants.labels
         ) and (wants.done is None or done == wants.done)
+
+    def _read_week_headers(
+        self, question: text_lib.Question, obs: Observation, end_of_list: bool
+    ) -> tuple[str, str] | None:
+        """Titles listed under the week's day headers, once a later day or the list's end shows."""
+        year = screen.shown_year(obs)
+        today = text_lib.parse_date(self._today, default_year=year) if self._today else None
+        listed = reading.listed_days(obs)
+        if today is None or not listed:
+            return None
+        monday, sunday = text_lib.week_span(question.qualifier, today)
+        for day, title in listed:
+            if monday <= day <= sunday:
+                self._rows.setdefault((title, (0, 0), (0, 0)), day)
+        if not (end_of_list or any(day > sunday for day, _ in listed)):
+            return None
+        titles = list(
+            dict.fromkeys(t for (t, _, _), d in self._rows.items() if monday <= d <= sunday)
+        )
+        if not titles:
+            return None
+        return ", ".join(titles), f"the list shows {len(titles)} item(s) from {monday} to {sunday}"
 
     def _list_exhausted(self, intent: Intent, obs: Observation) -> bool:
         """The last scroll here changed nothing, or the scroll budget for the screen is spent."""
@@ -1738,10 +1937,18 @@ class OfflineActionGenerator:
     ) -> tuple[str, str] | None:
         rows = [key for key, seen_on in self._rows.items() if seen_on == day]
         if question.kind == "day":
+            rows = [row for row in rows if question.keeps(row[1], row[2])]
+            if question.when == "after" and rows:
+                first = min(start for _, start, _ in rows)
+                rows = [row for row in rows if row[1] == first]
             if not rows:
                 return None
             titles = list(dict.fromkeys(title for title, _, _ in rows))
-            return ", ".join(titles), f"the day view of {day:%B %d %Y} lists {len(titles)} item(s)"
+            narrowed = f" {question.when} the goal's time" if question.when else ""
+            return (
+                ", ".join(titles),
+                f"the day view of {day:%B %d %Y} lists {len(titles)} item(s){narrowed}",
+            )
         # On today only what starts from now on is upcoming; on a later day, everything is.
         now = screen.status_time(obs) if self._next_offset == 0 else (0, 0)
         upcoming = sorted(
@@ -1980,6 +2187,7 @@ _IMPLIED = {
     "erase": "delete",
     "remove": "delete",
     "trash": "delete",
+    "clear all": "delete",
 }
 
 
@@ -2000,6 +2208,9 @@ def intent_target_ok(
         return index in screen.when_controls(obs)
     if intent.kind == "find" and index in screen.date_navigation(obs):
         return True
+    week = info is not None and text_lib.parse_question(info.goal).kind == "week"
+    if intent.kind == "find" and week and set(text_lib.words(label)) & reading.ALL_VIEW_WORDS:
+        return True  # a week reads best as a list: the view switch and the list view
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
     if intent.kind == "fill":
@@ -2028,6 +2239,13 @@ def intent_target_ok(
             or label == "more options"
             or index == screen.confirm_button(obs, "delet")
         )
+    if intent.kind == "delete_all":  # the day's cell, its rows (any name), delete, confirm
+        if label in DELETE_LABELS or index == screen.confirm_button(obs, "delet"):
+            return True
+        if index in screen.date_navigation(obs):
+            return True
+        _, rows = screen.day_view(obs)
+        return label in {text_lib.normalize(row.title) for row in rows}
     return False
 
 

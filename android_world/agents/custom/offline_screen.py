@@ -542,7 +542,9 @@ def status_time(observation: Observation) -> tuple[int, int] | None:
 
 
 def shown_year(observation: Observation) -> int | None:
-    """A year the screen shows on its own or in a month header ("2023", "October 2023")."""
+    """A year the screen shows on its own, in a month header ("2023", "October 2023") or, failing
+    those, in a full date ("Sun, Oct 15, 2023" in a form)."""
+    dated = None
     for i in content_indices(observation):
         text = _text(observation.ui_elements[i])
         if re.fullmatch(r"(19|20)\d\d", text):
@@ -550,7 +552,10 @@ def shown_year(observation: Observation) -> int | None:
         month = text_lib.parse_month_title(text)
         if month is not None:
             return month[0]
-    return None
+        if dated is None and re.search(r"\b(?:19|20)\d\d\b", text):
+            day = text_lib.parse_date(text)
+            dated = day.year if day else None
+    return dated
 
 
 def when_row(observation: Observation, which: str) -> tuple[int | None, int | None]:

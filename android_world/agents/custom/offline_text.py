@@ -13,6 +13,7 @@ import datetime
 import difflib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from android_world.agents.custom import offline_wording as wording
 
@@ -723,6 +724,44 @@ _DURATION = {
 }
 
 
+_REPEAT = re.compile(
+    r"\b(?:recurs?|recurring|repeats?|repeating|repeated)\s+(?:every\s+)?"
+    r"(daily|weekly|monthly|yearly|annually|day|week|month|year)\b",
+    re.I,
+)
+_REPEAT_CHOICE = {"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly"}
+
+
+def repetition(goal: str) -> str | None:
+    """How often a thing the goal creates repeats, as a repetition menu words it ("The event
+    recurs weekly" -> "Weekly"); quoted text is the goal's values, not its instructions."""
+    text = goal
+    for start, end in reversed(quoted_spans(goal)):
+        text = text[:start] + " " * (end - start) + text[end:]
+    match = _REPEAT.search(text)
+    if not match:
+        return None
+    word = (
+        match.group(1).casefold().removesuffix("ly").replace("annual", "year").replace("dai", "day")
+    )
+    return _REPEAT_CHOICE.get(word)
+
+
+_DELETE_ALL = re.compile(
+    r"\b(?:delete|remove|clear)\s+(?:all|every(?:thing)?)\s+(?:of\s+)?(?:the\s+|my\s+)?"
+    r"(?:[\w-]+\s+){0,2}?(?:events?|appointments?|meetings?|entries|items?)?\s*"
+    r"(?:that\s+(?:are|is)\s+)?(?:on|for|scheduled\s+(?:for|on)|planned\s+for)\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def delete_all_day(goal: str) -> str | None:
+    """The day of "delete all the calendar events on 2023-10-27" / "delete all events scheduled
+    for this Monday", as the goal words it (a list to empty, not an item to find)."""
+    match = _DELETE_ALL.search(" ".join(goal.split()))
+    return day_phrase(match.group("rest")) if match else None
+
+
 def forbidden_words(goal: str) -> list[str]:
     """Labels the goal says not to touch ("Do not start the timer" -> start)."""
     return [normalize(m.group(1)) for m in _NEGATIVE.finditer(goal)]
@@ -1105,6 +1144,12 @@ _WHEN_DURATION = re.compile(
     r"(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b)",
     re.I,
 )
+# "45 minutes long", "30 minutes each time": a duration written after its number.
+_DURATION_AFTER = re.compile(
+    r"\b(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?))\s+"
+    r"(?:long|each(?:\s+time|\s+occurrence)?|in\s+length)\b",
+    re.I,
+)
 _MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(minutes?|mins?|m|hours?|hrs?|h)\b", re.I)
 
 
@@ -1117,15 +1162,46 @@ class When:
     duration: str | None = None
 
 
+# A day relative to today, as a goal to create something gives it: "for tomorrow", "for this
+# Thursday", "in two weeks from today", "in 3 days".
+_NUMBER_WORDS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_COUNT = rf"(?:\d{{1,2}}|{'|'.join(_NUMBER_WORDS)})"
+_RELATIVE_WHEN = re.compile(
+    rf"\b(?:(?:for|on)\s+)?(today|tomorrow|(?:this|next)\s+(?:{'|'.join(_WEEKDAYS)}))\b"
+    rf"|\b(?:for|on)\s+({'|'.join(_WEEKDAYS)})\b"
+    rf"|\b((?:in\s+)?{_COUNT}\s+(?:days?|weeks?)\s+from\s+(?:today|now)"
+    rf"|in\s+{_COUNT}\s+(?:days?|weeks?))\b",
+    re.I,
+)
+_IN_DAYS = re.compile(rf"^(?:in\s+)?({_COUNT})\s+(days?|weeks?)(?:\s+from\s+(?:today|now))?$", re.I)
+
+
+def is_relative_day(text: str | None) -> bool:
+    """Whether a date phrase needs today's date to mean a day ("tomorrow", "this Friday")."""
+    return bool(text) and parse_date(text) is None and parse_date(text, _ANY_DAY) is not None
+
+
+_ANY_DAY = datetime.date(2000, 1, 3)  # only to test whether a phrase is relative
+
+
 def parse_when(goal: str) -> When | None:
-    """The date, start time and duration a goal gives ("on 2023-10-27 at 13h ... for 15 mins")."""
+    """The date, start time and duration a goal gives ("on 2023-10-27 at 13h ... for 15 mins"),
+    the date possibly relative to today ("for tomorrow", "in two weeks from today")."""
     date = _DATE_PHRASE.search(goal)
+    if date is None:
+        relative = _RELATIVE_WHEN.search(goal)
+        if relative is not None:
+            return _when(goal, next(g for g in relative.groups() if g))
+    return _when(goal, date.group(0) if date else None)
+
+
+def _when(goal: str, date: str | None) -> When | None:
     time = _WHEN_TIME.search(goal)
-    duration = _WHEN_DURATION.search(goal)
+    duration = _WHEN_DURATION.search(goal) or _DURATION_AFTER.search(goal)
     if not (date or time or duration):
         return None
     return When(
-        date.group(0) if date else None,
+        date,
         time.group(1).strip().rstrip(".") if time else None,
         duration.group(1).strip() if duration else None,
     )
@@ -1183,6 +1259,11 @@ def parse_date(
     offsets = {"today": 0, "tomorrow": 1, "yesterday": -1}
     if lowered in offsets:
         return today + datetime.timedelta(days=offsets[lowered])
+    match = _IN_DAYS.match(lowered)
+    if match:
+        count = match.group(1)
+        n = int(count) if count.isdigit() else max(1, _NUMBER_WORDS.index(count))
+        return today + datetime.timedelta(days=n * (7 if match.group(2).startswith("w") else 1))
     match = re.fullmatch(
         rf"(?:(this|next|the)\s+)?({'|'.join(_WEEKDAYS)})(\s+after\s+next)?", lowered
     )
@@ -1232,18 +1313,48 @@ _TOTAL = re.compile(
     re.I,
 )
 _NEXT = re.compile(r"\b(?:next|upcoming|soonest)\b", re.I)
-_WEEK = re.compile(r"\b(?:next|this|last) week\b", re.I)
+_WEEK = re.compile(r"\b(next|this|last|coming|following|current)\s+week\b", re.I)
+
+
+def week_span(which: str, today: datetime.date) -> tuple[datetime.date, datetime.date]:
+    """Monday and Sunday of "this" week, the "last" one or the "next" one (weeks start on
+    Monday)."""
+    monday = today - datetime.timedelta(days=today.weekday())
+    if which == "last":
+        monday -= datetime.timedelta(days=7)
+    elif which not in ("this", "current"):
+        monday += datetime.timedelta(days=7)
+    return monday, monday + datetime.timedelta(days=6)
 
 
 @dataclasses.dataclass(frozen=True)
 class Question:
     """How to read a question: `total` sums the amounts of the list items naming `qualifier`;
     `day` lists the items of the day `day` names; `next` finds the earliest item from now;
-    `week` reads the dated items of the week `day` names ("next week", Monday to Sunday)."""
+    `week` reads the dated items of the week `qualifier` names ("next", Monday to Sunday).
+
+    A day question may narrow the day by time (`when`): "at" an instant (items whose span covers
+    it), "after" a time (the first items starting then or later), "between" two times (items
+    starting inside the window); `times` holds the (hour, minute) bounds."""
 
     kind: str  # total, day, next, week, other
     qualifier: str = ""
     day: str | None = None
+    when: str = ""  # "", "at", "after", "between"
+    times: tuple[tuple[int, int], ...] = ()
+
+    def keeps(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
+        """Whether an item from `start` to `end` (an end past midnight counts as 24:00) fits
+        the question's time narrowing; "after" keeps every later item, the caller takes the
+        earliest."""
+        end = end if end >= start else (24, 0)
+        if self.when == "at":
+            return start <= self.times[0] <= end
+        if self.when == "after":
+            return start >= self.times[0]
+        if self.when == "between":
+            return self.times[0] <= start <= self.times[1]
+        return True
 
     @property
     def needs_today(self) -> bool:
@@ -1282,17 +1393,82 @@ _TOTAL_FORMS = (
 )
 
 
+_ATTRIBUTE = re.compile(
+    r"\b(?:what(?:'s|\s+is|\s+was)|tell\s+me|give\s+me|find)\s+the\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+of\s+(?:my\s+|the\s+)?"
+    r"(?P<item>.+?)\s+(?P<object>event|appointment|meeting|note|contact|expense|task|recipe|file)\b",
+    re.I,
+)
+
+
+_WHERE = re.compile(
+    r"\bwhere\s+(?:is|'s|does)\s+(?:my|the)\s+(?P<item>.+?)\s+"
+    r"(?P<object>event|appointment|meeting)\b",
+    re.I,
+)
+
+
+def attribute_question(goal: str) -> tuple[str, str] | None:
+    """(attribute, item) of "What is the location of my Team lunch event?" (or "Where is my
+    Team lunch event?"): a field of one item, read where the item is opened."""
+    text = " ".join((goal or "").split())
+    where = _WHERE.search(text)
+    if where:
+        item = where.group("item").strip(" '\"")
+        return ("location", item) if item else None
+    match = _ATTRIBUTE.search(text)
+    if not match:
+        return None
+    item = match.group("item").strip(" '\"")
+    return (match.group("attr").casefold(), item) if item else None
+
+
+_WHEN_WITH = re.compile(
+    r"(?i:\bwhen(?:\s+is|'s|\s+)\s*(?:my|the)\s+(?:next\s+|upcoming\s+)?(?:[\w-]+\s+)?"
+    r"(?:meeting|event|appointment|call|session)\s+with)\s+(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+)
+
+
+def when_with_question(goal: str) -> str | None:
+    """Who "When is my next meeting with Mia?" is about: the item to search for; the answer is
+    its date and start time."""
+    match = _WHEN_WITH.search(" ".join((goal or "").split()))
+    return match.group("who") if match else None
+
+
 def parse_question(goal: str) -> Question:
     text = " ".join((goal or "").split())
+    if when_with_question(text):
+        return Question("other")  # found by searching for the person, not by date
     total = _TOTAL.search(text) or next((m for p in _TOTAL_FORMS if (m := p.search(text))), None)
     if total:
         return Question("total", qualifier=total.group("qualifier").strip())
     week = _WEEK.search(text)
-    if week:
-        return Question("week", day=week.group(0).lower())
+    if week:  # "in the next week" (weeks start on Monday): read a list of that week's days
+        return Question("week", qualifier=week.group(1).casefold(), day=week.group(0).lower())
     day = day_phrase(text)
     if _NEXT.search(text) and not day:
         return Question("next")
     if day:
-        return Question("day", day=day)
+        return Question("day", day=day, **_time_narrowing(text))
     return Question("other")
+
+
+_CLOCK_WORD = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?|h)?"
+_BETWEEN_TIMES = re.compile(rf"\bbetween\s+({_CLOCK_WORD})\s+and\s+({_CLOCK_WORD})", re.I)
+_AFTER_TIME = re.compile(rf"\b(?:after|from|since)\s+({_CLOCK_WORD})(?![\w:])", re.I)
+_AT_TIME = re.compile(rf"\bat\s+({_CLOCK_WORD})(?![\w:])", re.I)
+
+
+def _time_narrowing(text: str) -> dict[str, Any]:
+    """The time part of a day question: "between 4pm and 8pm", "after 16:15", "at 9:45am"."""
+    between = _BETWEEN_TIMES.search(text)
+    if between:
+        lo, hi = parse_clock(between.group(1)), parse_clock(between.group(2))
+        if lo is not None and hi is not None:
+            return {"when": "between", "times": (lo, hi)}
+    for word, pattern in (("after", _AFTER_TIME), ("at", _AT_TIME)):
+        match = pattern.search(text)
+        clock = parse_clock(match.group(1)) if match else None
+        if clock is not None:
+            return {"when": word, "times": (clock,)}
+    return {}

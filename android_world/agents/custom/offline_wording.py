@@ -522,12 +522,17 @@ def slot_fields(
         if slot == "note" and object_word == "note" and cue == "note":
             slot = "name"
         pos = match.end()
-        sep = re.match(r"\s*(?:is\b|are\b|:|=|as\b|of\b)?\s*:?\s*", goal[pos:])
+        sep = re.match(
+            r"\s*(?:(?:should|must|will|shall)\s+be\b|is\b|are\b|:|=|as\b|of\b)?\s*:?\s*",
+            goal[pos:],
+        )
         pos += sep.end() if sep else 0
         if slot in fields:
             continue
         quoted = _quoted_after(goal, pos)
-        marked = bool(sep and re.search(r"[:=]|\b(?:is|are)\b", sep.group(0))) or quoted is not None
+        marked = bool(sep and re.search(r"[:=]|\b(?:is|are|be)\b", sep.group(0))) or (
+            quoted is not None
+        )
         if _is_noun_cue(match) and not marked:
             continue
         if slot == "phone":

@@ -5,6 +5,12 @@ month view opens on the device's month; a day cell opens that day's events; the 
 real app's fields and resource ids (`event_start_date`, `event_start_time`, ...) and Material
 date and time pickers in dialogs (tap a day; tap an hour, then a minute), because pickers are
 how the real app is driven. Changing the start moves the end with it, keeping the duration.
+
+Repeating events are one row with the real app's `repeat_interval` (seconds: 86400 daily,
+604800 weekly, ...) and `repeat_rule` (weekly: a bit per weekday, Monday = 1; monthly and yearly:
+1, the same day); the views show every occurrence. Beyond the month and day views there is an
+event list view ("Change view") and a search page (title, location or description); a long
+press in a day or list view selects events to delete several at once.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import datetime
 from collections.abc import Callable
 
 from android_world.env.sim import widgets as w
-from android_world.env.sim.app import App, Screen
+from android_world.env.sim.app import App, Screen, Selecting
 from android_world.env.sim.widgets import Node
 
 PACKAGE = "com.simplemobiletools.calendar.pro"
@@ -38,6 +44,17 @@ SCHEMA = (
 )
 UTC = datetime.UTC
 WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+DAY_S, WEEK_S, MONTH_S, YEAR_S = 86400, 604800, 2592001, 31536000
+REPEAT_SAME_DAY = 1
+# (label, repeat_interval) offered by the Repetition dialog, in the real app's order.
+REPETITIONS = (
+    ("No repetition", 0),
+    ("Daily", DAY_S),
+    ("Weekly", WEEK_S),
+    ("Monthly", MONTH_S),
+    ("Yearly", YEAR_S),
+)
+LIST_DAYS = 366  # how far ahead the event list view reaches
 
 
 def to_ts(when: datetime.datetime) -> int:
@@ -76,11 +93,81 @@ class CalendarApp(App):
 
 
 def _events_between(screen: Screen, start: datetime.datetime, end: datetime.datetime) -> list[dict]:
-    return screen.device.sqlite_query(
+    """Events (and occurrences of repeating ones) starting in [start, end), earliest first."""
+    rows = screen.device.sqlite_query(
         DB,
-        "SELECT * FROM events WHERE start_ts >= ? AND start_ts < ? ORDER BY start_ts, id",
-        (to_ts(start), to_ts(end)),
+        "SELECT * FROM events WHERE (start_ts >= ? AND start_ts < ?) OR"
+        " (repeat_interval > 0 AND start_ts < ?) ORDER BY start_ts, id",
+        (to_ts(start), to_ts(end), to_ts(end)),
     )
+    return expand_occurrences(rows, to_ts(start), to_ts(end))
+
+
+def weekly_rule(day: datetime.date) -> int:
+    """The real app's weekly repeat rule for one weekday: Monday 1, Tuesday 2, ... Sunday 64."""
+    return 1 << (day.isoweekday() - 1)
+
+
+def _occurrence_starts(row: dict, lo: int, hi: int) -> list[int]:
+    """Start times in [lo, hi) of one event, following its repetition (forever, or until
+    `repeat_limit` when that is a positive timestamp)."""
+    first, interval, rule = row["start_ts"], row["repeat_interval"], row["repeat_rule"]
+    if interval <= 0:
+        return [first] if lo <= first < hi else []
+    limit = row.get("repeat_limit") or 0
+    hi = min(hi, limit + 1) if limit > 0 else hi
+    begin = from_ts(first)
+    starts: list[int] = []
+    if interval % WEEK_S == 0 and rule:
+        weeks = interval // WEEK_S
+        monday = begin - datetime.timedelta(days=begin.weekday())
+        day = begin
+        while to_ts(day) < hi:
+            week_index = (day - monday).days // 7
+            if week_index % weeks == 0 and rule & weekly_rule(day.date()):
+                starts.append(to_ts(day))
+            day += datetime.timedelta(days=1)
+    elif interval % DAY_S == 0:
+        step = interval
+        ts = first if first >= lo else first + ((lo - first + step - 1) // step) * step
+        starts = list(range(ts, hi, step))
+    else:  # monthly or yearly on the same day (months without that day are skipped)
+        months = 12 if interval % YEAR_S == 0 else max(1, interval // MONTH_S)
+        k = 0
+        while True:
+            y, m = shift_month(begin.year, begin.month, k * months)
+            k += 1
+            if datetime.datetime(y, m, 1, tzinfo=UTC) >= from_ts(hi):
+                break
+            if begin.day <= std_calendar.monthrange(y, m)[1]:
+                starts.append(to_ts(begin.replace(year=y, month=m)))
+    return [ts for ts in starts if lo <= ts < hi]
+
+
+def expand_occurrences(rows: list[dict], lo: int, hi: int) -> list[dict]:
+    """One dict per occurrence in [lo, hi): the row with its start and end shifted."""
+    found = []
+    for row in rows:
+        duration = row["end_ts"] - row["start_ts"]
+        for ts in _occurrence_starts(row, lo, hi):
+            found.append(dict(row, start_ts=ts, end_ts=ts + duration))
+    return sorted(found, key=lambda r: (r["start_ts"], r["id"]))
+
+
+def repetition_label(interval: int) -> str:
+    for text, value in REPETITIONS:
+        if value == interval:
+            return text
+    if interval % WEEK_S == 0:
+        return f"Every {interval // WEEK_S} weeks"
+    if interval % DAY_S == 0:
+        return f"Every {interval // DAY_S} days"
+    return "Custom"
+
+
+def format_section(day: datetime.date) -> str:
+    """A day's header in the event list and in search results, e.g. "Monday, October 16, 2023"."""
+    return f"{day:%A, %B} {day.day}, {day.year}"
 
 
 def _today(screen: Screen) -> datetime.date:
@@ -159,6 +246,95 @@ def month_grid(
     return w.column(header, *weeks, res_id="month_view")
 
 
+def view_actions(screen: Screen) -> list[Node]:
+    """The main views' shared app-bar icons: change view, search, more options."""
+    return [
+        w.icon_button("Change view", "apps", lambda: change_view(screen)),
+        w.icon_button("Search", "search", lambda: screen.push(SearchScreen(screen.app))),
+        w.icon_button(
+            "More options",
+            "more",
+            lambda: screen.show_menu([("Settings", lambda: None), ("About", lambda: None)]),
+        ),
+    ]
+
+
+def change_view(screen: Screen) -> None:
+    """The real app's "Change view" dialog; the choice replaces the main view."""
+
+    def pick(make: Callable[[App], Screen]) -> Callable[[], None]:
+        def run() -> None:
+            screen.dismiss()
+            screen.app.stack = [make(screen.app)]
+
+        return run
+
+    current = type(screen.app.stack[0]) if screen.app.stack else MonthScreen
+    screen.show_dialog(
+        lambda: w.dialog(
+            "Change view",
+            body=[
+                w.radio_row("Month view", current is MonthScreen, pick(MonthScreen)),
+                w.radio_row("Event list view", current is EventListScreen, pick(EventListScreen)),
+            ],
+            buttons=[("Cancel", screen.dismiss)],
+        )
+    )
+
+
+class EventSelecting(Selecting):
+    """Event rows that open the editor on a tap and, after a long press, select for deletion."""
+
+    selected: set[int]
+
+    def event_row(self, e: dict, day: datetime.date) -> Node:
+        screen: Screen = self  # type: ignore[assignment]
+        event_id = e["id"]
+
+        def tap() -> None:
+            if self.selected:
+                self.toggle(event_id)
+            else:
+                screen.push(EventEditor(screen.app, event_id, day))
+
+        return w.list_row(
+            e["title"],
+            f"{from_ts(e['start_ts']):%H:%M} - {from_ts(e['end_ts']):%H:%M}",
+            on_click=tap,
+            on_long_click=lambda: self.toggle(event_id),
+            selected=event_id in self.selected,
+            key=f"event_{event_id}_{e['start_ts']}",
+        )
+
+    def selection_bar(self) -> Node | None:
+        if not self.selected:
+            return None
+        return w.app_bar(
+            f"{len(self.selected)} selected",
+            on_up=self.clear_selection,
+            actions=[w.icon_button("Delete", "delete", self.confirm_delete_selected)],
+        )
+
+    def confirm_delete_selected(self) -> None:
+        screen: Screen = self  # type: ignore[assignment]
+
+        def delete() -> None:
+            for event_id in sorted(self.selected):
+                screen.device.sqlite_execute(DB, "DELETE FROM events WHERE id = ?", (event_id,))
+            count = len(self.selected)
+            self.clear_selection()
+            screen.dismiss()
+            screen.toast(f"{count} event{'s' if count != 1 else ''} deleted")
+
+        screen.show_dialog(
+            lambda: w.dialog(
+                "Delete events",
+                "Are you sure you want to proceed with the deletion?",
+                buttons=[("Cancel", screen.dismiss), ("Delete", delete)],
+            )
+        )
+
+
 class MonthScreen(Screen):
     """The month view; a day opens the day view."""
 
@@ -183,10 +359,7 @@ class MonthScreen(Screen):
                 "Simple Calendar Pro",
                 actions=[
                     w.icon_button("Go to today", "calendar", self.go_today),
-                    w.icon_button(
-                        "Search", "search", lambda: self.toast("Search is not available")
-                    ),
-                    w.icon_button("More options", "more", self.more),
+                    *view_actions(self),
                 ],
             ),
             w.row(
@@ -216,9 +389,6 @@ class MonthScreen(Screen):
         today = _today(self)
         self.year, self.month = today.year, today.month
 
-    def more(self) -> None:
-        self.show_menu([("Settings", lambda: None), ("About", lambda: None)])
-
     def open_day(self, day: int) -> None:
         self.push(DayScreen(self.app, datetime.date(self.year, self.month, day)))
 
@@ -226,35 +396,29 @@ class MonthScreen(Screen):
         self.push(EventEditor(self.app, None, _today(self)))
 
 
-class DayScreen(Screen):
-    """One day's events, earliest first."""
+class DayScreen(EventSelecting, Screen):
+    """One day's events, earliest first; a long press starts selecting events to delete."""
 
     def __init__(self, app: App, day: datetime.date):
         super().__init__(app)
         self.day = day
+        self.selected: set[int] = set()
 
     def build(self) -> Node:
         start = datetime.datetime(self.day.year, self.day.month, self.day.day, tzinfo=UTC)
         events = _events_between(self, start, start + datetime.timedelta(days=1))
-        rows = [
-            w.list_row(
-                e["title"],
-                f"{from_ts(e['start_ts']):%H:%M} - {from_ts(e['end_ts']):%H:%M}",
-                on_click=lambda i=e["id"]: self.push(EventEditor(self.app, i, self.day)),
-                key=f"event_{e['id']}",
-            )
-            for e in events
-        ]
+        rows = [self.event_row(e, self.day) for e in events]
+        bar = self.selection_bar() or w.app_bar(
+            self.day.strftime("%A, %B %d"),
+            subtitle=str(self.day.year),
+            on_up=self.close,
+            actions=[
+                w.icon_button("Previous day", "left", lambda: self.move(-1)),
+                w.icon_button("Next day", "right", lambda: self.move(1)),
+            ],
+        )
         content = w.column(
-            w.app_bar(
-                self.day.strftime("%A, %B %d"),
-                subtitle=str(self.day.year),
-                on_up=self.close,
-                actions=[
-                    w.icon_button("Previous day", "left", lambda: self.move(-1)),
-                    w.icon_button("Next day", "right", lambda: self.move(1)),
-                ],
-            ),
+            bar,
             w.scroll_list("day_events", *rows, pad=(0, 0, 0, 240), res_id="day_events")
             if rows
             else w.empty_state("No upcoming events"),
@@ -265,9 +429,101 @@ class DayScreen(Screen):
     def move(self, delta: int) -> None:
         self.day += datetime.timedelta(days=delta)
         self.scroll_offsets.clear()
+        self.clear_selection()
 
     def new_event(self) -> None:
         self.push(EventEditor(self.app, None, self.day))
+
+
+def _section(day: datetime.date) -> Node:
+    return w.label(
+        format_section(day),
+        size=w.SECONDARY_SIZE,
+        color="accent",
+        bold=True,
+        h=110,
+        pad=(48, 30, 24, 0),
+        res_id="event_section_title",
+    )
+
+
+def grouped_rows(screen: EventSelecting, events: list[dict], empty: str) -> list[Node]:
+    """Event rows under a header per day, as the list view and search results show them."""
+    rows: list[Node] = []
+    shown: datetime.date | None = None
+    for e in events:
+        day = from_ts(e["start_ts"]).date()
+        if day != shown:
+            rows.append(_section(day))
+            shown = day
+        rows.append(screen.event_row(e, day))
+    return rows or [w.empty_state(empty)]
+
+
+class EventListScreen(EventSelecting, Screen):
+    """The event list view: every event from today on, under a header per day."""
+
+    def __init__(self, app: App):
+        super().__init__(app)
+        self.selected: set[int] = set()
+
+    def build(self) -> Node:
+        today = _today(self)
+        start = datetime.datetime(today.year, today.month, today.day, tzinfo=UTC)
+        events = _events_between(self, start, start + datetime.timedelta(days=LIST_DAYS))
+        bar = self.selection_bar() or w.app_bar("Simple Calendar Pro", actions=view_actions(self))
+        content = w.column(
+            bar,
+            w.scroll_list(
+                "event_list",
+                *grouped_rows(self, events, "No upcoming events"),
+                pad=(0, 0, 0, 240),
+                res_id="calendar_events_list",
+            ),
+            flex=1,
+        )
+        return w.with_fab(content, w.fab("New Event", self.new_event, res_id="calendar_fab"))
+
+    def new_event(self) -> None:
+        self.push(EventEditor(self.app, None, _today(self)))
+
+
+class SearchScreen(EventSelecting, Screen):
+    """Search: events whose title, location or description contains the query, by date."""
+
+    def __init__(self, app: App):
+        super().__init__(app)
+        self.query = ""
+        self.selected: set[int] = set()
+        self.focus = "search_query"
+
+    def build(self) -> Node:
+        query = self.query.strip().lower()
+        events = []
+        if query:
+            events = [
+                e
+                for e in self.device.sqlite_query(DB, "SELECT * FROM events ORDER BY start_ts, id")
+                if any(query in (e[f] or "").lower() for f in ("title", "location", "description"))
+            ]
+        results = grouped_rows(self, events, "No events found") if query else []
+        bar = self.selection_bar() or w.row(
+            w.icon_button("Navigate up", "back", self.close),
+            w.text_field(self.query, self._set_query, hint="Search", key="search_query"),
+            h=180,
+            pad=(12, 15, 24, 15),
+            align="center",
+        )
+        return w.column(
+            bar,
+            w.divider(),
+            w.scroll_list("search_results", *results, res_id="search_results"),
+            flex=1,
+        )
+
+    def _set_query(self, text: str) -> None:
+        self.query = text
+        self.scroll_offsets.clear()
 
 
 class EventEditor(Screen):
@@ -277,6 +533,7 @@ class EventEditor(Screen):
         super().__init__(app)
         self.event_id = event_id
         self.title = self.location = self.description = ""
+        self.repeat_interval = self.repeat_rule = 0
         now = self.device.device_time().astimezone(UTC)
         start_hour = min(23, now.hour + 1)
         self.start = datetime.datetime(day.year, day.month, day.day, start_hour, tzinfo=UTC)
@@ -291,6 +548,7 @@ class EventEditor(Screen):
                     r["description"],
                 )
                 self.start, self.end = from_ts(r["start_ts"]), from_ts(r["end_ts"])
+                self.repeat_interval, self.repeat_rule = r["repeat_interval"], r["repeat_rule"]
         # picker drafts
         self.pick_target = "start"
         self.pick_date = self.start.date()
@@ -326,7 +584,21 @@ class EventEditor(Screen):
                 self._when_row("Ends", self.end, "end"),
                 w.divider(),
                 w.list_row("Reminder", "No reminder", icon="bell", on_click=lambda: None),
-                w.list_row("Repetition", "No repetition", icon="refresh", on_click=lambda: None),
+                w.list_row(
+                    "Repetition",
+                    repetition_label(self.repeat_interval),
+                    icon="refresh",
+                    on_click=self.open_repetition,
+                    key="event_repetition",
+                ),
+                w.list_row(
+                    "Repeat till",
+                    "Forever",
+                    on_click=lambda: self.toast("Repeats forever"),
+                    key="event_repetition_limit",
+                )
+                if self.repeat_interval
+                else None,
             ),
             flex=1,
         )
@@ -368,8 +640,37 @@ class EventEditor(Screen):
         if which == "start":
             duration = self.end - self.start
             self.start, self.end = value, value + duration
+            if self.repeat_interval % WEEK_S == 0 and self.repeat_rule.bit_count() == 1:
+                self.repeat_rule = weekly_rule(value.date())  # a single weekday follows the start
         else:
             self.end = value
+
+    # repetition ----------------------------------------------------------------------------
+    def open_repetition(self) -> None:
+        self.show_dialog(
+            lambda: w.dialog(
+                "Repetition",
+                body=[
+                    w.radio_row(
+                        text, value == self.repeat_interval, lambda v=value: self._repeat(v)
+                    )
+                    for text, value in REPETITIONS
+                ],
+                buttons=[("Cancel", self.dismiss)],
+            )
+        )
+
+    def _repeat(self, interval: int) -> None:
+        """As the real app: weekly repeats on the start's weekday, monthly and yearly on the
+        same day of the month."""
+        self.repeat_interval = interval
+        if interval == WEEK_S:
+            self.repeat_rule = weekly_rule(self.start.date())
+        elif interval in (MONTH_S, YEAR_S):
+            self.repeat_rule = REPEAT_SAME_DAY
+        else:
+            self.repeat_rule = 0
+        self.dismiss()
 
     # date picker ---------------------------------------------------------------------------
     def open_date_picker(self, which: str) -> None:
@@ -523,17 +824,21 @@ class EventEditor(Screen):
             self.location.strip(),
             self.description.strip(),
             now,
+            self.repeat_interval,
+            self.repeat_rule,
         )
         if self.event_id is None:
             self.device.sqlite_execute(
                 DB,
-                "INSERT INTO events (start_ts, end_ts, title, location, description, last_updated) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (start_ts, end_ts, title, location, description, last_updated,"
+                " repeat_interval, repeat_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
         else:
             self.device.sqlite_execute(
                 DB,
-                "UPDATE events SET start_ts = ?, end_ts = ?, title = ?, location = ?, description = ?, last_updated = ? WHERE id = ?",
+                "UPDATE events SET start_ts = ?, end_ts = ?, title = ?, location = ?, description = ?,"
+                " last_updated = ?, repeat_interval = ?, repeat_rule = ? WHERE id = ?",
                 (*values, self.event_id),
             )
         self.close()
