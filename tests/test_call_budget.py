@@ -141,6 +141,33 @@ def test_no_vote_on_saving_a_form_that_holds_only_the_goals_own_words():
     assert unneeded(goal, "s", save, other) is None
 
 
+def test_once_a_step_went_wrong_row_taps_and_form_commits_are_voted_again():
+    rows = _obs(_element("Network & internet", "android.widget.TextView"))
+    tap = _proposal(action_type="click", index=0)
+    unneeded = celil_quality_control.vote_unneeded
+    assert unneeded("Turn wifi off", "s", tap, rows) is not None
+    assert unneeded("Turn wifi off", "s", tap, rows, cautious=True) is None
+    back = _proposal(action_type="navigate_back")
+    assert unneeded("Turn wifi off", "s", back, rows, cautious=True)  # navigation stays free
+
+
+def test_the_agent_turns_cautious_after_a_rejection():
+    wrapper = fakes.ScriptedWrapper(
+        ['{"score": 1, "reasoning": "wrong target"}'],
+        default='{"score": 9, "reasoning": "fine"}',
+    )
+    verifier = celil_quality_control.VerifierEnsemble(wrapper)
+    env = fakes.FakePhone()
+    env.screen = "contacts"
+    executor = fakes.ScriptedExecutor([fakes.click(2), fakes.click(1), fakes.click(1)])
+    agent, _ = make_agent(env=env, executor=executor, verifier=verifier)
+    assert not agent._trouble_seen()
+    first = agent.step(GOAL)  # 'Delete all': irreversible, voted, rejected
+    assert first.data["gate"] == "reject" and agent._trouble_seen()
+    second = agent.step(GOAL)  # 'Alice', a plain row: voted now, not skipped
+    assert second.data.get("vote_skipped") is None and second.data["votes"]
+
+
 def test_only_the_adaptive_ensemble_skips_votes():
     screen = _obs(_element("Wi-Fi"))
     back = _proposal(action_type="navigate_back")

@@ -764,14 +764,27 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     def _vote_unneeded(
         self, goal: str, sub_goal: str, proposal: ProposedAction, observation: Observation
     ) -> str | None:
-        """The verifier's own word on whether this proposal needs a vote (adaptive mode)."""
+        """The verifier's own word on whether this proposal needs a vote (adaptive mode); once
+        the episode has seen something go wrong, it is asked to be cautious."""
         ask = getattr(self._verifier, "vote_unneeded", None)
         if not callable(ask):
             return None
         try:
-            return ask(goal, sub_goal, proposal, observation)
+            return ask(goal, sub_goal, proposal, observation, cautious=self._trouble_seen())
         except Exception:
             return None
+
+    def _trouble_seen(self) -> bool:
+        """A rejection, a failed or refused step, an unconfirmed finish or a replan this episode:
+        evidence that this executor errs here, so cheap unvoted steps are no longer cheap."""
+        stats = self._stats
+        return bool(
+            stats.rejected
+            or stats.execution_errors
+            or stats.post_check_failures
+            or stats.unconfirmed_finishes
+            or sum(stats.rehearsals.values())
+        )
 
     # --- planning -----------------------------------------------------------------------------
 

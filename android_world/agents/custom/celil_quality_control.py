@@ -452,7 +452,11 @@ def commits_the_goals_words(
 
 
 def vote_unneeded(
-    goal: str, sub_goal: str, proposed: ProposedAction, observation: Observation
+    goal: str,
+    sub_goal: str,
+    proposed: ProposedAction,
+    observation: Observation,
+    cautious: bool = False,
 ) -> str | None:
     """Why this proposal can run without a vote (adaptive policy), or None when it needs one.
 
@@ -463,6 +467,8 @@ def vote_unneeded(
     sub-goal names (what a verifier would check against is the action itself).
     Irreversible actions are always voted on. At p wrong proposals a skipped vote costs about p
     times the two steps of undoing a wrong move, less than the one call a vote always costs.
+    `cautious` (the episode has already seen a rejection or a failed step, so p is not small)
+    votes on row taps and form commits again.
     """
     action = proposed.action
     if action is None or irreversible_reason(proposed, observation):
@@ -481,7 +487,7 @@ def vote_unneeded(
         label = celil_geometry.element_label(element) if element is not None else ""
         if label and _named_in(label, asked):
             return f"taps {label!r}, which the goal names"
-        if kind == json_action.CLICK:
+        if kind == json_action.CLICK and not cautious:
             return opens_row(element, observation) or commits_the_goals_words(
                 element, observation, asked
             )
@@ -664,12 +670,17 @@ class VerifierEnsemble:
         return [f.result() for f in futures]
 
     def vote_unneeded(
-        self, goal: str, sub_goal: str, proposed: ProposedAction, observation: Observation
+        self,
+        goal: str,
+        sub_goal: str,
+        proposed: ProposedAction,
+        observation: Observation,
+        cautious: bool = False,
     ) -> str | None:
         """Adaptive mode spends no vote where none can help (see `vote_unneeded`)."""
         if self.mode != "adaptive" or len(self.personas) < 2:
             return None
-        return vote_unneeded(goal, sub_goal, proposed, observation)
+        return vote_unneeded(goal, sub_goal, proposed, observation, cautious)
 
     def _by_weight(self) -> list[str]:
         return sorted(self.personas, key=lambda p: (-self.weights[p], self.personas.index(p)))
