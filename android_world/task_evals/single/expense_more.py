@@ -1,0 +1,256 @@
+"""More of upstream's Pro Expense tasks (`single/expense.py`): delete three among fifty, delete
+exact duplicates (with and without near-duplicates), add three expenses.
+
+Upstream's rules on the `expense` table: deletions must remove exactly the target rows (for
+duplicates: exactly one of the two identical rows) and leave every other row unchanged with
+nothing added; additions must add exactly the wanted rows (name and note fuzzy, amount and
+category exact) and change nothing else. Oracles read the expense list from the screen.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from android_world.env import interface
+from android_world.env.json_action import JSONAction
+from android_world.task_evals import oracle_utils as ui
+from android_world.task_evals.single.expense import (
+    APP_NAME,
+    CATEGORIES,
+    NOISE_ROW_OBJECTS,
+    ROW_OBJECTS,
+    _Expense,
+    _ExpenseDeleteMultiple,
+    add_rows,
+    addition_ok,
+    generate_expense,
+    list_rows,
+    random_october_ms,
+    removal_ok,
+    rows_as_text,
+)
+
+TEXT_REPRESENTATION_TYPE = "text_representation_type"
+
+
+def random_rows(n: int, keep=lambda row: True) -> list[dict[str, Any]]:
+    """Upstream's `get_random_items` without replacement: n rows, no two equal in every field."""
+    rows: list[dict[str, Any]] = []
+    for _ in range(10_000):
+        if len(rows) == n:
+            return rows
+        candidate = generate_expense()
+        if keep(candidate) and candidate not in rows:
+            rows.append(candidate)
+    raise ValueError(f"Could not draw {n} distinct expenses.")
+
+
+# ---- oracle helpers (screen only) ------------------------------------------------------------
+
+
+def expense_rows(env: interface.AsyncEnv) -> list[tuple[int, tuple[str, ...]]]:
+    """(index of the name, what the row shows: name, category and date, amount) for every
+    expense row fully on screen, top to bottom."""
+    items = ui.elements(env)
+    rows = []
+    for i, element in enumerate(items):
+        if element.resource_name != "android:id/title" or not ui.visible(element):
+            continue
+        near = ui.row_texts_near(items, element, tolerance=60)
+        summary = [e.text for e in near if e.resource_name == "android:id/summary"]
+        amount = [e.text for e in near if e.resource_name == "tvAmount"]
+        if summary and amount:
+            rows.append((i, (element.text or "", summary[0] or "", amount[0] or "")))
+    return sorted(rows, key=lambda row: items[row[0]].bbox_pixels.y_min)  # type: ignore[union-attr]
+
+
+def find_duplicate(env: interface.AsyncEnv, max_scrolls: int = 12) -> Iterator[JSONAction]:
+    """Scroll down the list until two rows show the same name, category, date and amount;
+    returns the index of the second one. Equal rows are neighbours (the list is by date)."""
+    for _ in range(max_scrolls + 1):
+        seen: set[tuple[str, ...]] = set()
+        for index, shown in expense_rows(env):
+            if shown in seen:
+                return index
+            seen.add(shown)
+        before = expense_rows(env)
+        yield JSONAction(action_type="scroll", direction="down")
+        if expense_rows(env) == before:
+            break
+    raise RuntimeError("Oracle found no duplicate expenses on screen.")
+
+
+def delete_open_expense(env: interface.AsyncEnv) -> Iterator[JSONAction]:
+    yield ui.click(env, ui.desc_is("Delete"), "the Delete icon")
+    yield ui.click(
+        env,
+        lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
+        "the Delete button",
+    )
+
+
+def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONAction]:
+    yield ui.click(env, ui.desc_is("Add expense"), "the Add expense button")
+    yield ui.type_into(env, ui.hint_is("Name"), row["name"], "the Name field")
+    yield ui.type_into(env, ui.hint_is("Amount"), f"{row['amount'] / 100:.2f}", "the Amount field")
+    yield ui.click(env, ui.text_is("Category"), "the Category row")
+    category = CATEGORIES[row["category"]]
+    index = yield from ui.scroll_to(
+        env, ui.text_is(category), category, container=ui.res_is("category_list")
+    )
+    yield JSONAction(action_type="click", index=index)
+    yield ui.type_into(env, ui.hint_is("Note"), row["note"], "the Note field")
+    index = yield from ui.scroll_to(env, ui.text_is("Save"), "the Save button")
+    yield JSONAction(action_type="click", index=index)
+
+
+# ---- tasks -----------------------------------------------------------------------------------
+
+
+class ExpenseDeleteMultiple2(_ExpenseDeleteMultiple):
+    """Three named expenses among fifty others."""
+
+    n_rows = 3
+    n_rows_noise = 50
+    complexity = 3.4
+    difficulty = "hard"
+    tags = ("data_edit", "parameterized", "search")
+    optimal_steps = 14
+
+
+class _ExpenseDeleteDuplicates(_Expense):
+    """Two identical rows among noise; exactly one of them must go, everything else stays."""
+
+    n_rows = 1
+    n_rows_noise = 5
+    complexity = 1.2
+    difficulty = "medium"
+    tags = ("data_edit", "screen_reading")
+    optimal_steps = 4
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.before: list[dict[str, Any]] = []
+        self.duplicate_ids: list[int] = []
+
+    @property
+    def goal(self) -> str:
+        return (
+            f"Delete all but one of any expenses in {APP_NAME} that are exact duplicates, "
+            "ensuring at least one instance of each unique expense remains."
+        )
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        rows = random_rows(cls.n_rows_noise + cls.n_rows)
+        target = rows.pop()
+        return {ROW_OBJECTS: [target, dict(target)], NOISE_ROW_OBJECTS: rows}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        first, second = self.params[ROW_OBJECTS]
+        if first != second:
+            raise ValueError(f"{self.name}: the two target rows must be equal.")
+        add_rows(env, self.params[ROW_OBJECTS])
+        self.before = list_rows(env)
+        if len(self.before) != 2 + self.n_rows_noise:
+            raise ValueError(f"{self.name}: unexpected initial expense table.")
+        self.duplicate_ids = [row["expense_id"] for row in self.before[-2:]]
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        after = list_rows(env)
+        ok = any(
+            removal_ok(self.before, after, {row_id}, "expense_id") for row_id in self.duplicate_ids
+        )
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Pro Expense")
+        index = yield from find_duplicate(env)
+        yield JSONAction(action_type="click", index=index)
+        yield from delete_open_expense(env)
+        yield ui.done()
+
+
+class ExpenseDeleteDuplicates(_ExpenseDeleteDuplicates):
+    n_rows = 1
+    n_rows_noise = 5
+    complexity = 1.2
+
+
+class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
+    """Forty noise rows, three of them the duplicate's name and category with another amount
+    and date (near-duplicates that must stay)."""
+
+    n_rows = 1
+    n_rows_noise = 40
+    complexity = 1.8
+    difficulty = "hard"
+    optimal_steps = 8
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        noise = random_rows(cls.n_rows_noise + cls.n_rows - 3)
+        target = noise.pop()
+        variations = []
+        for extra in random.sample(range(50, 1000), 3):
+            variation = dict(target, amount=target["amount"] + extra)
+            variation["created_date"] = random_october_ms()
+            variation["modified_date"] = random_october_ms()
+            variations.append(variation)
+        return {ROW_OBJECTS: [target, dict(target)], NOISE_ROW_OBJECTS: noise + variations}
+
+
+class ExpenseAddMultiple(_Expense):
+    """Three expenses described in csv or text-block form, ten noise rows present."""
+
+    n_rows = 3
+    n_rows_noise = 10
+    complexity = 6
+    difficulty = "hard"
+    tags = ("parameterized", "data_entry", "multi_step")
+    optimal_steps = 24
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.before: list[dict[str, Any]] = []
+
+    @property
+    def goal(self) -> str:
+        text = rows_as_text(self.params[ROW_OBJECTS], self.params[TEXT_REPRESENTATION_TYPE])
+        return f"Add the following expenses into the {APP_NAME}:\n{text}"
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        targets = random_rows(cls.n_rows)
+        names = {row["name"] for row in targets}
+        noise = random_rows(cls.n_rows_noise, keep=lambda row: row["name"] not in names)
+        return {
+            ROW_OBJECTS: targets,
+            NOISE_ROW_OBJECTS: noise,
+            TEXT_REPRESENTATION_TYPE: random.choice(["csv", "text_block"]),
+        }
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.before = list_rows(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        ok = addition_ok(
+            self.before,
+            list_rows(env),
+            self.params[ROW_OBJECTS],
+            compare=("name", "amount", "category", "note"),
+            free_form=("name", "note"),
+        )
+        return 1.0 if ok else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Pro Expense")
+        for row in self.params[ROW_OBJECTS]:
+            yield from add_via_form(env, row)
+        yield ui.done()
