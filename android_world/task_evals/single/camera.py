@@ -84,6 +84,10 @@ class CameraTakeVideo(_CameraTask):
     """Exactly one new video must appear (a photo does not count)."""
 
     complexity = 1
+    fidelity_notes = (
+        "videos folder: DCIM/Camera (where the sim camera writes) and Movies (upstream's), video"
+        " files only, so a photo in the same folder is not a video",
+    )
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     template = "Take one video."
     difficulty = "easy"

@@ -144,6 +144,11 @@ class MarkorDeleteNewestNote(_MarkorTask):
     the latest modified time must go, and the others must keep their names and times."""
 
     complexity = 1
+    fidelity_notes = (
+        "a clock jump that lands on a time already used is drawn again (the sim clock moves in"
+        " whole minutes; upstream's running clock never repeats a time)",
+        "on adb, files are pushed with the host's time, not stamped by the device clock",
+    )
     schema: dict[str, Any] = {}
     template = "Delete the newest note in Markor."
     difficulty = "easy"
@@ -346,6 +351,9 @@ class MarkorMergeNotes(_MarkorTask):
     blank lines (after stripping: exactly five lines, the 2nd and 4th empty)."""
 
     complexity = 7.8
+    fidelity_notes = (
+        "the three note names are drawn distinct, so no seeded note overwrites another",
+    )
     schema = {
         "type": "object",
         "properties": {
@@ -457,6 +465,7 @@ class MarkorChangeNoteContent(_MarkorTask):
         'Update the content of {original_name} to "{updated_content}" in Markor and change its '
         "name to {new_name}."
     )
+    fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
     difficulty = "medium"
     tags = ("data_edit", "parameterized")
     optimal_steps = 8
@@ -515,6 +524,7 @@ class MarkorAddNoteHeader(_MarkorTask):
         "Update the Markor note {original_name} by adding the following text, along with a new "
         'blank line before the existing content: "{header}", and rename it to {new_name}.'
     )
+    fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
     difficulty = "medium"
     tags = ("data_edit", "parameterized")
     optimal_steps = 8

@@ -151,6 +151,11 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
     """name2 texted an address; it must be sent on to name1 (a contact with no conversation)."""
 
     complexity = 1.8
+    fidelity_notes = (
+        "name2 never shares a word with name1 (upstream means to exclude them, but its split has"
+        " swapped arguments, so two contacts can share a name there)",
+        "contacts are cleared before seeding as well as after (upstream: after only)",
+    )
     schema = {
         "type": "object",
         "properties": {
@@ -206,6 +211,10 @@ class SimpleSmsResend(_SmsWithContacts):
     go again (the sent box grows by one, and its newest message equals the earlier one)."""
 
     complexity = 1.2
+    fidelity_notes = (
+        "the first message is written to the sent box as sent (upstream sends it through the"
+        " emulator's modem); contacts are cleared before seeding as well as after",
+    )
     schema = {
         "type": "object",
         "properties": {

@@ -63,6 +63,10 @@ CLIPBOARD_TEXTS = (
 class SystemCopyToClipboard(task_eval.TaskEval):
     app_names = ("clipper",)
     complexity = 1
+    fidelity_notes = (
+        "the sim has no Clipper app: text is copied with a text field's long-press Copy (which"
+        " copies the whole field, the sim having no cursor)",
+    )
     schema = {
         "type": "object",
         "properties": {"clipboard_content": {"type": "string"}},
