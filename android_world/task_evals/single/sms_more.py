@@ -93,13 +93,18 @@ def open_conversation(env: interface.AsyncEnv, title: str) -> Iterator[JSONActio
 
 
 def bubbles(env: interface.AsyncEnv) -> list[tuple[str, bool]]:
-    """(text, sent by me) of the message bubbles on screen, oldest first; sent bubbles sit on
-    the right half, received ones on the left."""
+    """(text, sent by me) of the message bubbles on screen, oldest first: sent bubbles hug the
+    list's right edge, received ones its left edge."""
+    items = ui.elements(env)
+    lst = ui.find(items, ui.res_is("thread_messages_list"), need_visible=False)
+    if lst is None or items[lst].bbox_pixels is None:
+        return []
+    left, right = items[lst].bbox_pixels.x_min, items[lst].bbox_pixels.x_max
     found = []
-    for element in ui.elements(env):
+    for element in items:
         box = element.bbox_pixels
         if element.resource_name == "thread_message_body" and box is not None:
-            found.append((box.y_min, element.text or "", box.x_min > 1080 // 4))
+            found.append((box.y_min, element.text or "", box.x_min - left > right - box.x_max))
     return [(text, mine) for _, text, mine in sorted(found)]
 
 
