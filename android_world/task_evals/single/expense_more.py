@@ -84,11 +84,7 @@ def find_duplicate(env: interface.AsyncEnv, max_scrolls: int = 12) -> Iterator[J
 
 def delete_open_expense(env: interface.AsyncEnv) -> Iterator[JSONAction]:
     yield ui.click(env, ui.desc_is("Delete"), "the Delete icon")
-    yield ui.click(
-        env,
-        lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
-        "the Delete button",
-    )
+    yield ui.click(env, ui.matching(text="Delete", class_suffix="Button"), "the Delete button")
 
 
 def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONAction]:
