@@ -36,6 +36,7 @@ NEW_TASKS = (
     "SimpleSmsSendReceivedAddress",
     "SystemCopyToClipboard",
     "CameraTakeVideo",
+    "ExpenseAddMultipleFromMarkor",
 )
 # Upstream's complexities (the step budget is int(10 * complexity)).
 UPSTREAM_COMPLEXITY = {
@@ -55,6 +56,7 @@ UPSTREAM_COMPLEXITY = {
     "SimpleSmsSendReceivedAddress": 1.8,
     "SystemCopyToClipboard": 1,
     "CameraTakeVideo": 1,
+    "ExpenseAddMultipleFromMarkor": 6,
 }
 
 
@@ -206,14 +208,20 @@ def _a_near_duplicate(rows, task) -> list[int]:
     ]
 
 
-def _add_two_of_three(env, task) -> None:
-    expense.add_rows(env, task.params[expense.ROW_OBJECTS][:2])
+def _add_all_but_one(env, task) -> None:
+    expense.add_rows(env, task.params[expense.ROW_OBJECTS][:-1])
 
 
 def _add_with_wrong_amount(env, task) -> None:
     rows = [dict(r) for r in task.params[expense.ROW_OBJECTS]]
     rows[-1]["amount"] += 100
     expense.add_rows(env, rows)
+
+
+def _log_with_the_mark(env, task) -> None:
+    expense.add_rows(
+        env, [dict(r, note=r["note"] + ". Reimbursable.") for r in task.params[expense.ROW_OBJECTS]]
+    )
 
 
 def _sms(number: str, body: str):
@@ -284,7 +292,8 @@ MISTAKES: dict[str, list[Callable]] = {
         _delete_expenses(_both_duplicates),
         _delete_expenses(_a_near_duplicate),
     ],
-    "ExpenseAddMultiple": [_add_two_of_three, _add_with_wrong_amount],
+    "ExpenseAddMultiple": [_add_all_but_one, _add_with_wrong_amount],
+    "ExpenseAddMultipleFromMarkor": [_add_all_but_one, _log_with_the_mark],
     "SimpleSmsResend": [_resend_glitch, _resend_other_message],
     "SimpleSmsSendClipboardContent": [_clipboard_to_wrong_number],
     "SimpleSmsSendReceivedAddress": [_address_back_to_sender],

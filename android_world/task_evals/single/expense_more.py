@@ -31,6 +31,9 @@ from android_world.task_evals.single.expense import (
     removal_ok,
     rows_as_text,
 )
+from android_world.task_evals.single.files import clear_folder
+from android_world.task_evals.single.markor import NOTEBOOK
+from android_world.task_evals.single.markor_more import editor_text
 
 TEXT_REPRESENTATION_TYPE = "text_representation_type"
 
@@ -250,3 +253,76 @@ class ExpenseAddMultiple(_Expense):
         for row in self.params[ROW_OBJECTS]:
             yield from add_via_form(env, row)
         yield ui.done()
+
+
+class ExpenseAddMultipleFromMarkor(ExpenseAddMultiple):
+    """A Markor file lists 102 transactions as csv; the two marked reimbursable must be logged.
+
+    Upstream's quirk kept: the file shows those two notes with ". Reimbursable." appended, but
+    the check compares notes with the unmarked ones (fuzzy, ratio >= 0.9), so copying the note
+    with its mark fails; and the 100 other transactions are also already in the app.
+    """
+
+    n_rows = 2
+    n_rows_noise = 100
+    complexity = 6
+    app_names = (APP_NAME, "markor")
+    difficulty = "hard"
+    tags = ("parameterized", "data_entry", "multi_app", "screen_reading")
+    optimal_steps = 20
+
+    @property
+    def goal(self) -> str:
+        return (
+            "Go through the transactions in my_expenses.txt in Markor. Log the reimbursable "
+            f"transactions in the {APP_NAME}."
+        )
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        marked = [
+            dict(row, note=row["note"] + ". Reimbursable.") for row in self.params[ROW_OBJECTS]
+        ]
+        rows = marked + list(self.params[NOISE_ROW_OBJECTS])
+        random.shuffle(rows)
+        clear_folder(env.controller, NOTEBOOK)
+        env.controller.write_text(f"{NOTEBOOK}/{EXPENSES_FILE}", rows_as_text(rows, "csv"))
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_folder(env.controller, NOTEBOOK)
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Markor")
+        yield from ui.scroll_and_tap(env, EXPENSES_FILE)
+        wanted = reimbursable_rows(editor_text(env))
+        yield ui.open_app("Pro Expense")
+        for row in wanted:
+            yield from add_via_form(env, row)
+        yield ui.done()
+
+
+EXPENSES_FILE = "my_expenses.txt"
+REIMBURSABLE = ". Reimbursable."
+
+
+def reimbursable_rows(csv_text: str) -> list[dict[str, Any]]:
+    """The csv lines (name|amount_dollars|category_name|note) whose note carries the mark, as
+    rows to type: amount in cents, category id, the note without the mark."""
+    ids = {name: cid for cid, name in CATEGORIES.items()}
+    rows = []
+    for line in csv_text.splitlines()[1:]:
+        parts = line.split("|")
+        if len(parts) != 4 or not parts[3].endswith(REIMBURSABLE):
+            continue
+        name, dollars, category, note = parts
+        rows.append(
+            {
+                "name": name,
+                "amount": round(float(dollars.lstrip("$")) * 100),
+                "category": ids[category],
+                "note": note[: -len(REIMBURSABLE)],
+            }
+        )
+    return rows
