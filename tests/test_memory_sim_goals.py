@@ -33,6 +33,10 @@ VARIABLE_SHAPE = {
     "TurnOnWifiAndOpenApp": 6,
     # The expense is written either as a text block or as a csv table.
     "ExpenseAddSingle": 2,
+    "ExpenseAddMultiple": 2,
+    # The text to copy is free-form: "Acme Corp, Suite 200" reads as a list, "Order No: A1"
+    # as a label and its value.
+    "SystemCopyToClipboard": 3,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
 }
