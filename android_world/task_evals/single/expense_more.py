@@ -53,6 +53,13 @@ def random_rows(n: int, keep=lambda row: True) -> list[dict[str, Any]]:
 # ---- oracle helpers (screen only) ------------------------------------------------------------
 
 
+def _row_reach(title: ui.Element) -> int:
+    """How far from a row's title its other texts sit: a line and a half of the title, so the
+    rows are read alike at every screen density."""
+    box = title.bbox_pixels
+    return int(1.5 * (box.y_max - box.y_min)) if box is not None else 60
+
+
 def expense_rows(env: interface.AsyncEnv) -> list[tuple[int, tuple[str, ...]]]:
     """(index of the name, what the row shows: name, category and date, amount) for every
     expense row fully on screen, top to bottom."""
@@ -61,7 +68,7 @@ def expense_rows(env: interface.AsyncEnv) -> list[tuple[int, tuple[str, ...]]]:
     for i, element in enumerate(items):
         if element.resource_name != "android:id/title" or not ui.visible(element):
             continue
-        near = ui.row_texts_near(items, element, tolerance=60)
+        near = ui.row_texts_near(items, element, tolerance=_row_reach(element))
         summary = [e.text for e in near if e.resource_name == "android:id/summary"]
         amount = [e.text for e in near if e.resource_name == "tvAmount"]
         if summary and amount:

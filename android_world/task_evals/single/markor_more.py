@@ -88,6 +88,13 @@ def read_note(env: interface.AsyncEnv, name: str, folder: str = NOTEBOOK) -> str
 # ---- oracle helpers (screen only) ------------------------------------------------------------
 
 
+def _row_reach(title: ui.Element) -> int:
+    """How far from a row's title its other texts sit: a line and a half of the title, so the
+    rows are read alike at every screen density."""
+    box = title.bbox_pixels
+    return int(1.5 * (box.y_max - box.y_min)) if box is not None else 60
+
+
 def note_rows(env: interface.AsyncEnv) -> list[tuple[int, str, str]]:
     """(index of the title, name, summary) of every note row fully on screen."""
     items = ui.elements(env)
@@ -97,7 +104,7 @@ def note_rows(env: interface.AsyncEnv) -> list[tuple[int, str, str]]:
             continue
         below = [
             e
-            for e in ui.row_texts_near(items, element, tolerance=60)
+            for e in ui.row_texts_near(items, element, tolerance=_row_reach(element))
             if e.resource_name == "android:id/summary"
         ]
         if below:
