@@ -90,8 +90,8 @@ class CameraTakeVideo(_CameraTask):
     )
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     template = "Take one video."
-    difficulty = "easy"
-    optimal_steps = 4
+    difficulty = "medium"
+    optimal_steps = 3
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:

@@ -122,8 +122,8 @@ class ExpenseDeleteMultiple2(_ExpenseDeleteMultiple):
     n_rows_noise = 50
     complexity = 3.4
     difficulty = "hard"
-    tags = ("data_edit", "parameterized", "search")
-    optimal_steps = 14
+    tags = ("screen_reading", "parameterized")
+    optimal_steps = 17
 
 
 class _ExpenseDeleteDuplicates(_Expense):
@@ -185,6 +185,9 @@ class ExpenseDeleteDuplicates(_ExpenseDeleteDuplicates):
     n_rows = 1
     n_rows_noise = 5
     complexity = 1.2
+    difficulty = "medium"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 6
 
 
 class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
@@ -194,8 +197,9 @@ class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
     n_rows = 1
     n_rows_noise = 40
     complexity = 1.8
-    difficulty = "hard"
-    optimal_steps = 8
+    difficulty = "medium"
+    tags = ("data_edit", "requires_setup", "parameterized")
+    optimal_steps = 9
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -216,9 +220,9 @@ class ExpenseAddMultiple(_Expense):
     n_rows = 3
     n_rows_noise = 10
     complexity = 6
-    difficulty = "hard"
-    tags = ("parameterized", "data_entry", "multi_step")
-    optimal_steps = 24
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 20
 
     def __init__(self, params: dict[str, Any]):
         super().__init__(params)
@@ -273,10 +277,17 @@ class ExpenseAddMultipleFromMarkor(ExpenseAddMultiple):
     n_rows = 2
     n_rows_noise = 100
     complexity = 6
-    app_names = (APP_NAME, "markor")
     difficulty = "hard"
-    tags = ("parameterized", "data_entry", "multi_app", "screen_reading")
-    optimal_steps = 20
+    tags = (
+        "transcription",
+        "repetition",
+        "multi_app",
+        "data_entry",
+        "memorization",
+        "parameterized",
+    )
+    optimal_steps = 15
+    app_names = (APP_NAME, "markor")
 
     @property
     def goal(self) -> str:

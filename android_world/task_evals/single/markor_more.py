@@ -151,6 +151,9 @@ class MarkorDeleteNewestNote(_MarkorTask):
     the latest modified time must go, and the others must keep their names and times."""
 
     complexity = 1
+    difficulty = "easy"
+    tags = ("data_edit", "parameterized")
+    optimal_steps = 4
     fidelity_notes = (
         "a clock jump that lands on a time already used is drawn again (the sim clock moves in"
         " whole minutes; upstream's running clock never repeats a time)",
@@ -158,9 +161,6 @@ class MarkorDeleteNewestNote(_MarkorTask):
     )
     schema: dict[str, Any] = {}
     template = "Delete the newest note in Markor."
-    difficulty = "easy"
-    tags = ("data_edit", "screen_reading")
-    optimal_steps = 4
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -206,11 +206,11 @@ class MarkorDeleteNewestNote(_MarkorTask):
 
 class MarkorDeleteAllNotes(_MarkorTask):
     complexity = 1.4
+    difficulty = "easy"
+    tags = ("data_edit", "repetition", "parameterized")
+    optimal_steps = 7
     schema: dict[str, Any] = {}
     template = "Delete all my notes in Markor."
-    difficulty = "easy"
-    tags = ("data_edit",)
-    optimal_steps = 5
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -246,6 +246,9 @@ class MarkorMoveNote(_MarkorTask):
     destination folder and no longer in the source folder."""
 
     complexity = 1.4
+    difficulty = "medium"
+    tags = ("parameterized", "complex_ui_understanding")
+    optimal_steps = 7
     schema = {
         "type": "object",
         "properties": {
@@ -256,9 +259,6 @@ class MarkorMoveNote(_MarkorTask):
         "required": ["file_name", "source_folder", "destination_folder"],
     }
     template = "In Markor, move the note {file_name} from {source_folder} to {destination_folder}."
-    difficulty = "medium"
-    tags = ("data_edit", "parameterized")
-    optimal_steps = 7
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -305,6 +305,9 @@ class MarkorMoveNote(_MarkorTask):
 class MarkorCreateNoteFromClipboard(_MarkorTask):
     app_names = ("markor", "clipper")
     complexity = 1.4
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 7
     schema = {
         "type": "object",
         "properties": {"file_name": {"type": "string"}, "file_content": {"type": "string"}},
@@ -314,9 +317,6 @@ class MarkorCreateNoteFromClipboard(_MarkorTask):
         "Create a note in Markor named {file_name}. Perform a paste operation in the note and "
         "save the note."
     )
-    difficulty = "medium"
-    tags = ("data_entry", "parameterized")
-    optimal_steps = 7
 
     def __init__(self, params: dict[str, Any]):
         if not params.get("file_content"):
@@ -358,6 +358,9 @@ class MarkorMergeNotes(_MarkorTask):
     blank lines (after stripping: exactly five lines, the 2nd and 4th empty)."""
 
     complexity = 7.8
+    difficulty = "hard"
+    tags = ("data_edit", "data_entry", "parameterized")
+    optimal_steps = 39
     fidelity_notes = (
         "the three note names are drawn distinct, so no seeded note overwrites another",
     )
@@ -390,9 +393,6 @@ class MarkorMergeNotes(_MarkorTask):
         "the same order) into a new Markor note named {new_file_name} and save it. Add a new "
         "line between the content of each note."
     )
-    difficulty = "hard"
-    tags = ("data_entry", "memorization", "parameterized", "multi_step")
-    optimal_steps = 20
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -459,6 +459,9 @@ class MarkorChangeNoteContent(_MarkorTask):
     the new text (fuzzy)."""
 
     complexity = 1.2
+    difficulty = "medium"
+    tags = ("data_entry", "requires_setup", "parameterized")
+    optimal_steps = 5
     schema = {
         "type": "object",
         "properties": {
@@ -473,9 +476,6 @@ class MarkorChangeNoteContent(_MarkorTask):
         "name to {new_name}."
     )
     fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
-    difficulty = "medium"
-    tags = ("data_edit", "parameterized")
-    optimal_steps = 8
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -517,6 +517,9 @@ class MarkorAddNoteHeader(_MarkorTask):
     exactly `header`, a blank line, the original text and a newline."""
 
     complexity = 1.2
+    difficulty = "medium"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 6
     schema = {
         "type": "object",
         "properties": {
@@ -532,9 +535,6 @@ class MarkorAddNoteHeader(_MarkorTask):
         'blank line before the existing content: "{header}", and rename it to {new_name}.'
     )
     fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
-    difficulty = "medium"
-    tags = ("data_edit", "parameterized")
-    optimal_steps = 8
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:

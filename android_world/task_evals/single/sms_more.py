@@ -114,10 +114,10 @@ def bubbles(env: interface.AsyncEnv) -> list[tuple[str, bool]]:
 class SimpleSmsSendClipboardContent(_SimpleSmsBase):
     app_names = ("simple sms messenger", "clipper")
     complexity = 1.2
-    template = "Send a message to {number} with the clipboard content in Simple SMS Messenger"
-    difficulty = "medium"
-    tags = ("parameterized", "data_entry")
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
     optimal_steps = 6
+    template = "Send a message to {number} with the clipboard content in Simple SMS Messenger"
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -156,6 +156,9 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
     """name2 texted an address; it must be sent on to name1 (a contact with no conversation)."""
 
     complexity = 1.8
+    difficulty = "medium"
+    tags = ("information_retrieval", "parameterized")
+    optimal_steps = 9
     fidelity_notes = (
         "name2 never shares a word with name1 (upstream means to exclude them, but its split has"
         " swapped arguments, so two contacts can share a name there)",
@@ -174,9 +177,6 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
     template = (
         "Text the address of the event to {name1} that {name2} just sent me in Simple SMS Messenger"
     )
-    difficulty = "medium"
-    tags = ("parameterized", "transcription", "multi_step")
-    optimal_steps = 8
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -216,6 +216,9 @@ class SimpleSmsResend(_SmsWithContacts):
     go again (the sent box grows by one, and its newest message equals the earlier one)."""
 
     complexity = 1.2
+    difficulty = "medium"
+    tags = ("parameterized",)
+    optimal_steps = 6
     fidelity_notes = (
         "the first message is written to the sent box as sent (upstream sends it through the"
         " emulator's modem); contacts are cleared before seeding as well as after",
@@ -230,9 +233,6 @@ class SimpleSmsResend(_SmsWithContacts):
         "required": ["name", "number", "message"],
     }
     template = "Resend the message I just sent to {name} in Simple SMS Messenger"
-    difficulty = "easy"
-    tags = ("parameterized", "transcription")
-    optimal_steps = 5
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:

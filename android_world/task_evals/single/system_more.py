@@ -63,6 +63,9 @@ CLIPBOARD_TEXTS = (
 class SystemCopyToClipboard(task_eval.TaskEval):
     app_names = ("clipper",)
     complexity = 1
+    difficulty = "easy"
+    tags = ("data_entry", "parameterized")
+    optimal_steps = 2
     fidelity_notes = (
         "the sim has no Clipper app: text is copied with a text field's long-press Copy (which"
         " copies the whole field, the sim having no cursor)",
@@ -73,9 +76,6 @@ class SystemCopyToClipboard(task_eval.TaskEval):
         "required": ["clipboard_content"],
     }
     template = "Copy the following text to the clipboard: {clipboard_content}"
-    difficulty = "easy"
-    tags = ("data_entry", "parameterized")
-    optimal_steps = 5
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
