@@ -626,7 +626,10 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     ):
         if obj in ("stopwatch", "timer", "alarm"):
             subs.append(f"Tap {obj.title()}")
-        if verbs & {"take", "record"}:
+        if verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
+            # A camera records in video mode, from the shutter until it is stopped.
+            subs += ["Tap Video", "Start recording", "Stop recording"]
+        elif verbs & {"take", "record"}:
             subs.append(f"Take a {obj}" if obj != "item" else "Take it")
         elif verbs & {"start", "run"}:
             subs.append("Tap Start")
