@@ -419,3 +419,22 @@ def test_sms_shows_contact_names_and_suggests_contacts():
         assert ui.find(ui.elements(env), ui.text_is("Hi there")) is not None
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("name", ["MarkorDeleteNewestNote", "MarkorMoveNote", "SimpleSmsResend"])
+def test_new_tasks_check_the_same_over_adb(name):
+    """Seeded and checked through adb (files, `stat -c %Y`, sqlite) on the fake device."""
+    from android_world.env.adb import AdbEnv
+    from android_world.env.adb.fake_adb import FakeDevice, in_process_runner
+    from android_world.env.adb.fake_adb.sim_phone import SimPhone
+
+    fake = FakeDevice(SimPhone(SimEnv(seed=0, render=False)))
+    env = AdbEnv({}, runner=in_process_runner(fake), input_pause_sec=0, sleep=lambda _: None)
+    random.seed(3)
+    task = REGISTRY[name](REGISTRY[name].generate_random_params())
+    task.initialize_task(env)
+    assert task.is_successful(env) == 0.0
+    _run_oracle(task, env)
+    assert task.is_successful(env) == 1.0
+    if name == "MarkorDeleteNewestNote":
+        assert any(line.startswith("stat -c %Y") for line in fake.shell_log)
