@@ -148,6 +148,8 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
         return Intent("new", sub_goal, subject=match.group(1).strip())
     if lowered.startswith("find"):
         return Intent("find", sub_goal, subject=text, value=info.goal)
+    if lowered.startswith("paste"):
+        return Intent("paste", sub_goal, subject=text)
     match = _TAP.match(text)
     if match:
         return Intent("tap", sub_goal, subject=match.group(1).strip())
@@ -218,6 +220,12 @@ def sub_goal_done(
         return False, f"the {intent.subject} slider is not at its {intent.level}"
     if intent.kind == "fill":
         return fill_done(intent, observation)
+    if intent.kind == "paste":
+        step = screen.acted_on(history, intent.sub_goal)
+        filled = any(screen.field_text(elements[i]) for i in screen.fields(observation))
+        if step is not None and _PASTE_LABEL.search(step.action) and filled:
+            return True, "the clipboard was pasted into the field"
+        return False, "nothing was pasted yet"
     if intent.kind == "prepend":
         for i in screen.fields(observation):
             current = text_lib.normalize(screen.field_text(elements[i]))
@@ -288,8 +296,21 @@ def sub_goal_done(
 # Verdicts read straight off the screen's state; every other kind rests on a step taken for the
 # sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
 _STATE_KINDS = frozenset(
-    {"open", "permission", "toggle", "fill", "prepend", "append", "keypad", "new", "when", "find"}
+    {
+        "open",
+        "permission",
+        "toggle",
+        "fill",
+        "prepend",
+        "append",
+        "keypad",
+        "new",
+        "when",
+        "find",
+        "paste",
+    }
 )
+_PASTE_LABEL = re.compile(r"'paste'", re.I)
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
 
 
@@ -617,6 +638,8 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
+        if _PASTE_GOAL.search(info.goal):
+            subs.append("Paste the clipboard into the text")
         if "send" in verbs and "send" not in forbidden:
             subs.append("Tap Send")
         elif "save" not in forbidden and (info.fields or creating):
@@ -775,6 +798,9 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
         return f"it never opens {missing_apps[0]}, which this goal needs"
     return None
 
+
+# The goal's content is the clipboard's ("with the clipboard content", "perform a paste").
+_PASTE_GOAL = re.compile(r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|text)\b", re.I)
 
 # The planner's own step for a camera goal ("Take a photo"), which the executor reads as is.
 _TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
@@ -1104,6 +1130,7 @@ class OfflineActionGenerator:
             "delete": lambda: self._delete(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
             "select": lambda: self._select(intent, obs, signature),
+            "paste": lambda: self._paste(obs, signature),
         }.get(intent.kind)
         chosen = specific() if specific is not None else None
         if chosen is not None:
@@ -1145,6 +1172,28 @@ class OfflineActionGenerator:
             f"add {intent.value!r} at the {where} of the text",
             element_label(obs.ui_elements[index]),
         )
+
+    def _paste(
+        self, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Android pastes from a text field's long-press menu: choose Paste when it shows,
+        else hold the text field (the last one: a message box, a note's body)."""
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) == "paste":
+                return self._click(obs, i, signature, "paste the clipboard")
+        fields = screen.fields(obs)
+        if not fields:
+            return None
+        if all(screen.field_text(obs.ui_elements[i]) for i in fields):
+            # A filled form (a new file's name) stands before the body the paste goes into.
+            for i in screen.content_indices(obs):
+                element = obs.ui_elements[i]
+                if element.is_clickable and text_lib.normalize(element_label(element)) in (
+                    CONFIRM_LABELS
+                ):
+                    return self._click(obs, i, signature, "confirm the form first")
+        return self._click(obs, fields[-1], signature, "hold the text field for Paste", long=True)
 
     def _keypad(
         self, intent: Intent, obs: Observation, signature: str
@@ -1761,6 +1810,9 @@ def intent_target_ok(
         return True
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
+    if intent.kind == "paste":  # the Paste item, the field to hold, a filled form's OK
+        form_ok = label in CONFIRM_LABELS and bool(screen.form_fields(obs))
+        return label == "paste" or screen.is_field(element) or form_ok
     if intent.kind == "fill":
         if label in CONFIRM_LABELS and screen.form_fields(obs):
             return True
