@@ -115,6 +115,30 @@ def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONA
 # ---- tasks -----------------------------------------------------------------------------------
 
 
+def select_and_delete(env: interface.AsyncEnv, names: list[str]) -> Iterator[JSONAction]:
+    """Long-press the first named row, tap the others as they scroll by (down the list, then
+    back up), then delete the selection and confirm."""
+    remaining = list(names)
+    direction, turns = "down", 0
+    first = True
+    while remaining:
+        items = ui.elements(env)
+        index = ui.find(items, lambda e: e.text in remaining)
+        if index is not None:
+            yield JSONAction(action_type="long_press" if first else "click", index=index)
+            remaining.remove(items[index].text or "")
+            first = False
+            continue
+        before = expense_rows(env)
+        yield JSONAction(action_type="scroll", direction=direction)
+        if expense_rows(env) == before:  # the list's end: turn round, at most twice
+            turns += 1
+            if turns > 2:
+                raise RuntimeError(f"Oracle could not find {remaining} in the list.")
+            direction = "up" if direction == "down" else "down"
+    yield from delete_open_expense(env)
+
+
 class ExpenseDeleteMultiple2(_ExpenseDeleteMultiple):
     """Three named expenses among fifty others."""
 
@@ -124,6 +148,11 @@ class ExpenseDeleteMultiple2(_ExpenseDeleteMultiple):
     difficulty = "hard"
     tags = ("screen_reading", "parameterized")
     optimal_steps = 17
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield ui.open_app("Pro Expense")
+        yield from select_and_delete(env, [r["name"] for r in self.params[ROW_OBJECTS]])
+        yield ui.done()
 
 
 class _ExpenseDeleteDuplicates(_Expense):
