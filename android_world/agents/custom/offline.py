@@ -296,22 +296,13 @@ def sub_goal_done(
 # Verdicts read straight off the screen's state; every other kind rests on a step taken for the
 # sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
 _STATE_KINDS = frozenset(
-    {
-        "open",
-        "permission",
-        "toggle",
-        "fill",
-        "prepend",
-        "append",
-        "keypad",
-        "new",
-        "when",
-        "find",
-        "paste",
-    }
+    {"open", "permission", "toggle", "fill", "prepend", "append", "keypad", "new", "when", "find"}
 )
-_PASTE_LABEL = re.compile(r"'paste'", re.I)
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
+
+# A paste is done when a field holds text after a step that chose 'Paste'.
+_STATE_KINDS |= {"paste"}
+_PASTE_LABEL = re.compile(r"'paste'", re.I)
 
 
 def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
@@ -638,8 +629,6 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         for field, value in info.fields:
             subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
-        if _PASTE_GOAL.search(info.goal):
-            subs.append("Paste the clipboard into the text")
         if "send" in verbs and "send" not in forbidden:
             subs.append("Tap Send")
         elif "save" not in forbidden and (info.fields or creating):
@@ -665,6 +654,8 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         and not any(text_lib.parse_open(c) for c in info.clauses)
     ):
         subs += [c for c in info.clauses if c]
+    if _PASTE_GOAL.search(info.goal) and subs and subs[-1] in ("Tap Send", "Tap Save"):
+        subs.insert(len(subs) - 1, "Paste the clipboard into the text")
     deduped = list(dict.fromkeys(subs))[:max_sub_goals]
     rationale = (
         f"{TAG} rule-based plan from the goal's clauses"
