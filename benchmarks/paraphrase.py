@@ -104,6 +104,12 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
         names = [str(r["name"]) for r in rows]
         out.update(names=", ".join(names), names_and=_and_list(names))
         out["names_quoted"] = _and_list([f'"{n}"' for n in names])
+        out["expenses_listed"] = _and_list(
+            [
+                f"{r['name']} (${r['amount'] / 100}, {CATEGORIES[r['category']]}, note: {r['note']})"
+                for r in rows
+            ]
+        )
         first = rows[0]
         out.update(
             name=first["name"],

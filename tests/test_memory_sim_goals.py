@@ -38,6 +38,10 @@ VARIABLE_SHAPE = {
     # The ingredient is a plain noun ("tuna", "Parmesan cheese"): no slot rule can tell it from
     # the wording, so each ingredient is a template of its own.
     "RecipeDeleteMultipleRecipesWithConstraint": 6,
+    "ExpenseAddMultiple": 2,
+    # The text to copy is free-form: "Acme Corp, Suite 200" reads as a list, "Order No: A1"
+    # as a label and its value.
+    "SystemCopyToClipboard": 3,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
     # "recurs daily" or "recurs weekly": the repetition is a word the plan acts on.

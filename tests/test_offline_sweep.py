@@ -79,8 +79,9 @@ def run_offline(task_name: str, seed: int, verbose: bool = False) -> dict[str, A
 
 TARGETS = sorted(
     name
-    for name in registry.TaskRegistry().get_registry()
-    if name.startswith("System") or name in ("OpenAppTaskEval", "TurnOffWifiAndTurnOnBluetooth")
+    for name, cls in registry.TaskRegistry().get_registry().items()
+    if (name.startswith("System") and "settings" in cls.app_names)
+    or name in ("OpenAppTaskEval", "TurnOffWifiAndTurnOnBluetooth")
 )
 
 

@@ -164,6 +164,10 @@ class DeviceController(abc.ABC):
     @abc.abstractmethod
     def make_dirs(self, path: str) -> None: ...
 
+    @abc.abstractmethod
+    def modified_time(self, path: str) -> datetime.datetime:
+        """When a file was last written (`stat -c %Y`), in UTC; what "newest note" tasks compare."""
+
     # clipboard, apps, time --------------------------------------------------------------
     @abc.abstractmethod
     def get_clipboard(self) -> str: ...

@@ -256,10 +256,11 @@ _TIME_RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w.:])\d{1,2}\s?(?:[ap]\.m\.|[AaPp][Mm](?![\w]))"),
     re.compile(r"(?<![\w.:])\d{1,2}h(?:\d{2})?(?![\w])"),
 )
+# A file name may end a sentence ("rename it to notes_v2.md."), but not run on ("a.md.bak").
 _FILE_RULES: tuple[re.Pattern[str], ...] = (
-    re.compile(rf"(?<![\w.\-])[\w\-]+(?:\.[\w\-]+)*\.{_FILE_EXTENSIONS}(?![\w.])", re.I),
+    re.compile(rf"(?<![\w.\-])[\w\-]+(?:\.[\w\-]+)*\.{_FILE_EXTENSIONS}(?!\w|\.\w)", re.I),
     # snake_case names with any short extension (happy_harbor_copy.exe)
-    re.compile(r"(?<![\w.\-])[\w\-]*_[\w\-]*\.[A-Za-z][A-Za-z0-9]{0,4}(?![\w.])"),
+    re.compile(r"(?<![\w.\-])[\w\-]*_[\w\-]*\.[A-Za-z][A-Za-z0-9]{0,4}(?!\w|\.\w)"),
 )
 _PHONE_RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w+])\+\d[\d\- ().]{5,}\d(?![\w])"),
@@ -424,6 +425,10 @@ def _labelled_spans(goal: str, masked: list[str]) -> list[tuple[int, int, str]]:
             end -= 1
         if end <= start:
             continue
+        # 'content: "X", and rename it to Y': a quoted value ends at its closing quote.
+        lead = next((qe for qs, qe in quotes if qs == start and qe < end), None)
+        if lead is not None and re.match(r"[ \t]*(?:,|and\b|then\b)", goal[lead:end]):
+            end = lead
         field_list = nxt is not None or bool(re.search(r",[ \t]*$", goal[: m.start()]))
         end = _cut_value(goal, start, end, field_list)
         if end <= start:

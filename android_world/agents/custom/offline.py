@@ -169,6 +169,8 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
         return Intent("new", sub_goal, subject=match.group(1).strip())
     if lowered.startswith("find"):
         return Intent("find", sub_goal, subject=text, value=info.goal)
+    if lowered.startswith("paste"):
+        return Intent("paste", sub_goal, subject=text)
     match = _TAP.match(text)
     if match:
         return Intent("tap", sub_goal, subject=match.group(1).strip())
@@ -242,6 +244,12 @@ def sub_goal_done(
         return False, f"the {intent.subject} slider is not at its {intent.level}"
     if intent.kind == "fill":
         return fill_done(intent, observation)
+    if intent.kind == "paste":
+        step = screen.acted_on(history, intent.sub_goal)
+        filled = any(screen.field_text(elements[i]) for i in screen.fields(observation))
+        if step is not None and _PASTE_LABEL.search(step.action) and filled:
+            return True, "the clipboard was pasted into the field"
+        return False, "nothing was pasted yet"
     if intent.kind == "prepend":
         for i in screen.fields(observation):
             current = text_lib.normalize(screen.field_text(elements[i]))
@@ -351,6 +359,10 @@ _STATE_KINDS = frozenset(
     }
 )
 _QUOTED_LABEL = re.compile(r"'([^']+)'")
+
+# A paste is done when a field holds text after a step that chose 'Paste'.
+_STATE_KINDS |= {"paste"}
+_PASTE_LABEL = re.compile(r"'paste'", re.I)
 
 
 # Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
@@ -750,7 +762,10 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     ):
         if obj in ("stopwatch", "timer", "alarm"):
             subs.append(f"Tap {obj.title()}")
-        if verbs & {"take", "record"}:
+        if verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
+            # A camera records in video mode, from the shutter until it is stopped.
+            subs += ["Tap Video", "Start recording", "Stop recording"]
+        elif verbs & {"take", "record"}:
             subs.append(f"Take a {obj}" if obj != "item" else "Take it")
         elif verbs & {"start", "run"}:
             subs.append("Tap Start")
@@ -763,6 +778,8 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         and not any(text_lib.parse_open(c) for c in info.clauses)
     ):
         subs += [c for c in info.clauses if c]
+    if _PASTE_GOAL.search(info.goal) and subs and subs[-1] in ("Tap Send", "Tap Save"):
+        subs.insert(len(subs) - 1, "Paste the clipboard into the text")
     deduped = list(dict.fromkeys(subs))[:max_sub_goals]
     rationale = (
         f"{TAG} rule-based plan from the goal's clauses"
@@ -953,6 +970,9 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
         return f"it never opens {missing_apps[0]}, which this goal needs"
     return None
 
+
+# The goal's content is the clipboard's ("with the clipboard content", "perform a paste").
+_PASTE_GOAL = re.compile(r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|text)\b", re.I)
 
 # The planner's own step for a camera goal ("Take a photo"), which the executor reads as is.
 _TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
@@ -1294,6 +1314,7 @@ class OfflineActionGenerator:
             "open_item": lambda: self._open_item(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
             "select": lambda: self._select(intent, obs, signature),
+            "paste": lambda: self._paste(obs, signature),
         }.get(intent.kind)
         chosen = specific() if specific is not None else None
         if chosen is not None:
@@ -1335,6 +1356,28 @@ class OfflineActionGenerator:
             f"add {intent.value!r} at the {where} of the text",
             element_label(obs.ui_elements[index]),
         )
+
+    def _paste(
+        self, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Android pastes from a text field's long-press menu: choose Paste when it shows,
+        else hold the text field (the last one: a message box, a note's body)."""
+        for i in screen.content_indices(obs):
+            element = obs.ui_elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) == "paste":
+                return self._click(obs, i, signature, "paste the clipboard")
+        fields = screen.fields(obs)
+        if not fields:
+            return None
+        if all(screen.field_text(obs.ui_elements[i]) for i in fields):
+            # A filled form (a new file's name) stands before the body the paste goes into.
+            for i in screen.content_indices(obs):
+                element = obs.ui_elements[i]
+                if element.is_clickable and text_lib.normalize(element_label(element)) in (
+                    CONFIRM_LABELS
+                ):
+                    return self._click(obs, i, signature, "confirm the form first")
+        return self._click(obs, fields[-1], signature, "hold the text field for Paste", long=True)
 
     def _keypad(
         self, intent: Intent, obs: Observation, signature: str
@@ -2213,6 +2256,9 @@ def intent_target_ok(
         return True  # a week reads best as a list: the view switch and the list view
     if intent.kind == "keypad":
         return bool(label) and label.isdigit() and label in (intent.value or "")
+    if intent.kind == "paste":  # the Paste item, the field to hold, a filled form's OK
+        form_ok = label in CONFIRM_LABELS and bool(screen.form_fields(obs))
+        return label == "paste" or screen.is_field(element) or form_ok
     if intent.kind == "fill":
         if label in CONFIRM_LABELS and screen.form_fields(obs):
             return True

@@ -78,6 +78,7 @@ RELATED_TERMS: dict[str, tuple[str, ...]] = {
     "photo": ("camera", "shutter", "capture", "picture", "take"),
     "picture": ("photo", "camera", "shutter", "capture"),
     "video": ("record", "camera", "recording"),
+    "recording": ("shutter", "record", "rec"),
     "contact": ("contacts", "people", "person"),
     "note": ("file", "document", "new"),
     "event": ("calendar", "appointment", "new"),
@@ -687,6 +688,14 @@ def parse_fields(goal: str, object_word: str = "") -> list[tuple[str, str]]:
             taken.add(key)
     kv_text = "\n".join(line for line in kv_text.splitlines() if "|" not in line)
     keys = list(_KV_KEY.finditer(kv_text))
+    # "to the clipboard: Order No: A1": a label straight after another, on its line, is part of
+    # the first one's value.
+    inner = {
+        n + 1
+        for n in range(len(keys) - 1)
+        if not kv_text[keys[n].end() : keys[n + 1].start()].strip(" \t")
+    }
+    keys = [k for n, k in enumerate(keys) if n not in inner]
     for n, match in enumerate(keys):
         end = keys[n + 1].start() if n + 1 < len(keys) else len(kv_text)
         line_start = kv_text.rfind("\n", 0, match.start()) + 1

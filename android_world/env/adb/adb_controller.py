@@ -149,6 +149,13 @@ class AdbDeviceController(device.DeviceController):
     def is_dir(self, path: str) -> bool:
         return self._stat(path) == "directory"
 
+    def modified_time(self, path: str) -> datetime.datetime:
+        self._maybe_root(path)
+        result = self._runner.shell(f"stat -c %Y {quote(path)}", check=False)
+        if result.returncode != 0:
+            raise FileNotFoundError(path)
+        return commands.parse_epoch(result.text)
+
     def read_file(self, path: str) -> bytes:
         kind = self._stat(path)
         if kind is None:

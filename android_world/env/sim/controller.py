@@ -138,6 +138,10 @@ class SimController(device.DeviceController):
         host = self.host_path(path)
         host.parent.mkdir(parents=True, exist_ok=True)
         host.write_bytes(data)
+        # Stamped by the phone's clock, not the host's: a file written at the (frozen) device
+        # time shows that time in the apps and to `modified_time`, as on a device.
+        stamp = self._time.timestamp()
+        os.utime(host, (stamp, stamp))
         self._touch()
 
     def remove(self, path: str) -> None:
@@ -157,6 +161,10 @@ class SimController(device.DeviceController):
     def make_dirs(self, path: str) -> None:
         self.host_path(path).mkdir(parents=True, exist_ok=True)
         self._touch()
+
+    def modified_time(self, path: str) -> datetime.datetime:
+        stamp = self.host_path(path).stat().st_mtime
+        return datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)
 
     def rename(self, src: str, dst: str) -> None:
         """Move a file or folder (what a file manager's Move does)."""

@@ -484,11 +484,38 @@ class Phone:
             screen.focus = node.ident
             if long and node.on_long_click:
                 node.on_long_click()
+            elif long and screen.overlay is None:
+                self._text_actions(screen, node)
         elif long and node.long_clickable and node.on_long_click:
             node.on_long_click()
         elif node.clickable and node.on_click:
             node.on_click()
         self.changed()
+
+    def _text_actions(self, screen: Screen, field: Node) -> None:
+        """Long-press on a text field: Android's text-selection menu. The sim selects the whole
+        text (no cursor model), so Cut and Copy take all of it and Paste appends the clipboard."""
+        text, ident, on_change = field.text, field.ident, field.on_change
+        clip = self.device.get_clipboard()
+
+        def put(value: str) -> None:
+            if on_change:
+                on_change(value)
+            screen.focus = ident
+
+        def cut() -> None:
+            self.device.set_clipboard(text)
+            put("")
+
+        def copy() -> None:
+            self.device.set_clipboard(text)
+            self.toast("Copied")
+
+        items = [("Cut", cut), ("Copy", copy)] if text else []
+        if clip:
+            items.append(("Paste", lambda: put(text + clip)))
+        if items:
+            screen.show_menu(items)
 
     def drag(self, sx: float, sy: float, ex: float, ey: float) -> None:
         """A finger moving from (sx, sy) to (ex, ey): drags a slider or scrolls a list."""

@@ -66,3 +66,52 @@ class CameraTakePhoto(_CameraTask):
         yield JSONAction(action_type="open_app", app_name="Camera")
         yield tap(env, desc="Shutter")
         yield done()
+
+
+# ---- more of upstream's camera tasks (issue 15) ---------------------------------------------
+
+VIDEO_EXTENSIONS = (".mp4", ".3gp", ".webm", ".mkv")
+# Upstream lists /sdcard/Movies; camera2 on a device (and the sim) writes to DCIM/Camera.
+VIDEO_DIRS = (CAMERA_DIR, f"{device.EMULATOR_DATA}/Movies")
+
+
+def videos(env: interface.AsyncEnv) -> set[str]:
+    return {
+        f"{folder}/{name}"
+        for folder in VIDEO_DIRS
+        for name in env.controller.list_dir(folder)
+        if name.lower().endswith(VIDEO_EXTENSIONS)
+    }
+
+
+class CameraTakeVideo(_CameraTask):
+    """Exactly one new video must appear (a photo does not count)."""
+
+    complexity = 1
+    fidelity_notes = (
+        "videos folder: DCIM/Camera (where the sim camera writes) and Movies (upstream's), video"
+        " files only, so a photo in the same folder is not a video",
+    )
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    template = "Take one video."
+    difficulty = "medium"
+    optimal_steps = 3
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        return {}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.before_videos = videos(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        return 1.0 if len(videos(env) - self.before_videos) == 1 else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield JSONAction(action_type="open_app", app_name="Camera")
+        yield tap(env, desc="Video")
+        yield tap(env, desc="Shutter")
+        yield tap(env, desc="Stop")
+        yield done()

@@ -462,6 +462,8 @@ class FakeDevice:
             return _fail(f"stat: '{path}': No such file or directory\n")
         if "%u:%g" in args:
             return _ok("10123:10123\n")
+        if "%Y" in args:
+            return _ok(f"{int(controller.modified_time(path).timestamp())}\n")
         return _ok("directory\n" if controller.is_dir(path) else "regular file\n")
 
     def _sh_chown(self, args: list[str]) -> Reply:

@@ -49,6 +49,9 @@ class FileBrowser(Selecting, Screen):
         self.new_name = ""
         self.new_type = 0
         self.new_ext = ".md"
+        self.sort = "Name"
+        self.rename_to = ""
+        self.move_target = NOTEBOOK
 
     @property
     def title(self) -> str:
@@ -57,7 +60,20 @@ class FileBrowser(Selecting, Screen):
     def entries(self) -> list[tuple[str, bool]]:
         if not self.device.is_dir(self.folder):
             self.device.make_dirs(self.folder)
-        return folder_entries(self.device, self.folder)
+        entries = folder_entries(self.device, self.folder)
+        if self.sort == "Name":
+            return entries
+        folders = [e for e in entries if e[1]]
+        files = [e for e in entries if not e[1]]
+        if self.sort == "Date modified":  # newest first, as Markor lists by date
+            files.sort(
+                key=lambda e: self.device.modified_time(f"{self.folder}/{e[0]}"), reverse=True
+            )
+        else:  # Size: largest first
+            files.sort(
+                key=lambda e: len(self.device.read_file(f"{self.folder}/{e[0]}")), reverse=True
+            )
+        return folders + files
 
     def build(self) -> Node:
         entries = self.entries()
@@ -80,7 +96,7 @@ class FileBrowser(Selecting, Screen):
                 on_up=self.close if self.folder != NOTEBOOK else None,
                 actions=[
                     w.icon_button("Search", "search", lambda: None),
-                    w.icon_button("Sort by", "sort", lambda: None),
+                    w.icon_button("Sort by", "sort", self._sort_menu),
                     w.icon_button("More options", "more", self._overflow),
                 ],
             )
@@ -102,8 +118,11 @@ class FileBrowser(Selecting, Screen):
 
     def _row(self, name: str, is_dir: bool) -> Node:
         path = f"{self.folder}/{name}"
-        when = self.device.device_time().strftime("%b %-d, %Y")
-        summary = when if is_dir else f"{when}, {_size_label(len(self.device.read_file(path)))}"
+        if is_dir:
+            summary = self.device.device_time().strftime("%b %-d, %Y")
+        else:  # files show when they were last modified, to the minute, and their size
+            when = self.device.modified_time(path).strftime("%b %-d, %Y %H:%M")
+            summary = f"{when}, {_size_label(len(self.device.read_file(path)))}"
         return w.list_row(
             name,
             summary,
@@ -124,7 +143,100 @@ class FileBrowser(Selecting, Screen):
             self.push(NoteEditor(self.app, f"{self.folder}/{name}"))
 
     def _selection_menu(self) -> None:
-        self.show_menu([("Rename", lambda: None), ("Move", lambda: None), ("Share", lambda: None)])
+        items = [("Rename", self._rename_dialog)] if len(self.selected) == 1 else []
+        self.show_menu([*items, ("Move", self._move_dialog), ("Share", lambda: None)])
+
+    def _sort_menu(self) -> None:
+        def choose(order: str):
+            return lambda: setattr(self, "sort", order)
+
+        self.show_menu([(order, choose(order)) for order in ("Name", "Date modified", "Size")])
+
+    # rename and move -----------------------------------------------------------------------
+    def _rename_dialog(self) -> None:
+        (self.rename_to,) = self.selected
+        self.show_dialog(
+            lambda: w.dialog(
+                "Rename",
+                body=[
+                    w.text_field(
+                        self.rename_to,
+                        lambda text: setattr(self, "rename_to", text),
+                        hint="Name",
+                        key="rename_name",
+                    )
+                ],
+                buttons=[("Cancel", self.dismiss), ("OK", self._rename)],
+            )
+        )
+
+    def _rename(self) -> None:
+        (old,) = self.selected
+        new = self.rename_to.strip()
+        if not new or "/" in new:
+            self.toast("Please enter a valid name")
+            return
+        if new != old:
+            if self.device.exists(f"{self.folder}/{new}"):
+                self.toast("A file with this name already exists")
+                return
+            self.device.rename(f"{self.folder}/{old}", f"{self.folder}/{new}")
+        self.selected.clear()
+        self.dismiss()
+
+    def _move_dialog(self) -> None:
+        """A folder chooser over the notebook: tap a folder to open it, OK moves here."""
+        self.move_target = NOTEBOOK
+        self.show_dialog(self._move_chooser)
+
+    def _move_chooser(self) -> Node:
+        here = self.move_target
+        rows = []
+        if here != NOTEBOOK:
+            parent = here.rsplit("/", 1)[0]
+            rows.append(
+                w.list_row(
+                    "..",
+                    "Parent folder",
+                    icon="folder",
+                    on_click=lambda: setattr(self, "move_target", parent),
+                    key="move_parent",
+                )
+            )
+        for name, is_dir in folder_entries(self.device, here):
+            if is_dir:
+                rows.append(
+                    w.list_row(
+                        name,
+                        icon="folder",
+                        on_click=lambda n=name: setattr(self, "move_target", f"{here}/{n}"),
+                        key=f"move_{name}",
+                    )
+                )
+        shown = "Markor" + here[len(NOTEBOOK) :]
+        return w.dialog(
+            "Move to",
+            body=[
+                w.label(shown, color="secondary", pad=(48, 0, 48, 0), res_id="move_path"),
+                w.scroll_list("move_folders", *rows, h=900, res_id="move_folders"),
+            ],
+            buttons=[("Cancel", self.dismiss), ("OK", self._move)],
+        )
+
+    def _move(self) -> None:
+        target = self.move_target
+        moving = [n for n in self.selected if f"{self.folder}/{n}" != target]
+        if target == self.folder or any(target.startswith(f"{self.folder}/{n}/") for n in moving):
+            self.toast("Choose another folder")
+            return
+        clashes = [n for n in moving if self.device.exists(f"{target}/{n}")]
+        if clashes:
+            self.toast(f"{clashes[0]} already exists there")
+            return
+        for name in moving:
+            self.device.rename(f"{self.folder}/{name}", f"{target}/{name}")
+        self.selected.clear()
+        self.dismiss()
 
     def _confirm_delete(self) -> None:
         names = sorted(self.selected, key=str.lower)
@@ -269,7 +381,10 @@ class NoteEditor(Screen):
         self.text = text
 
     def save(self) -> None:
-        self.device.write_text(self.path, self.text)
+        """Markor writes only a changed document, so opening a note keeps its modified time."""
+        current = self.device.read_text(self.path) if self.device.exists(self.path) else None
+        if current != self.text:
+            self.device.write_text(self.path, self.text)
 
     def _leave(self) -> None:
         self.save()

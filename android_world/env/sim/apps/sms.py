@@ -11,6 +11,7 @@ from the floating button.
 from __future__ import annotations
 
 import datetime
+import sqlite3
 from typing import Any
 
 from android_world.env import device as device_lib
@@ -129,6 +130,36 @@ def messages(
     )
 
 
+# The contacts provider's phone rows (see apps/contacts.py): Simple SMS Messenger shows a
+# conversation under its contact's name, and offers contacts as you type a recipient.
+CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
+CONTACT_PHONES = """
+SELECT r.display_name AS name, d.data1 AS number
+FROM raw_contacts r JOIN data d ON d.raw_contact_id = r._id
+JOIN mimetypes m ON m._id = d.mimetype_id
+WHERE r.deleted = 0 AND m.mimetype = 'vnd.android.cursor.item/phone_v2'
+"""
+
+
+def contact_phones(controller: device_lib.DeviceController) -> list[tuple[str, str]]:
+    """(name, number) of every contact phone; none when the contacts database is absent."""
+    if not controller.exists(CONTACTS_DB):
+        return []
+    try:
+        rows = controller.sqlite_query(CONTACTS_DB, CONTACT_PHONES)
+    except sqlite3.Error:  # a half-made contacts db: show numbers, as the app does
+        return []
+    return [(r["name"] or "", r["number"] or "") for r in rows]
+
+
+def contact_name(controller: device_lib.DeviceController, address: str) -> str | None:
+    wanted = normalize_number(address)
+    for name, number in contact_phones(controller):
+        if name and normalize_number(number) == wanted:
+            return name
+    return None
+
+
 def _when(ms: int, now: datetime.datetime) -> str:
     moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
     if moment.date() == now.astimezone(datetime.UTC).date():
@@ -157,7 +188,7 @@ class ConversationList(Screen):
         now = self.device.device_time()
         rows = [
             w.list_row(
-                m["address"],
+                contact_name(self.device, m["address"]) or m["address"],
                 m["body"] or "",
                 on_click=lambda a=m["address"]: self.push(ThreadScreen(self.app, a)),
                 trailing=w.label(
@@ -201,9 +232,26 @@ class NewConversation(Screen):
     def __init__(self, app: App):
         super().__init__(app)
         self.number = ""
+        self.forward = ""  # a forwarded message's text, put in the new thread's draft
         self.focus = "new_conversation_address"
 
     def build(self) -> Node:
+        query = self.number.strip().lower()
+        matches = [
+            (name, number)
+            for name, number in contact_phones(self.device)
+            if query and (query in name.lower() or query in normalize_number(number))
+        ]
+        suggestions = [
+            w.list_row(
+                name,
+                number,
+                icon="person",
+                on_click=lambda n=number: self._open(n),
+                key=f"suggest_{number}",
+            )
+            for name, number in sorted(matches)
+        ]
         return w.column(
             w.app_bar("New conversation", on_up=self.close),
             w.row(
@@ -218,7 +266,9 @@ class NewConversation(Screen):
                 h=170,
                 pad=(0, 10, 12, 10),
             ),
-            w.spacer(flex=1),
+            w.scroll_list("suggestions", *suggestions, res_id="suggestions_list")
+            if suggestions
+            else w.spacer(flex=1),
             flex=1,
         )
 
@@ -230,7 +280,13 @@ class NewConversation(Screen):
         if not number:
             self.toast("Please enter a phone number")
             return
-        self.app.replace(ThreadScreen(self.app, number))
+        named = [n for name, n in contact_phones(self.device) if name.lower() == number.lower()]
+        self._open(named[0] if named else number)
+
+    def _open(self, number: str) -> None:
+        thread = ThreadScreen(self.app, number)
+        thread.draft = self.forward
+        self.app.replace(thread)
 
 
 class ThreadScreen(Screen):
@@ -259,7 +315,7 @@ class ThreadScreen(Screen):
         bubbles = [self._bubble(m, now) for m in thread]
         return w.column(
             w.app_bar(
-                self.address,
+                contact_name(self.device, self.address) or self.address,
                 on_up=self.close,
                 actions=[w.icon_button("More options", "more", lambda: None)],
             ),
@@ -284,8 +340,19 @@ class ThreadScreen(Screen):
             flex=1,
         )
 
-    @staticmethod
-    def _bubble(m: dict[str, Any], now: datetime.datetime) -> Node:
+    def _message_menu(self, body: str) -> None:
+        def copy() -> None:
+            self.device.set_clipboard(body)
+            self.toast("Copied to clipboard")
+
+        def forward() -> None:
+            screen = NewConversation(self.app)
+            screen.forward = body
+            self.push(screen)
+
+        self.show_menu([("Copy to clipboard", copy), ("Forward", forward)])
+
+    def _bubble(self, m: dict[str, Any], now: datetime.datetime) -> Node:
         body = m["body"] or ""
         lines = max(1, min(6, -(-len(body) // 30)))
         sent = m["type"] == SENT
@@ -296,6 +363,8 @@ class ThreadScreen(Screen):
             w=760,
             pad=(36, 18, 36, 12),
             style={"bg": "tonal" if sent else "surface2"},
+            long_clickable=True,
+            on_long_click=lambda: self._message_menu(body),
         )
         parts = [w.spacer(flex=1), bubble] if sent else [bubble, w.spacer(flex=1)]
         return w.row(*parts, h=lines * 61 + 30 + 46 + 18, pad=(36, 0, 36, 0))
