@@ -159,13 +159,24 @@ def test_the_agent_turns_cautious_after_a_rejection():
     verifier = celil_quality_control.VerifierEnsemble(wrapper)
     env = fakes.FakePhone()
     env.screen = "contacts"
-    executor = fakes.ScriptedExecutor([fakes.click(2), fakes.click(1), fakes.click(1)])
+    executor = fakes.ScriptedExecutor([fakes.click(2), fakes.click(1)])
     agent, _ = make_agent(env=env, executor=executor, verifier=verifier)
-    assert not agent._trouble_seen()
     first = agent.step(GOAL)  # 'Delete all': irreversible, voted, rejected
-    assert first.data["gate"] == "reject" and agent._trouble_seen()
+    assert first.data["gate"] == "reject"
     second = agent.step(GOAL)  # 'Alice', a plain row: voted now, not skipped
     assert second.data.get("vote_skipped") is None and second.data["votes"]
+
+
+def test_caution_lasts_a_few_proposals_after_each_new_trouble():
+    agent, _ = make_agent()
+    assert not agent._cautious()
+    agent._stats.rejected += 1
+    assert [agent._cautious() for _ in range(celil_agent.CAUTIOUS_PROPOSALS + 1)] == [
+        *[True] * celil_agent.CAUTIOUS_PROPOSALS,
+        False,
+    ]
+    agent._stats.post_check_failures += 1  # a new trouble starts a new window
+    assert agent._cautious()
 
 
 def test_only_the_adaptive_ensemble_skips_votes():

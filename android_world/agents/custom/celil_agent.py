@@ -62,6 +62,9 @@ def _is_reading_step(sub_goal: str) -> bool:
 
 EventSink = Callable[[dict[str, Any]], None]
 
+# After something went wrong, this many proposals are voted on as if no step were cheap.
+CAUTIOUS_PROPOSALS = 3
+
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
 # Actions whose success does not show as a screen change.
@@ -372,6 +375,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._finished_status: str | None = None
         self._answer: str | None = None
         self._stats = _EpisodeStats()
+        self._troubles_seen = 0
+        self._cautious_left = 0
         self._memory_stored: str | None = None
         self._recovery: set[str] = set()
         self._step_wall: dict[str, float] = {}
@@ -770,21 +775,32 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if not callable(ask):
             return None
         try:
-            return ask(goal, sub_goal, proposal, observation, cautious=self._trouble_seen())
+            return ask(goal, sub_goal, proposal, observation, cautious=self._cautious())
         except Exception:
             return None
 
-    def _trouble_seen(self) -> bool:
-        """A rejection, a failed or refused step, an unconfirmed finish or a replan this episode:
-        evidence that this executor errs here, so cheap unvoted steps are no longer cheap."""
+    def _troubles(self) -> int:
         stats = self._stats
-        return bool(
+        return (
             stats.rejected
-            or stats.execution_errors
-            or stats.post_check_failures
-            or stats.unconfirmed_finishes
-            or sum(stats.rehearsals.values())
+            + stats.execution_errors
+            + stats.post_check_failures
+            + stats.unconfirmed_finishes
+            + sum(stats.rehearsals.values())
         )
+
+    def _cautious(self) -> bool:
+        """For the next `CAUTIOUS_PROPOSALS` proposals after a rejection, a failed or refused
+        step, an unconfirmed finish or a replan: the executor just erred here, so its next moves
+        on this screen are not the cheap bets unvoted steps assume. Spends one proposal."""
+        troubles = self._troubles()
+        if troubles > self._troubles_seen:
+            self._troubles_seen = troubles
+            self._cautious_left = CAUTIOUS_PROPOSALS
+        if self._cautious_left <= 0:
+            return False
+        self._cautious_left -= 1
+        return True
 
     # --- planning -----------------------------------------------------------------------------
 
