@@ -717,6 +717,7 @@ class Scheduler:
         in_order_templates: bool = False,
         log: Callable[[str], None] = _quiet,
         on_ready: Callable[[int, dict[str, Any]], None] | None = None,
+        on_stats: Callable[[Stats], None] | None = None,
         poll_sec: float = 0.5,
     ):
         self.pool = pool
@@ -725,6 +726,7 @@ class Scheduler:
         self.in_order_templates = in_order_templates
         self.log = log
         self.on_ready = on_ready
+        self.on_stats = on_stats or (lambda _stats: None)
         self.poll_sec = poll_sec
         self.stats = Stats(pool.backend, workers)
         self.slots = {i: _Slot() for i in range(workers)}
@@ -734,6 +736,7 @@ class Scheduler:
         self.pending.extend(jobs)
         if not self.pending:
             return self.stats
+        self.on_stats(self.stats)
         for slot in range(min(self.workers, len(self.pending))):
             self.pool.start(slot, self.slots[slot].gen)
         for slot in range(len(self.pending), self.workers):
@@ -746,7 +749,10 @@ class Scheduler:
                     "--workers 1 to see the full error"
                 )
             for event in self.pool.events(self.poll_sec):
+                before = self.stats.as_dict()
                 self._handle(event)
+                if self.stats.as_dict() != before:
+                    self.on_stats(self.stats)  # a killed driver's manifest still has the counts
         return self.stats
 
     def _next_job(self) -> Job | None:
@@ -772,7 +778,10 @@ class Scheduler:
             return  # from a worker already replaced
         if event.kind == "ready":
             state.ready, state.start_failures = True, 0
-            self.stats.worker_info.append(event.payload)
+            info = event.payload if isinstance(event.payload, dict) else {}
+            self.stats.worker_info.append(
+                {k: info.get(k) for k in ("worker", "pid", "host", "emulator_pid")}
+            )
             if self.on_ready is not None:
                 self.on_ready(event.slot, event.payload)
         elif event.kind == "start_failed":

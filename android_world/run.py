@@ -601,6 +601,12 @@ def _execute_parallel(
             bar.write(_episode_line(ep), file=sys.stderr)
             bar.update(1)
 
+        started = run_output.utc_now()
+
+        def on_stats(stats: parallel.Stats) -> None:
+            manifest["parallel"] = [*sessions, stats.as_dict() | {"started_at": started}]
+            checkpointer_lib.write_json_atomic(manifest_path, manifest)
+
         def on_ready(slot: int, info: dict[str, Any]) -> None:
             agent_info = info.get("agent_info") if isinstance(info, dict) else None
             if agent_info is not None and "agent_info" not in manifest:
@@ -621,15 +627,9 @@ def _execute_parallel(
                     ),
                     log=lambda line: bar.write(line, file=sys.stderr),
                     on_ready=on_ready,
+                    on_stats=on_stats,
                 )
-                try:
-                    scheduler.run(jobs)
-                finally:
-                    sessions.append(
-                        scheduler.stats.as_dict() | {"started_at": run_output.utc_now()}
-                    )
-                    manifest["parallel"] = sessions
-                    checkpointer_lib.write_json_atomic(manifest_path, manifest)
+                scheduler.run(jobs)
         except KeyboardInterrupt:
             interrupted = True
         except parallel.ParallelError as exc:
