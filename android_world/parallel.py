@@ -54,6 +54,7 @@ EnvFactory = Callable[[config_lib.CelilConfig], interface.AsyncEnv]
 MAX_ATTEMPTS = 2  # an episode whose worker dies is run once more, then recorded as an error
 MAX_START_FAILURES = 2  # a worker slot that cannot start twice in a row is retired
 RAY_INSTALL = "pip install -r requirements-ray.txt  (or: pip install 'celil[ray]')"
+RAY_NAMESPACE = "celil"  # named actors (`<run>-w<slot>-g<start>`), for `ray list actors`
 WORKER_ENV_VAR = "CELIL_WORKER"  # the worker's name, for logs and fault-injection tests
 
 
@@ -565,8 +566,7 @@ class RayPool:
 
     def _init(self, address: str, num_cpus: float, workers: int) -> None:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        path = [p for p in sys.path if p and Path(p).is_dir()]
-        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(path)}}
+        kwargs["runtime_env"] = {"env_vars": actor_env(dict(os.environ))}
         if address == "local":
             # Logical CPUs: a worker mostly waits on its device and models, so a small host
             # still runs many (the benchmark shows it); Ray schedules by these numbers only.
@@ -587,7 +587,8 @@ class RayPool:
         return f"{self.spec.name_prefix}-w{slot}"
 
     def start(self, slot: int, gen: int = 1) -> None:
-        actor = self._cls.options(name=f"{self.actor_name(slot)}-g{gen}").remote(self.spec, slot)
+        name = f"{self.actor_name(slot)}-g{gen}"
+        actor = self._cls.options(name=name, namespace=RAY_NAMESPACE).remote(self.spec, slot)
         self._actors[slot] = actor
         self._gens[slot] = gen
         self._inflight[actor.ready.remote()] = (slot, "ready", gen)
@@ -640,6 +641,21 @@ class RayPool:
         if self._started_ray:
             with contextlib.suppress(Exception):
                 self.ray.shutdown()
+
+
+# Actors on other hosts do not see this shell's environment: these variables go with the job.
+_FORWARDED_ENV = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST")
+
+
+def actor_env(environ: dict[str, str]) -> dict[str, str]:
+    """The environment Ray actors get: this checkout on PYTHONPATH, Celil's own variables, the
+    model keys, and whatever `CELIL_RAY_ENV` (comma-separated names) adds."""
+    names = set(_FORWARDED_ENV) | {n for n in environ if n.startswith("CELIL_")}
+    names |= {n.strip() for n in environ.get("CELIL_RAY_ENV", "").split(",") if n.strip()}
+    env = {n: environ[n] for n in sorted(names) if n in environ}
+    path = [p for p in sys.path if p and Path(p).is_dir()]
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    return env
 
 
 def _ray_reason(exc: BaseException) -> str:
