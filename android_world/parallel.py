@@ -420,14 +420,33 @@ class _Proc:
     gen: int
 
 
+# Imported once by the fork server, so each worker starts in a fraction of a second instead of
+# importing numpy, Pillow and the agent anew (16 workers on 2 cores: ~0.5 s, not ~30 s).
+_PRELOAD = (
+    "android_world.parallel",
+    "android_world.agents.registry",
+    "android_world.agents.celil_factory",
+    "android_world.env.sim.sim_env",
+)
+
+
+def start_method() -> str:
+    """forkserver where the OS has it (a clean single-threaded parent, modules preloaded), else
+    spawn; never plain fork, which would copy the driver's threads and locks."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 class LocalPool:
-    """Worker processes on this host (spawn: no inherited locks, threads or device handles)."""
+    """Worker processes on this host (forkserver/spawn: no inherited locks, threads or handles)."""
 
     backend = "local"
 
-    def __init__(self, spec: WorkerSpec, context: str = "spawn"):
+    def __init__(self, spec: WorkerSpec, context: str | None = None):
         self.spec = spec
-        self._ctx = multiprocessing.get_context(context)
+        method = context or start_method()
+        self._ctx = multiprocessing.get_context(method)
+        if method == "forkserver":
+            self._ctx.set_forkserver_preload(list(_PRELOAD))
         self._procs: dict[int, _Proc] = {}
 
     def start(self, slot: int, gen: int = 1) -> None:

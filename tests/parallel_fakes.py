@@ -3,7 +3,8 @@
 `make_env` is a module-level function so worker processes (spawn) and Ray actors can import it.
 With PARALLEL_MARKER_DIR set, each action writes `<dir>/<pid>-<n>` holding the worker's name and
 pid, so a test knows which process is mid-episode and can kill it there. With PARALLEL_DEAD_FILE
-set, the device reports itself gone (like an adb device that went offline) once that file exists.
+set, worker 0's device reports itself gone (like an adb device that went offline) while that file
+exists; the restarted worker removes the file, so its device works again.
 """
 
 from __future__ import annotations
@@ -26,16 +27,20 @@ class MarkedEnv(FakeEnv):
             worker = os.environ.get("CELIL_WORKER", "serial")
             path = Path(marker_dir) / f"{os.getpid()}-{next(_counter)}"
             path.write_text(f"{worker} {os.getpid()}\n", encoding="utf-8")
-        dead = os.environ.get("PARALLEL_DEAD_FILE")
-        if dead and Path(dead).exists():
+        if _dead():
             raise ConnectionError("device offline")
         super().execute_action(action)
 
     def check_connection(self) -> None:
-        dead = os.environ.get("PARALLEL_DEAD_FILE")
-        if dead and Path(dead).exists():
-            Path(dead).unlink()  # the restarted worker gets a working device again
+        if _dead():
+            Path(os.environ["PARALLEL_DEAD_FILE"]).unlink()
             raise ConnectionError("device emulator-5554 offline")
+
+
+def _dead() -> bool:
+    dead = os.environ.get("PARALLEL_DEAD_FILE")
+    worker = os.environ.get("CELIL_WORKER", "")
+    return bool(dead) and worker.endswith("-w0") and Path(dead).exists()
 
 
 def make_env(cfg) -> MarkedEnv:
