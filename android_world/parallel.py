@@ -192,6 +192,28 @@ def check_devices(cfg: config_lib.CelilConfig, workers: int) -> None:
         )
 
 
+def prepare_devices(cfg: config_lib.CelilConfig, workers: int) -> None:
+    """Check the device settings and make the per-worker AVD copies `instances: clone` needs."""
+    check_devices(cfg, workers)
+    emu = cfg.env.adb.emulator
+    if cfg.env.type != "adb" or not emu.avd or emu.instances != "clone" or cfg.env.adb.serials:
+        return
+    from android_world.env.adb import emulator_pool
+
+    try:
+        emulator_pool.prepare_clones(emu.avd, workers, clone_name)
+    except (emulator_pool.AvdCloneError, OSError) as exc:
+        raise ParallelError(f"env.adb.emulator.instances: clone: {exc}") from None
+
+
+def reap_local_emulator(info: dict[str, Any]) -> None:
+    """Stop the emulator a killed worker had started on this host (it cannot stop it itself)."""
+    if info.get("emulator_pid") and info.get("host") == os.uname().nodename:
+        from android_world.env.adb import emulator_pool
+
+        emulator_pool.reap(int(info["emulator_pid"]))
+
+
 # --------------------------------------------------------------------------------------------
 # The worker (same code in a process and in a Ray actor)
 
@@ -756,6 +778,7 @@ class Scheduler:
         log: Callable[[str], None] = _quiet,
         on_ready: Callable[[int, dict[str, Any]], None] | None = None,
         on_stats: Callable[[Stats], None] | None = None,
+        on_lost: Callable[[dict[str, Any]], None] = reap_local_emulator,
         poll_sec: float = 0.5,
     ):
         self.pool = pool
@@ -765,6 +788,8 @@ class Scheduler:
         self.log = log
         self.on_ready = on_ready
         self.on_stats = on_stats or (lambda _stats: None)
+        self.on_lost = on_lost
+        self.info: dict[int, dict[str, Any]] = {}  # each slot's live worker, as it reported
         self.poll_sec = poll_sec
         self.stats = Stats(pool.backend, workers)
         self.slots = {i: _Slot() for i in range(workers)}
@@ -817,6 +842,7 @@ class Scheduler:
         if event.kind == "ready":
             state.ready, state.start_failures = True, 0
             info = event.payload if isinstance(event.payload, dict) else {}
+            self.info[event.slot] = info
             self.stats.worker_info.append(
                 {k: info.get(k) for k in ("worker", "pid", "host", "emulator_pid")}
             )
@@ -865,6 +891,7 @@ class Scheduler:
         job, state.job = state.job, None
         self.log(f"worker {slot}: {reason}; restarting it")
         self.pool.stop(slot)
+        self.on_lost(self.info.pop(slot, {}))
         if job is not None:
             self._retry_or_give_up(job, reason)
         self._restart(slot)

@@ -397,7 +397,7 @@ def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], inte
     cfg = prep.cfg
     if parallel.wanted(cfg):  # each worker builds its own device (android_world/parallel.py)
         try:
-            parallel.check_devices(cfg, cfg.benchmark.workers)
+            parallel.prepare_devices(cfg, cfg.benchmark.workers)
             if cfg.benchmark.ray_address is not None:
                 parallel.import_ray()
         except parallel.ParallelError as exc:
