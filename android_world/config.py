@@ -61,6 +61,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# Keys only the worker pool reads (android_world/parallel.py); AdbEnv never sees them.
+POOL_ONLY_ADB_KEYS = frozenset({"serials", "adb_server_port"})
+POOL_ONLY_EMULATOR_KEYS = frozenset({"instances"})
+
+
 class EmulatorSection(_Strict):
     """`env.adb.emulator`: an AVD the run starts headless when the serial is not online.
 
@@ -118,8 +123,9 @@ class AdbSection(_Strict):
 
     def to_mapping(self) -> dict[str, Any]:
         """What `AdbEnv.from_config` takes; an emulator with no AVD is left out (never launched)."""
-        values = self.model_dump(mode="python", exclude={"serials", "adb_server_port"})
-        values["emulator"].pop("instances", None)
+        values = self.model_dump(mode="python", exclude=set(POOL_ONLY_ADB_KEYS))
+        for key in POOL_ONLY_EMULATOR_KEYS:
+            values["emulator"].pop(key, None)
         if not self.emulator.avd:
             values.pop("emulator")
         return values
@@ -160,8 +166,10 @@ class BenchmarkConfig(_Strict):
     @pydantic.field_validator("ray_address")
     @classmethod
     def _ray_address(cls, value: str | None) -> str | None:
-        if value is None or value in ("auto", "local") or re.fullmatch(
-            r"(ray://)?[\w.\-]+:\d{1,5}", value
+        if (
+            value is None
+            or value in ("auto", "local")
+            or re.fullmatch(r"(ray://)?[\w.\-]+:\d{1,5}", value)
         ):
             return value
         raise ValueError("expected auto, local, ray://host:port or host:port")
