@@ -317,3 +317,58 @@ def test_sim_parallel_scores_and_steps_equal_the_serial_run(tmp_path, workers):
         results[n] = [(r["name"], r["score"], r["steps"], r["error"]) for r in _rows(run_dir)]
     assert len(results["1"]) == 8
     assert results["1"] == results[workers]
+
+
+def _sim(run_dir: Path, *extra: str, workers: str = "2") -> list[dict]:
+    tasks = "SystemWifiTurnOn,ContactsAddContact"
+    result = subprocess.run(
+        [sys.executable, "-m", "android_world.run", "--tasks", tasks, "--workers", workers, "--n_task_combinations", "2", "--checkpoint_dir", str(run_dir), "--new", "--set", "env.render=false", "--models", "offline", *extra],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return _rows(run_dir)
+
+
+def _memory(path: Path) -> list[str]:
+    return sorted(e["goal_template"] for e in json.loads(path.read_text())["entries"])
+
+
+def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
+    """shared: two workers extend one file and keep each other's plans (the same plans as a
+    serial run stores); frozen: read by every worker, left byte for byte as it was."""
+    key = "agent.configurations.celil_agent"
+    serial = _sim(
+        tmp_path / "serial",
+        "--set",
+        f"{key}.memory=shared",
+        "--set",
+        f"{key}.episodic_memory_path={tmp_path / 'serial.json'}",
+        workers="1",
+    )
+    shared = _sim(
+        tmp_path / "shared",
+        "--set",
+        f"{key}.memory=shared",
+        "--set",
+        f"{key}.episodic_memory_path={tmp_path / 'shared.json'}",
+    )
+    assert _memory(tmp_path / "shared.json") == _memory(tmp_path / "serial.json")
+    assert len(_memory(tmp_path / "shared.json")) == 2
+    same = ("name", "score", "steps", "memory_hit")
+    assert [{k: r[k] for k in same} for r in shared] == [{k: r[k] for k in same} for r in serial]
+
+    frozen = tmp_path / "shared.json"
+    before = frozen.read_bytes()
+    rows = _sim(
+        tmp_path / "frozen",
+        "--set",
+        f"{key}.memory=frozen",
+        "--set",
+        f"{key}.episodic_memory_path={frozen}",
+    )
+    assert frozen.read_bytes() == before
+    assert all(r["memory_hit"] is True and r["score"] == 1.0 for r in rows), rows
