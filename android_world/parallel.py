@@ -371,9 +371,9 @@ class Pool(Protocol):
 
     def events(self, timeout: float) -> list[Event]: ...
 
-    def stop(self, slot: int) -> None: ...
+    def stop(self, slot: int, kill: bool = False) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self, kill: bool = False) -> None: ...
 
 
 def _watch_parent() -> None:
@@ -532,22 +532,22 @@ class LocalPool:
             events.append(Event(kind, slot, payload, proc.gen))
         return events
 
-    def stop(self, slot: int) -> None:
+    def stop(self, slot: int, kill: bool = False) -> None:
         proc = self._procs.pop(slot, None)
         if proc is None:
             return
         with contextlib.suppress(OSError, ValueError):
             proc.conn.send(None)
-        proc.process.join(timeout=30)
+        proc.process.join(timeout=0 if kill else 30)
         if proc.process.is_alive():
             proc.process.kill()
             proc.process.join(timeout=5)
         with contextlib.suppress(OSError):
             proc.conn.close()
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         for slot in list(self._procs):
-            self.stop(slot)
+            self.stop(slot, kill)
 
 
 # --------------------------------------------------------------------------------------------
@@ -667,21 +667,22 @@ class RayPool:
     def actor(self, slot: int) -> Any:
         return self._actors.get(slot)
 
-    def stop(self, slot: int) -> None:
+    def stop(self, slot: int, kill: bool = False) -> None:
         actor = self._actors.pop(slot, None)
         for ref, (s, _, _) in list(self._inflight.items()):
             if s == slot:
                 self._inflight.pop(ref)
         if actor is None:
             return
-        with contextlib.suppress(Exception):
-            self.ray.get(actor.close.remote(), timeout=30)
+        if not kill:
+            with contextlib.suppress(Exception):
+                self.ray.get(actor.close.remote(), timeout=30)
         with contextlib.suppress(Exception):
             self.ray.kill(actor)
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         for slot in list(self._actors):
-            self.stop(slot)
+            self.stop(slot, kill)
         if self._started_ray:
             with contextlib.suppress(Exception):
                 self.ray.shutdown()
@@ -804,6 +805,16 @@ class Scheduler:
             self.pool.start(slot, self.slots[slot].gen)
         for slot in range(len(self.pending), self.workers):
             self.slots[slot].alive = False
+        try:
+            self._loop()
+        except BaseException:
+            for info in self.info.values():  # the workers will be killed: their emulators too
+                with contextlib.suppress(Exception):
+                    self.on_lost(info)
+            raise
+        return self.stats
+
+    def _loop(self) -> None:
         while self.pending or any(s.job for s in self.slots.values()):
             self._dispatch()
             if not any(s.alive for s in self.slots.values()):
@@ -816,7 +827,6 @@ class Scheduler:
                 self._handle(event)
                 if self.stats.as_dict() != before:
                     self.on_stats(self.stats)  # a killed driver's manifest still has the counts
-        return self.stats
 
     def _next_job(self) -> Job | None:
         busy = {s.job.template for s in self.slots.values() if s.job is not None}
@@ -937,8 +947,12 @@ def make_pool(spec: WorkerSpec, cfg: config_lib.CelilConfig) -> Pool:
 
 @contextlib.contextmanager
 def open_pool(spec: WorkerSpec, cfg: config_lib.CelilConfig) -> Iterator[Pool]:
+    """The pool, closed at the end: workers finish and stop their devices; after an error or
+    Ctrl-C they are killed at once (an episode can take minutes)."""
     pool = make_pool(spec, cfg)
     try:
         yield pool
-    finally:
-        pool.close()
+    except BaseException:
+        pool.close(kill=True)
+        raise
+    pool.close()

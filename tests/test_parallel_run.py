@@ -322,7 +322,25 @@ def test_sim_parallel_scores_and_steps_equal_the_serial_run(tmp_path, workers):
 def _sim(run_dir: Path, *extra: str, workers: str = "2") -> list[dict]:
     tasks = "SystemWifiTurnOn,ContactsAddContact"
     result = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--tasks", tasks, "--workers", workers, "--n_task_combinations", "2", "--checkpoint_dir", str(run_dir), "--new", "--set", "env.render=false", "--models", "offline", *extra],
+        [
+            sys.executable,
+            "-m",
+            "android_world.run",
+            "--tasks",
+            tasks,
+            "--workers",
+            workers,
+            "--n_task_combinations",
+            "2",
+            "--checkpoint_dir",
+            str(run_dir),
+            "--new",
+            "--set",
+            "env.render=false",
+            "--models",
+            "offline",
+            *extra,
+        ],
         cwd=ROOT,
         env=_env(),
         capture_output=True,
@@ -372,3 +390,31 @@ def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
     )
     assert frozen.read_bytes() == before
     assert all(r["memory_hit"] is True and r["score"] == 1.0 for r in rows), rows
+
+
+def test_ctrl_c_stops_the_workers_at_once_and_says_how_to_resume(tmp_path):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        [*_driver(tmp_path, "--n_task_combinations", "3", "--workers", "2"), "--checkpoint_dir", str(run_dir), "--new"],
+        cwd=ROOT,
+        env=_env(FAKE_STEP_SLEEP="5", PARALLEL_MARKER_DIR=str(markers)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(lambda: len(list(markers.iterdir())) >= 2)  # both workers mid-episode
+        pids = {int(p.read_text().split()[1]) for p in markers.iterdir()}
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 4  # not after the 5 s actions finish
+    assert f"Interrupted. Resume with: --checkpoint_dir {run_dir}" in err
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
