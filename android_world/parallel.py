@@ -94,6 +94,9 @@ class WorkerSpec:
     save_screenshots: bool
     agent_module: str | None = None
     name_prefix: str = "celil"
+    # The driver's scratch directory (removed at the end, so a killed worker's half-written
+    # episode folder does not linger); a worker on another host uses its own temp directory.
+    scratch_root: str | None = None
 
 
 @dataclasses.dataclass
@@ -250,7 +253,8 @@ class EpisodeWorker:
             from android_world.agents import module_loader
 
             module_loader.register_module_agent(spec.agent_module)
-        self.scratch = Path(tempfile.mkdtemp(prefix=f"celil-{self.name}-"))
+        root = spec.scratch_root if spec.scratch_root and Path(spec.scratch_root).is_dir() else None
+        self.scratch = Path(tempfile.mkdtemp(prefix=f"{self.name}-", dir=root))
         self.env = spec.env_factory(cfg)
         try:
             self.recorder = run_output.RecordingEnv(self.env)
@@ -282,6 +286,7 @@ class EpisodeWorker:
             "host": os.uname().nodename,
             "agent_info": run_output.agent_manifest(self.agent),
             "emulator_pid": getattr(process, "pid", None),
+            "device": getattr(getattr(self.env, "runner", None), "serial", None),
         }
 
     def run(self, job: Job) -> Outcome:
@@ -854,7 +859,7 @@ class Scheduler:
             info = event.payload if isinstance(event.payload, dict) else {}
             self.info[event.slot] = info
             self.stats.worker_info.append(
-                {k: info.get(k) for k in ("worker", "pid", "host", "emulator_pid")}
+                {k: info.get(k) for k in ("worker", "pid", "host", "device", "emulator_pid")}
             )
             if self.on_ready is not None:
                 self.on_ready(event.slot, event.payload)
@@ -949,10 +954,15 @@ def make_pool(spec: WorkerSpec, cfg: config_lib.CelilConfig) -> Pool:
 def open_pool(spec: WorkerSpec, cfg: config_lib.CelilConfig) -> Iterator[Pool]:
     """The pool, closed at the end: workers finish and stop their devices; after an error or
     Ctrl-C they are killed at once (an episode can take minutes)."""
-    pool = make_pool(spec, cfg)
+    scratch = tempfile.mkdtemp(prefix="celil-scratch-")
+    spec = dataclasses.replace(spec, scratch_root=spec.scratch_root or scratch)
     try:
-        yield pool
-    except BaseException:
-        pool.close(kill=True)
-        raise
-    pool.close()
+        pool = make_pool(spec, cfg)
+        try:
+            yield pool
+        except BaseException:
+            pool.close(kill=True)
+            raise
+        pool.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
