@@ -543,6 +543,51 @@ def _execute_serial(
     return interrupted
 
 
+class _ParallelRunDir:
+    """The driver's side of a parallel run: everything that reaches the run directory, in the
+    serial run's order (episode folder, checkpoint, results/summary/report)."""
+
+    def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
+        self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
+        self.store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+        self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
+        history = manifest.get("parallel")
+        self.sessions = list(history) if isinstance(history, list) else []
+        self.started = run_output.utc_now()
+
+    def outcome(self, outcome: parallel.Outcome) -> None:
+        ep = outcome.episode
+        if outcome.files:
+            parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
+        self.store.save_episodes([ep], ep["name"])
+        self.episodes[ep["name"]] = ep
+        _write_outputs(self.run_dir, list(self.episodes.values()), self.prep)
+        self.bar.write(_episode_line(ep), file=sys.stderr)
+        self.bar.update(1)
+
+    def stats(self, stats: parallel.Stats) -> None:
+        """This session's restart/retry counts, after the earlier sessions' (a resume adds one)."""
+        self.manifest["parallel"] = [*self.sessions, stats.as_dict() | {"started_at": self.started}]
+        self._write_manifest()
+
+    def ready(self, slot: int, info: dict[str, Any]) -> None:
+        """The first worker up names the agent's resolved models, as the serial run does."""
+        agent_info = info.get("agent_info") if isinstance(info, dict) else None
+        if agent_info is None or "agent_info" in self.manifest:
+            return
+        self.manifest["agent_info"] = agent_info
+        roles = agent_info.get("roles") or agent_info.get("models")
+        if isinstance(roles, dict):
+            self.manifest["models"] = roles
+        self._write_manifest()
+
+    def log(self, line: str) -> None:
+        self.bar.write(line, file=sys.stderr)
+
+    def _write_manifest(self) -> None:
+        checkpointer_lib.write_json_atomic(self.run_dir / "manifest.json", self.manifest)
+
+
 def _execute_parallel(
     prep: Prepared,
     cfg: config_lib.CelilConfig,
@@ -555,17 +600,11 @@ def _execute_parallel(
     from tqdm import tqdm
 
     bench = cfg.benchmark
-    manifest_path = run_dir / "manifest.json"
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
-    done_names = {
-        ep["name"]
-        for ep in checkpoint_store.load(["name", "error", "exception_info"])
-        if not suite_utils.is_failed(ep)
-    }
-    jobs = parallel.jobs_for(prep.suite, done_names)
+    done = store.load(["name", "error", "exception_info"])
+    jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
     total = sum(len(v) for v in prep.suite.values())
-    episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
     spec = parallel.WorkerSpec(
         cfg=cfg,
         agent_registry_name=prep.agent_registry_name,
@@ -579,62 +618,34 @@ def _execute_parallel(
     where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"
     _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     _log(f"Workers: {bench.workers} {where}, {len(jobs)} episodes to run")
-    history = manifest.get("parallel")
-    sessions = list(history) if isinstance(history, list) else []
-    interrupted = False
+    quiet_bar = not sys.stderr.isatty()
     with tqdm(
         total=total,
         initial=total - len(jobs),
         desc="episodes",
         unit="ep",
         file=sys.stderr,
-        disable=not sys.stderr.isatty(),
+        disable=quiet_bar,
     ) as bar:
-
-        def on_outcome(outcome: parallel.Outcome) -> None:
-            ep = outcome.episode
-            if outcome.files:
-                parallel.install_folder(run_dir / run_output.EPISODES, ep["name"], outcome.files)
-            checkpoint_store.save_episodes([ep], ep["name"])
-            episodes_by_name[ep["name"]] = ep
-            _write_outputs(run_dir, list(episodes_by_name.values()), prep)
-            bar.write(_episode_line(ep), file=sys.stderr)
-            bar.update(1)
-
-        started = run_output.utc_now()
-
-        def on_stats(stats: parallel.Stats) -> None:
-            manifest["parallel"] = [*sessions, stats.as_dict() | {"started_at": started}]
-            checkpointer_lib.write_json_atomic(manifest_path, manifest)
-
-        def on_ready(slot: int, info: dict[str, Any]) -> None:
-            agent_info = info.get("agent_info") if isinstance(info, dict) else None
-            if agent_info is not None and "agent_info" not in manifest:
-                manifest["agent_info"] = agent_info
-                roles = agent_info.get("roles") or agent_info.get("models")
-                if isinstance(roles, dict):
-                    manifest["models"] = roles
-                checkpointer_lib.write_json_atomic(manifest_path, manifest)
-
+        writer = _ParallelRunDir(prep, run_dir, manifest, bar)
+        in_order = parallel.memory_writable(prep.agent_registry_name, prep.agent_kwargs)
         try:
             with parallel.open_pool(spec, cfg) as pool:
                 scheduler = parallel.Scheduler(
                     pool,
                     bench.workers,
-                    on_outcome,
-                    in_order_templates=parallel.memory_writable(
-                        prep.agent_registry_name, prep.agent_kwargs
-                    ),
-                    log=lambda line: bar.write(line, file=sys.stderr),
-                    on_ready=on_ready,
-                    on_stats=on_stats,
+                    writer.outcome,
+                    in_order_templates=in_order,
+                    log=writer.log,
+                    on_ready=writer.ready,
+                    on_stats=writer.stats,
                 )
                 scheduler.run(jobs)
         except KeyboardInterrupt:
-            interrupted = True
+            return True
         except parallel.ParallelError as exc:
             raise UsageError(str(exc)) from None
-    return interrupted
+    return False
 
 
 def _parallel_history(previous: dict[str, Any]) -> dict[str, Any]:
