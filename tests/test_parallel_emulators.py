@@ -136,7 +136,17 @@ def test_an_emulator_that_crashes_mid_run_is_restarted_and_its_episode_retried(t
 
 def test_bad_pool_settings_are_one_line(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--env", "adb", "--workers", "2", "--set", "env.adb.serials=[emulator-5554]"],
+        [
+            sys.executable,
+            "-m",
+            "android_world.run",
+            "--env",
+            "adb",
+            "--workers",
+            "2",
+            "--set",
+            "env.adb.serials=[emulator-5554]",
+        ],
         cwd=ROOT,
         env=_env(),
         capture_output=True,

@@ -397,7 +397,12 @@ def test_ctrl_c_stops_the_workers_at_once_and_says_how_to_resume(tmp_path):
     markers.mkdir()
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
-        [*_driver(tmp_path, "--n_task_combinations", "3", "--workers", "2"), "--checkpoint_dir", str(run_dir), "--new"],
+        [
+            *_driver(tmp_path, "--n_task_combinations", "3", "--workers", "2"),
+            "--checkpoint_dir",
+            str(run_dir),
+            "--new",
+        ],
         cwd=ROOT,
         env=_env(FAKE_STEP_SLEEP="5", PARALLEL_MARKER_DIR=str(markers)),
         stdout=subprocess.PIPE,
