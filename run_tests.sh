@@ -32,6 +32,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
     if not line:
         continue
     name, _, version = line.partition("==")
+    name = name.split("[", 1)[0]  # ray[default] is installed as ray
     try:
         have = md.version(name)
     except md.PackageNotFoundError:
@@ -274,6 +275,26 @@ _ensure_realmodel() {
   rm -f "$cache/unavailable.txt"
 }
 
+# ---- Ray, for the scale-out test on a local Ray cluster (tests/test_parallel_ray.py) ----------
+# When it cannot be installed, the reason goes to .cache/ray/unavailable.txt and that test skips
+# with it; nothing else needs Ray. CELIL_NO_RAY=1 skips this install only.
+_ensure_ray() {
+  [[ -n "${CELIL_NO_RAY:-}" ]] && return 0
+  local cache="$CELIL_ROOT/.cache/ray"
+  mkdir -p "$cache"
+  if ! _check_requirements "$CELIL_ROOT/requirements-ray.txt"; then
+    _say "installing Ray from requirements-ray.txt (for the scale-out test) ..."
+    if ! "$PYTHON" -m pip install -q --disable-pip-version-check -r "$CELIL_ROOT/requirements-ray.txt" \
+      >>"$(_pip_log)" 2>&1; then
+      printf '%s\n' "could not install requirements-ray.txt (no network?); see .cache/pip-install.log" \
+        >"$cache/unavailable.txt"
+      _say "Ray not installed: its test will be skipped"
+      return 0
+    fi
+  fi
+  rm -f "$cache/unavailable.txt"
+}
+
 # CELIL_NO_INSTALL=1 skips every install step (offline machines, tests of the scripts themselves).
 ensure_deps() {
   _pick_python
@@ -287,6 +308,7 @@ main() {
   if [[ -z "${CELIL_NO_INSTALL:-}" ]]; then
     _ensure_chromium
     _ensure_realmodel
+    _ensure_ray
   fi
   # CELIL_UPSTREAM=1: fetch upstream AndroidWorld into .cache/upstream/ for the plugin's test in a
   # real checkout (only when reachable; without it that test is skipped).

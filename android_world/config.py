@@ -61,6 +61,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# Keys only the worker pool reads (android_world/parallel.py); AdbEnv never sees them.
+POOL_ONLY_ADB_KEYS = frozenset({"serials", "adb_server_port"})
+POOL_ONLY_EMULATOR_KEYS = frozenset({"instances"})
+
+
 class EmulatorSection(_Strict):
     """`env.adb.emulator`: an AVD the run starts headless when the serial is not online.
 
@@ -74,6 +79,9 @@ class EmulatorSection(_Strict):
     extra_args: list[str] = []
     boot_timeout_sec: float = Field(default=300.0, gt=0)
     headless: bool = True
+    # --workers N with an AVD: `read_only` boots N instances of one AVD (-read-only); `clone`
+    # gives each worker its own copy (<avd>_w<i>), for images whose state must persist.
+    instances: Literal["read_only", "clone"] = "read_only"
 
     @pydantic.field_validator("extra_args", mode="before")
     @classmethod
@@ -93,15 +101,31 @@ class AdbSection(_Strict):
     auto_root: bool = True
     uiautomator_retries: int = Field(default=5, ge=1)
     emulator: EmulatorSection = EmulatorSection()
+    # --workers N: one device per worker (phones or running emulators); empty = console ports
+    # console_port, +2, +4, ... (and their emulators, when `emulator.avd` is set).
+    serials: list[str] = []
+    # --workers N: 0 = every worker uses the default adb server; a port P gives worker i its own
+    # adb server on P+i (ANDROID_ADB_SERVER_PORT), so one worker's `adb kill-server` or install
+    # cannot break another's.
+    adb_server_port: int = Field(default=0, ge=0, le=65535)
 
     @pydantic.field_validator("emulator", mode="before")
     @classmethod
     def _no_emulator(cls, value: Any) -> Any:
         return {} if value is None else value
 
+    @pydantic.field_validator("serials", mode="before")
+    @classmethod
+    def _split_serials(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [s.strip() for s in value.split(",") if s.strip()]
+        return [] if value is None else value
+
     def to_mapping(self) -> dict[str, Any]:
         """What `AdbEnv.from_config` takes; an emulator with no AVD is left out (never launched)."""
-        values = self.model_dump(mode="python")
+        values = self.model_dump(mode="python", exclude=set(POOL_ONLY_ADB_KEYS))
+        for key in POOL_ONLY_EMULATOR_KEYS:
+            values["emulator"].pop(key, None)
         if not self.emulator.avd:
             values.pop("emulator")
         return values
@@ -132,6 +156,23 @@ class BenchmarkConfig(_Strict):
     save_screenshots: bool = True
     # Overrides every agent's own pause when set; None keeps each agent's (as upstream's runner).
     transition_pause: float | None = Field(default=None, ge=0)
+    # Scale-out (android_world/parallel.py): episodes run in this many worker processes (or Ray
+    # actors), each with its own device; 1 = the serial run.
+    workers: int = Field(default=1, ge=1, le=512)
+    # null = no Ray; auto (a running cluster), local (start one here), ray://host:port, host:port
+    ray_address: str | None = None
+    ray_num_cpus: float = Field(default=1.0, gt=0)  # CPUs each Ray actor reserves
+
+    @pydantic.field_validator("ray_address")
+    @classmethod
+    def _ray_address(cls, value: str | None) -> str | None:
+        if (
+            value is None
+            or value in ("auto", "local")
+            or re.fullmatch(r"(ray://)?[\w.\-]+:\d{1,5}", value)
+        ):
+            return value
+        raise ValueError("expected auto, local, ray://host:port or host:port")
 
     @pydantic.field_validator("tasks", "tags", "difficulty", mode="before")
     @classmethod

@@ -23,7 +23,7 @@ from absl import app, flags
 import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import discover, run_output, suite_utils
+from android_world import discover, parallel, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.env import interface
 from android_world.task_evals import registry as task_registry_lib
@@ -80,6 +80,14 @@ flags.DEFINE_boolean("check_device", False, "Check the adb device (env.adb) and 
 flags.DEFINE_boolean(
     "check_models", False, "Call every configured model role once and exit (0 = all passed)."
 )
+flags.DEFINE_integer(
+    "workers", None, "Run episodes in N worker processes, one device each (benchmark.workers)."
+)
+flags.DEFINE_string(
+    "ray_address",
+    None,
+    "Run the workers as Ray actors: auto, local, ray://host:port (benchmark.ray_address).",
+)
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
 
@@ -98,6 +106,8 @@ _FLAG_TO_KEY = {
     "agent_name": ["agent", "active_agent"],
     "adb_path": ["env", "adb", "adb_path"],
     "fixed_task_seed": ["benchmark", "use_identical_params"],
+    "workers": ["benchmark", "workers"],
+    "ray_address": ["benchmark", "ray_address"],
 }
 
 
@@ -385,6 +395,14 @@ def _write_outputs(
 def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv]):
     """Run the prepared suite; returns (run_dir, summary)."""
     cfg = prep.cfg
+    if parallel.wanted(cfg):  # each worker builds its own device (android_world/parallel.py)
+        try:
+            parallel.prepare_devices(cfg, cfg.benchmark.workers)
+            if cfg.benchmark.ray_address is not None:
+                parallel.import_ray()
+        except parallel.ParallelError as exc:
+            raise UsageError(str(exc)) from None
+        return _execute(prep, None, env_factory)
     # The device first: one that cannot be reached is a one-line error, and leaves no run dir.
     env = env_factory(cfg)
     try:
@@ -393,9 +411,11 @@ def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], inte
         env.close()
 
 
-def _execute(prep: Prepared, env: interface.AsyncEnv):
-    from tqdm import tqdm
-
+def _execute(
+    prep: Prepared,
+    env: interface.AsyncEnv | None,
+    env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv] | None = None,
+):
     cfg = prep.cfg
     try:
         run_dir = prep.run_dir or checkpointer_lib.create_run_directory(cfg.benchmark.output_path)
@@ -430,13 +450,34 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
             "registry_name": prep.agent_registry_name,
             "kwargs": config_lib.redact(checkpointer_lib.to_jsonable(prep.agent_kwargs)),
         },
-    )
+    ) | _parallel_history(manifest)
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
 
     # Regenerate from checkpoints first: a kill between checkpoint and results leaves no gap.
     _write_outputs(run_dir, checkpoint_store.load(), prep)
 
     interrupted = False
+    if env is None:
+        assert env_factory is not None
+        interrupted = _execute_parallel(prep, cfg, run_dir, manifest, env_factory)
+    else:
+        interrupted = _execute_serial(prep, cfg, env, run_dir, manifest)
+    return run_dir, _finish(prep, cfg, run_dir, manifest, interrupted)
+
+
+def _execute_serial(
+    prep: Prepared,
+    cfg: config_lib.CelilConfig,
+    env: interface.AsyncEnv,
+    run_dir: Path,
+    manifest: dict[str, Any],
+) -> bool:
+    """The serial run: one env, one agent, the suite in order; True if interrupted."""
+    from tqdm import tqdm
+
+    interrupted = False
+    manifest_path = run_dir / "manifest.json"
+    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
     recorder = run_output.RecordingEnv(env)
     context = agent_registry.RunContext(
         models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
@@ -499,7 +540,129 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
             )
         except KeyboardInterrupt:
             interrupted = True
+    return interrupted
 
+
+class _ParallelRunDir:
+    """The driver's side of a parallel run: everything that reaches the run directory, in the
+    serial run's order (episode folder, checkpoint, results/summary/report)."""
+
+    def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
+        self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
+        self.store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+        self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
+        history = manifest.get("parallel")
+        self.sessions = list(history) if isinstance(history, list) else []
+        self.started = run_output.utc_now()
+
+    def outcome(self, outcome: parallel.Outcome) -> None:
+        ep = outcome.episode
+        if outcome.files:
+            parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
+        self.store.save_episodes([ep], ep["name"])
+        self.episodes[ep["name"]] = ep
+        _write_outputs(self.run_dir, list(self.episodes.values()), self.prep)
+        self.bar.write(_episode_line(ep), file=sys.stderr)
+        self.bar.update(1)
+
+    def stats(self, stats: parallel.Stats) -> None:
+        """This session's restart/retry counts, after the earlier sessions' (a resume adds one)."""
+        self.manifest["parallel"] = [*self.sessions, stats.as_dict() | {"started_at": self.started}]
+        self._write_manifest()
+
+    def ready(self, slot: int, info: dict[str, Any]) -> None:
+        """The first worker up names the agent's resolved models, as the serial run does."""
+        agent_info = info.get("agent_info") if isinstance(info, dict) else None
+        if agent_info is None or "agent_info" in self.manifest:
+            return
+        self.manifest["agent_info"] = agent_info
+        roles = agent_info.get("roles") or agent_info.get("models")
+        if isinstance(roles, dict):
+            self.manifest["models"] = roles
+        self._write_manifest()
+
+    def log(self, line: str) -> None:
+        self.bar.write(line, file=sys.stderr)
+
+    def _write_manifest(self) -> None:
+        checkpointer_lib.write_json_atomic(self.run_dir / "manifest.json", self.manifest)
+
+
+def _execute_parallel(
+    prep: Prepared,
+    cfg: config_lib.CelilConfig,
+    run_dir: Path,
+    manifest: dict[str, Any],
+    env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv],
+) -> bool:
+    """`--workers N` / `--ray_address`: the same episodes in N workers; only this process writes
+    the run directory (see android_world/parallel.py). True if interrupted."""
+    from tqdm import tqdm
+
+    bench = cfg.benchmark
+    store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    parallel.remove_stale_folders(run_dir / run_output.EPISODES)
+    done = store.load(["name", "error", "exception_info"])
+    jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
+    total = sum(len(v) for v in prep.suite.values())
+    spec = parallel.WorkerSpec(
+        cfg=cfg,
+        agent_registry_name=prep.agent_registry_name,
+        agent_kwargs=prep.agent_kwargs,
+        run_dir=str(run_dir),
+        env_factory=env_factory,
+        save_screenshots=bench.save_screenshots and (cfg.env.type != "sim" or cfg.env.render),
+        agent_module=FLAGS.agent_module if FLAGS.is_parsed() else None,
+        name_prefix=f"celil-{run_dir.name}",
+    )
+    where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"
+    _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
+    _log(f"Workers: {bench.workers} {where}, {len(jobs)} episodes to run")
+    quiet_bar = not sys.stderr.isatty()
+    with tqdm(
+        total=total,
+        initial=total - len(jobs),
+        desc="episodes",
+        unit="ep",
+        file=sys.stderr,
+        disable=quiet_bar,
+    ) as bar:
+        writer = _ParallelRunDir(prep, run_dir, manifest, bar)
+        in_order = parallel.memory_writable(prep.agent_registry_name, prep.agent_kwargs)
+        try:
+            with parallel.open_pool(spec, cfg) as pool:
+                scheduler = parallel.Scheduler(
+                    pool,
+                    bench.workers,
+                    writer.outcome,
+                    in_order_templates=in_order,
+                    log=writer.log,
+                    on_ready=writer.ready,
+                    on_stats=writer.stats,
+                )
+                scheduler.run(jobs)
+        except KeyboardInterrupt:
+            return True
+        except parallel.ParallelError as exc:
+            raise UsageError(str(exc)) from None
+    return False
+
+
+def _parallel_history(previous: dict[str, Any]) -> dict[str, Any]:
+    """A resumed run keeps the restart/retry counts of its earlier parallel sessions."""
+    sessions = previous.get("parallel")
+    return {"parallel": sessions} if isinstance(sessions, list) else {}
+
+
+def _finish(
+    prep: Prepared,
+    cfg: config_lib.CelilConfig,
+    run_dir: Path,
+    manifest: dict[str, Any],
+    interrupted: bool,
+) -> suite_utils.Summary:
+    manifest_path = run_dir / "manifest.json"
+    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
     # The manifest says finished before the last report is written, so that report does too.
     adaptations = _model_server_adaptations()
     if adaptations:
@@ -531,7 +694,7 @@ def _execute(prep: Prepared, env: interface.AsyncEnv):
             file=sys.stderr,
         )
         sys.exit(EXIT_ALL_MODEL_CALLS_FAILED)
-    return run_dir, summary
+    return summary
 
 
 def _model_server_adaptations() -> list[dict[str, Any]]:
@@ -563,21 +726,8 @@ def _env_manifest(cfg: config_lib.CelilConfig) -> dict[str, Any]:
     return env
 
 
-def agent_manifest(agent: Any) -> dict[str, Any] | None:
-    """The agent's `run_manifest()` (resolved models, prompt hashes), JSON-safe and redacted.
-
-    A failing hook costs the manifest entry, not the run.
-    """
-    describe = getattr(agent, "run_manifest", None)
-    if not callable(describe):
-        return None
-    try:
-        info = describe()
-    except Exception as exc:
-        return {"error": f"run_manifest() failed: {_first_line(exc)}"}
-    if not isinstance(info, dict):
-        return {"value": checkpointer_lib.to_jsonable(info)}
-    return checkpointer_lib.to_jsonable(config_lib.redact(info))
+# In run_output so a worker process can use it without importing this module (and its flags).
+agent_manifest = run_output.agent_manifest
 
 
 def agent_line(config_name: str, registry_name: str) -> str:

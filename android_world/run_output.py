@@ -36,6 +36,7 @@ from PIL import Image
 from android_world import suite_utils
 from android_world.agents import base_agent
 from android_world.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
+from android_world.config import redact
 from android_world.env import interface, json_action
 from android_world.task_evals import task_eval
 
@@ -341,6 +342,24 @@ def build_manifest(**fields: Any) -> dict[str, Any]:
         "git_commit": _git_commit(repo),
         **fields,
     }
+
+
+def agent_manifest(agent: Any) -> dict[str, Any] | None:
+    """The agent's `run_manifest()` (resolved models, prompt hashes), JSON-safe and redacted.
+
+    A failing hook costs the manifest entry, not the run.
+    """
+    describe = getattr(agent, "run_manifest", None)
+    if not callable(describe):
+        return None
+    try:
+        info = describe()
+    except Exception as exc:
+        lines = str(exc).strip().splitlines()
+        return {"error": f"run_manifest() failed: {lines[0] if lines else type(exc).__name__}"}
+    if not isinstance(info, dict):
+        return {"value": to_jsonable(info)}
+    return to_jsonable(redact(info))
 
 
 # --------------------------------------------------------------------------------------------

@@ -45,8 +45,10 @@ def test_default_adb_block_matches_the_adb_env_config():
 
     cfg, raw = config.load_config(DEFAULT)
     adb = raw["env"]["adb"]
-    assert set(adb) == {f.name for f in dataclasses.fields(AdbConfig)}
-    assert set(adb["emulator"]) == {f.name for f in dataclasses.fields(EmulatorConfig)}
+    # The worker pool's own keys (parallel.py) are the only ones AdbEnv does not take.
+    assert set(adb) - config.POOL_ONLY_ADB_KEYS == {f.name for f in dataclasses.fields(AdbConfig)}
+    emulator = set(adb["emulator"]) - config.POOL_ONLY_EMULATOR_KEYS
+    assert emulator == {f.name for f in dataclasses.fields(EmulatorConfig)}
     assert AdbConfig.from_mapping(cfg.env.adb.to_mapping()) == AdbConfig()  # no AVD: no emulator
     with_avd = cfg.env.adb.model_copy(
         update={"emulator": cfg.env.adb.emulator.model_copy(update={"avd": "AndroidWorldAvd"})}

@@ -1,0 +1,225 @@
+"""Scale-out: wall time and speed-up of one suite with 1, 2, 4, 8, 16 workers, locally and on Ray.
+
+Run: `python benchmarks/scale_out.py [--workers 1 2 4 8 16] [--model_delay 2.0]
+[--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray]`.
+
+What is measured: the real CelilAgent (OpenAI backend, JSON executor, gate, evidence checks) on the
+simulated phone, driven by android_world.parallel's scheduler and worker pools exactly as
+`--workers N` / `--ray_address local` run them. The model is scripted (benchmarks/scripted_model.py,
+always right) but slow like a real one: every call waits `model_delay` seconds in a front server
+on 127.0.0.1 (threaded, so calls from different workers wait at the same time, as on a model
+server with spare capacity); every device action waits `device_delay` seconds. Wall time includes
+starting the workers. Each row also checks that every episode's score and step count equal the
+1-worker row's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import logging
+import os
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import scale_worker
+import scripted_model as sm
+
+from android_world import config, parallel, suite_utils
+from android_world.task_evals.registry import TaskRegistry
+
+# Short tasks of several apps: enough episodes to keep 16 workers busy in minutes, not hours.
+DEFAULT_TASKS = (
+    "SystemWifiTurnOn",
+    "SystemBluetoothTurnOff",
+    "SystemBrightnessMax",
+    "OpenAppTaskEval",
+    "ClockStopWatchRunning",
+    "CameraTakePhoto",
+    "SystemWifiTurnOffVerify",
+    "SystemBluetoothTurnOnVerify",
+)
+
+
+class SlowModelFront:
+    """Waits `delay` seconds per chat call, then forwards it to the calling worker's scripted
+    model (named by the request's bearer key)."""
+
+    def __init__(self, delay: float) -> None:
+        self.calls = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _forward(self, method: str) -> None:
+                target = self.headers.get("authorization", "").removeprefix("Bearer ").strip()
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else None
+                if method == "POST":
+                    threading.Event().wait(delay)
+                    outer.calls += 1
+                url = target.rstrip("/") + self.path.removeprefix("/v1")
+                request = urllib.request.Request(url, data=body, method=method)
+                request.add_header("content-type", "application/json")
+                with urllib.request.urlopen(request, timeout=120) as reply:
+                    data = reply.read()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                self._forward("POST")
+
+            def do_GET(self) -> None:
+                self._forward("GET")
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def run_config(url: str, workers: int, ray: bool) -> config.CelilConfig:
+    sets = ["env.render=false", f"benchmark.workers={workers}"]
+    if ray:
+        sets.append("benchmark.ray_address=local")
+    for role, model in (
+        ("maestro", sm.PLANNER_MODEL),
+        ("section_leader", sm.EXECUTOR_MODEL),
+        ("verifiers", sm.VERIFIER_MODEL),
+    ):
+        sets += [
+            f"models.{role}.backend=openai",
+            f"models.{role}.model={model}",
+            f"models.{role}.base_url={url}",
+            f"models.{role}.api_key_env={scale_worker.BACKEND_ENV}",
+            f"models.{role}.max_retries=0",
+            f"models.{role}.structured_output=none",
+            f"models.{role}.timeout_s=120",
+        ]
+    cfg, _ = config.load_config(config.DEFAULT_CONFIG_PATH, sets)
+    return cfg
+
+
+def run_once(
+    cfg: config.CelilConfig, suite: suite_utils.Suite, workers: int, run_dir: Path
+) -> tuple[float, dict[str, tuple[Any, Any]], parallel.Stats]:
+    spec = parallel.WorkerSpec(
+        cfg=cfg,
+        agent_registry_name=scale_worker.AGENT,
+        agent_kwargs={"executor_format": "json", "memory": "off"},
+        run_dir=str(run_dir),
+        env_factory=scale_worker.make_env,
+        save_screenshots=False,
+        name_prefix=f"scale-{workers}-{int(time.time() * 1000) % 10**6}",
+    )
+    results: dict[str, tuple[Any, Any]] = {}
+
+    def keep(outcome: parallel.Outcome) -> None:
+        ep = outcome.episode
+        results[ep["name"]] = (ep.get("is_successful"), ep.get("episode_length"), ep.get("error"))
+
+    started = time.perf_counter()
+    with parallel.open_pool(spec, cfg) as pool:
+        scheduler = parallel.Scheduler(
+            pool, workers, keep, log=lambda line: print(line, file=sys.stderr)
+        )
+        stats = scheduler.run(parallel.jobs_for(suite, set()))
+    return time.perf_counter() - started, results, stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--model_delay", type=float, default=2.0, help="seconds per model call")
+    parser.add_argument("--device_delay", type=float, default=0.5, help="seconds per action")
+    parser.add_argument("--tasks", nargs="+", default=list(DEFAULT_TASKS))
+    parser.add_argument("--instances", type=int, default=2, help="parameter draws per task")
+    parser.add_argument("--backends", nargs="+", default=["local", "ray"], choices=["local", "ray"])
+    args = parser.parse_args(argv)
+    logging.disable(logging.WARNING)
+    os.environ[scale_worker.DEVICE_DELAY_ENV] = str(args.device_delay)
+    suite = suite_utils.create_suite(
+        TaskRegistry().get_registry("sim"), args.instances, seed=30, tasks=args.tasks
+    )
+    episodes = sum(len(v) for v in suite.values())
+    front = SlowModelFront(args.model_delay)
+    rows: list[tuple[str, int, float, float, str, int]] = []
+    try:
+        for backend in args.backends:
+            if backend == "ray":
+                try:
+                    ray = parallel.import_ray()
+                except parallel.ParallelError as exc:
+                    print(f"skipping Ray: {exc}", file=sys.stderr)
+                    continue
+                started = time.perf_counter()
+                ray.init(  # once, outside the timed rows (what `ray start --head` does)
+                    num_cpus=max(os.cpu_count() or 1, *args.workers),
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    runtime_env={"env_vars": parallel.actor_env(dict(os.environ))},
+                )
+                print(
+                    f"  Ray cluster started in {time.perf_counter() - started:.1f}s",
+                    file=sys.stderr,
+                )
+            base: dict[str, tuple[Any, Any]] | None = None
+            base_time = None
+            for workers in args.workers:
+                cfg = run_config(front.url, workers, backend == "ray")
+                calls_before = front.calls
+                with tempfile.TemporaryDirectory() as run_dir:
+                    wall, results, stats = run_once(cfg, suite, workers, Path(run_dir))
+                if base is None:
+                    base, base_time = results, wall
+                same = "yes" if results == base else "NO"
+                speedup = base_time / wall if base_time else 1.0
+                calls = front.calls - calls_before
+                rows.append((backend, workers, wall, speedup, same, calls))
+                print(
+                    f"  {backend:5s} {workers:3d} workers {wall:7.1f}s  x{speedup:4.1f}  "
+                    f"same={same} calls={calls} restarts={stats.restarts}",
+                    file=sys.stderr,
+                )
+            if backend == "ray":
+                ray.shutdown()
+    finally:
+        front.close()
+    print(
+        f"{episodes} episodes ({len(suite)} tasks x {args.instances}), model {args.model_delay:g} s "
+        f"per call, device {args.device_delay:g} s per action, cores {os.cpu_count()}"
+    )
+    print("| backend | workers | cores | wall s | speed-up | same scores+steps | model calls |")
+    print("|---|---|---|---|---|---|---|")
+    for backend, workers, wall, speedup, same, calls in rows:
+        print(
+            f"| {backend} | {workers} | {os.cpu_count()} | {wall:.1f} | {speedup:.2f}x | {same} "
+            f"| {calls} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

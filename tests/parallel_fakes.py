@@ -1,0 +1,48 @@
+"""Fakes for the scale-out tests: the harness fakes' device, made observable from outside.
+
+`make_env` is a module-level function so worker processes (spawn) and Ray actors can import it.
+With PARALLEL_MARKER_DIR set, each action writes `<dir>/<pid>-<n>` holding the worker's name and
+pid, so a test knows which process is mid-episode and can kill it there. With PARALLEL_DEAD_FILE
+set, worker 0's device reports itself gone (like an adb device that went offline) while that file
+exists; the restarted worker removes the file, so its device works again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+from test_harness_fakes import TASKS, FakeAnswer, FakeEnv, FakeWifiOn  # noqa: F401
+
+from android_world.env import json_action
+
+_counter = itertools.count()
+
+
+class MarkedEnv(FakeEnv):
+    def execute_action(self, action: json_action.JSONAction) -> None:
+        marker_dir = os.environ.get("PARALLEL_MARKER_DIR")
+        if marker_dir:
+            worker = os.environ.get("CELIL_WORKER", "serial")
+            path = Path(marker_dir) / f"{os.getpid()}-{next(_counter)}"
+            path.write_text(f"{worker} {os.getpid()}\n", encoding="utf-8")
+        if _dead():
+            raise ConnectionError("device offline")
+        super().execute_action(action)
+
+    def check_connection(self) -> None:
+        if _dead():
+            Path(os.environ["PARALLEL_DEAD_FILE"]).unlink()
+            raise ConnectionError("device emulator-5554 offline")
+
+
+def _dead() -> bool:
+    dead = os.environ.get("PARALLEL_DEAD_FILE")
+    worker = os.environ.get("CELIL_WORKER", "")
+    return bool(dead) and worker.endswith("-w0") and Path(dead).exists()
+
+
+def make_env(cfg) -> MarkedEnv:
+    del cfg
+    return MarkedEnv()
