@@ -13,7 +13,8 @@ import random
 
 from android_world.env import device, representation_utils
 from android_world.env.sim import apps as app_modules
-from android_world.env.sim import layout
+from android_world.env.sim import layout, variation
+from android_world.env.sim import profile as sim_profile
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen, generic_app
 from android_world.env.sim.controller import SimController
@@ -54,7 +55,9 @@ class Frame:
         packages: list[str],
         focused: Node | None,
         overlay: Node | None,
+        scale: float = 1.0,
     ):
+        self.scale = scale  # screen pixels per design pixel (see profile.py)
         self.windows = windows
         self.nodes = nodes  # the accessibility nodes, tree order, over windows in tree
         self.packages = packages
@@ -65,7 +68,7 @@ class Frame:
     def forest(self) -> list[representation_utils.AccessibilityNode]:
         ids = {id(n): i for i, n in enumerate(self.nodes)}
         return [
-            _a11y(node, i, [ids[id(c)] for c in node.children if id(c) in ids], package)
+            _a11y(node, i, [ids[id(c)] for c in node.children if id(c) in ids], package, self.scale)
             for i, (node, package) in enumerate(zip(self.nodes, self.packages, strict=True))
         ]
 
@@ -97,9 +100,22 @@ def _contains(rect: tuple[int, int, int, int], x: float, y: float) -> bool:
 class Phone:
     """Owns the apps and what is on screen; `SimEnv` drives it, the controller queries it."""
 
-    def __init__(self, controller: SimController, seed: int = 0):
+    def __init__(
+        self,
+        controller: SimController,
+        seed: int = 0,
+        profile: sim_profile.SimProfile | None = None,
+    ):
         self.device = controller
         self.rng = random.Random(seed)
+        self.profile = profile or sim_profile.SimProfile()
+        screen = self.profile.screen
+        # Geometry in design pixels (see profile.py); the default screen is exactly today's.
+        self.width, self.height = screen.design_size
+        self.ime_h = screen.ime_h
+        self.content_top = CONTENT_TOP
+        self.content_bottom = self.height - NAV_H
+        self.first_launch = variation.FirstLaunch(self.profile.dialogs)
         controller.phone = self
         self.apps: dict[str, App] = {}
         registry = app_modules.discover()
@@ -149,6 +165,7 @@ class Phone:
         self._toast = None
         if not app.running:
             app.start()
+            self.first_launch.on_start(app)
         self.current_screen().focus = None
         self.foreground = info.package
         self.changed()
@@ -166,6 +183,7 @@ class Phone:
             app.stop()
         self.foreground = None
         self.home_screen = type(self.home_screen)(self)
+        self.first_launch.reset()
         self._toast = None
         self.shift = self.symbols = False
         self.changed()
@@ -191,11 +209,23 @@ class Phone:
             self._frame_key = (self.version, self.device.version)
         return self._frame
 
-    def _build_frame(self) -> Frame:
+    def shifted_frame(self, shift: int) -> Frame:
+        """The current screen with its content `shift` design pixels lower: a frame of the
+        screen sliding into place. Observation only: focus and scroll offsets are left as the
+        settled frame has them."""
+        self.frame()  # settle focus first
+        screen = self.current_screen()
+        focus = screen.focus
+        try:
+            return self._build_frame(shift)
+        finally:
+            screen.focus = focus
+
+    def _build_frame(self, shift: int = 0) -> Frame:
         screen = self.current_screen()
         package = self.foreground or device.HOME_PACKAGE
         windows = [Window(self._status_bar(), SYSTEMUI)]
-        content, focused = self._layout_content(screen)
+        content, focused = self._layout_content(screen, shift)
         overlay_node = None
         if screen.overlay is not None:
             overlay_node, focused = self._layout_overlay(screen)
@@ -208,38 +238,92 @@ class Phone:
         windows.append(Window(self._nav_bar(), SYSTEMUI))
         if self._toast:
             windows.append(Window(self._toast_node(self._toast), SYSTEMUI))
-        return _flatten(windows, focused, overlay_node)
+        return _flatten(windows, focused, overlay_node, self.profile.screen.scale)
 
-    def _layout_content(self, screen: Screen) -> tuple[Node, Node | None]:
-        """Lay out the screen; with a focused field the keyboard takes the bottom (adjustResize)."""
+    def _layout_content(self, screen: Screen, shift: int = 0) -> tuple[Node, Node | None]:
+        """Lay out the screen; with a focused field the keyboard takes the bottom (adjustResize).
+
+        A field the resized layout hides (fixed-height content on a short screen) keeps its
+        focus: the window pans up until the field sits above the keyboard (adjustPan), as
+        Android does, instead of dropping the focus. `shift` moves the content down (a screen
+        sliding in while it settles).
+        """
         in_content = screen.overlay is None
         for _ in range(2):
-            bottom = CONTENT_BOTTOM - (IME_H if screen.focus and in_content else 0)
-            root = screen.build()
-            rect = (0, CONTENT_TOP, WIDTH, bottom)
-            root_box = Node(
-                kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
-            )
-            root.flex = root.flex or 1.0
-            layout.layout(root_box, rect, rect, screen.scroll_offsets)
+            bottom = self.content_bottom - (self.ime_h if screen.focus and in_content else 0)
+            visible = (0, self.content_top, self.width, bottom)
+            root_box = self._content_box(screen, visible, shift)
             if not in_content:
                 return root_box, None
             focused = self._find_focus(root_box, screen)
             if screen.focus is None or focused is not None:
                 return root_box, focused
+            pan = self._pan_for_focus(screen, bottom)
+            if pan:
+                root_box = self._content_box(screen, visible, shift - pan)
+                focused = self._find_focus(root_box, screen)
+                if focused is not None:
+                    return root_box, focused
             screen.focus = None  # the focused field is gone: hide the keyboard and relayout
         return root_box, None
 
+    def _content_box(self, screen: Screen, visible: layout.Rect, shift: int = 0) -> Node:
+        """The app's window over `visible`, its content moved down by `shift` (up if < 0)."""
+        root = self._vendor(screen.build())
+        root_box = Node(
+            kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
+        )
+        root.flex = root.flex or 1.0
+        if not shift:
+            layout.layout(root_box, visible, visible, screen.scroll_offsets)
+            return root_box
+        top = self.content_top + shift
+        layout.layout(
+            root_box,
+            (0, top, self.width, top + visible[3] - visible[1]),
+            visible,
+            dict(screen.scroll_offsets),  # a moved window never changes where lists stand
+        )
+        root_box.frame = root_box.bounds = root_box.clip = visible  # the window stays put
+        return root_box
+
+    def _vendor(self, root: Node) -> Node:
+        if self.profile.vendor:
+            return variation.relabel(root, self.foreground or device.HOME_PACKAGE)
+        return root
+
+    def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
+        """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
+        full = (0, self.content_top, self.width, self.content_bottom)
+        root_box = self._content_box(screen, full)
+        field = next((n for n in root_box.walk() if n.editable and n.ident == screen.focus), None)
+        if field is None or layout.is_empty(field.bounds):
+            return 0
+        wanted = field.frame[3] + 24 - bottom
+        return max(0, min(wanted, field.frame[1] - self.content_top))
+
     def _layout_overlay(self, screen: Screen) -> tuple[Node, Node | None]:
-        """Dialogs may hold text fields: then the keyboard shows and the dialog moves above it."""
+        """Dialogs may hold text fields: then the keyboard shows and the dialog moves above it
+        (and, where the space above it is too short, pans up to the focused field)."""
         assert screen.overlay is not None
         for _ in range(2):
-            node = screen.overlay()
-            bottom = CONTENT_BOTTOM - (IME_H if screen.focus else 0)
+            node = self._vendor(screen.overlay())
+            bottom = self.content_bottom - (self.ime_h if screen.focus else 0)
             self._place_overlay(screen, node, bottom)
             focused = self._find_focus(node, screen)
             if screen.focus is None or focused is not None:
                 return node, focused
+            field = next((n for n in node.walk() if n.editable and n.ident == screen.focus), None)
+            if field is not None and field.frame[3] > bottom:
+                top = node.frame[1] - (field.frame[3] + 24 - bottom)
+                height = node.frame[3] - node.frame[1]
+                area = (0, self.content_top, self.width, bottom)
+                rect = (node.frame[0], top, node.frame[2], top + height)
+                node = self._vendor(screen.overlay())
+                layout.layout(node, rect, area, screen.scroll_offsets)
+                focused = self._find_focus(node, screen)
+                if focused is not None:
+                    return node, focused
             screen.focus = None
         return node, None
 
@@ -253,18 +337,20 @@ class Phone:
                 return node
         return None
 
-    def _place_overlay(self, screen: Screen, node: Node, bottom: int = CONTENT_BOTTOM) -> None:
-        area = (0, CONTENT_TOP, WIDTH, bottom)
+    def _place_overlay(self, screen: Screen, node: Node, bottom: int | None = None) -> None:
+        bottom = self.content_bottom if bottom is None else bottom
+        area = (0, self.content_top, self.width, bottom)
         if screen.overlay_kind == "menu":
             width = node.w or 620
             height = min(layout.natural_h(node), area[3] - area[1] - 48)
-            rect = (WIDTH - width - 24, CONTENT_TOP + 24, WIDTH - 24, CONTENT_TOP + 24 + height)
+            top = self.content_top + 24
+            rect = (self.width - width - 24, top, self.width - 24, top + height)
         else:
             width = node.w or 940
             height = node.h or layout.natural_h(node)
             height = min(height, area[3] - area[1] - 60)
             top = area[1] + (area[3] - area[1] - height) // 2
-            rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + height)
+            rect = ((self.width - width) // 2, top, (self.width + width) // 2, top + height)
         layout.layout(node, rect, area, screen.scroll_offsets)
 
     def _status_bar(self) -> Node:
@@ -286,7 +372,8 @@ class Phone:
             gap=8,
             res_id="com.android.systemui:id/status_bar",
         )
-        layout.layout(root, (0, 0, WIDTH, STATUS_H), (0, 0, WIDTH, STATUS_H), {})
+        bar = (0, 0, self.width, STATUS_H)
+        layout.layout(root, bar, bar, {})
         return root
 
     @staticmethod
@@ -316,15 +403,15 @@ class Phone:
             gap=120,
             res_id="com.android.systemui:id/navigation_bar_frame",
         )
-        rect = (0, CONTENT_BOTTOM, WIDTH, HEIGHT)
+        rect = (0, self.content_bottom, self.width, self.height)
         layout.layout(root, rect, rect, {})
         return root
 
     def _toast_node(self, text: str) -> Node:
         node = Node(kind="toast", cls="android.widget.TextView", text=text, style={"size": 38})
-        width = min(WIDTH - 120, 60 + 22 * len(text))
-        top = CONTENT_BOTTOM - 260
-        rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + 110)
+        width = min(self.width - 120, 60 + 22 * len(text))
+        top = self.content_bottom - 260
+        rect = ((self.width - width) // 2, top, (self.width + width) // 2, top + 110)
         layout.layout(node, rect, rect, {})
         return node
 
@@ -390,7 +477,7 @@ class Phone:
             gap=14,
             res_id="com.google.android.inputmethod.latin:id/keyboard_holder",
         )
-        rect = (0, CONTENT_BOTTOM - IME_H, WIDTH, CONTENT_BOTTOM)
+        rect = (0, self.content_bottom - self.ime_h, self.width, self.content_bottom)
         layout.layout(root, rect, rect, {})
         return root
 
@@ -529,7 +616,9 @@ class Phone:
             node.on_change(node.min_value + fraction * (node.max_value - node.min_value))
 
 
-def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) -> Frame:
+def _flatten(
+    windows: list[Window], focused: Node | None, overlay: Node | None, scale: float = 1.0
+) -> Frame:
     nodes: list[Node] = []
     packages: list[str] = []
     for window in windows:
@@ -539,13 +628,15 @@ def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) 
             if node.kind != "space":  # layout filler, not a view anyone could see
                 nodes.append(node)
                 packages.append(window.package)
-    return Frame(windows, nodes, packages, focused, overlay)
+    return Frame(windows, nodes, packages, focused, overlay, scale)
 
 
 def _a11y(
-    node: Node, uid: int, child_ids: list[int], package: str
+    node: Node, uid: int, child_ids: list[int], package: str, scale: float = 1.0
 ) -> representation_utils.AccessibilityNode:
     left, top, right, bottom = node.bounds
+    if scale != 1.0:  # design pixels to screen pixels
+        left, top, right, bottom = (round(v * scale) for v in node.bounds)
     return representation_utils.AccessibilityNode(
         unique_id=uid,
         bounds_in_screen=representation_utils.BoundingBox(left, right, top, bottom),
