@@ -4,6 +4,10 @@ It uses the runner's `set_task(task)` hook to read `task.oracle_actions(env)` an
 yielded action per step; a `status` action (or the generator ending) ends the episode. Running
 the whole suite with it checks that every task is solvable within its step budget and that the
 runner, scoring and run directory work end to end. Its scores say nothing about any model.
+
+Like a careful user on a real phone, before each step it lets the screen settle (it observes
+until two observations in a row agree) and closes an app's first-launch pop-up (notification
+permission, What's new, rating) if one shows: the solutions themselves never need to know.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import pydantic
 
 from android_world.agents import base_agent
 from android_world.env import interface, json_action
-from android_world.task_evals import task_eval
+from android_world.task_evals import oracle_utils, task_eval
+
+# Observations to wait at most for a screen still animating (the sim's `slow` profile settles in
+# four; a device that never settles is acted on anyway, as upstream's stable-state wait does).
+_MAX_SETTLE_OBSERVATIONS = 12
 
 
 class OracleAgentConfig(pydantic.BaseModel):
@@ -50,7 +58,14 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
         del goal
         if self._task is None:
             raise RuntimeError("oracle_agent needs set_task(task) before an episode.")
-        self.get_post_transition_state()  # the screen the action is chosen on (for screenshots)
+        state = self._settled_state()  # the screen the action is chosen on (for screenshots)
+        popup = oracle_utils.first_launch_popup(state.ui_elements)
+        if popup is not None:
+            close = json_action.JSONAction(action_type=json_action.CLICK, index=popup)
+            self.env.execute_action(close)
+            return base_agent.AgentInteractionResult(
+                False, {"action": close.as_dict(), "closed_popup": True}
+            )
         if self._actions is None:
             self._actions = iter(self._task.oracle_actions(self.env))
         try:
@@ -62,3 +77,13 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
             return base_agent.AgentInteractionResult(True, data)
         self.env.execute_action(action)
         return base_agent.AgentInteractionResult(False, data)
+
+    def _settled_state(self) -> interface.State:
+        """The agent's own pause, then observations until two in a row show the same elements."""
+        state = self.get_post_transition_state()
+        for _ in range(_MAX_SETTLE_OBSERVATIONS):
+            again = self.env.get_state(wait_to_stabilize=False)
+            if again.ui_elements == state.ui_elements:
+                return again
+            state = again
+        return state

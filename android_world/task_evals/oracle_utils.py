@@ -6,33 +6,62 @@ of `env.get_state()` (never app state), so a reference solution shows what an ag
 Elements are matched by predicates (`text_is`, `desc_is`, ..., or `matching(text=..., ...)` for
 several at once); by default only elements fully inside the app's area count, as a tap on an
 element half under a list edge is not what a user would do.
+
+Solutions are written once, in stock English, for every phone: a label also matches its vendor
+variants (`env/vendor_labels.py`: "Wi-Fi" finds "WLAN", "Save" finds "Done"; an exact match
+wins), the app's area is read from the live screen's system bars (any size, density or
+orientation), and `first_launch_popup` finds the pop-up an app shows on its first start, which
+the oracle agent closes before the solution goes on.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
-from android_world.env import device, interface, representation_utils
+from android_world.env import device, interface, representation_utils, vendor_labels
 from android_world.env.json_action import JSONAction
 
 Element = representation_utils.UIElement
 Match = Callable[[Element], bool]
 
-# The app's area: below the status bar, above the navigation bar (sim and emulator alike).
+# The app's area on the default 1080x2400 screen: below the status bar, above the navigation
+# bar (sim and emulator alike). Used when a screen shows no system bars to read it from.
 CONTENT_TOP, CONTENT_BOTTOM = 110, device.SCREEN_HEIGHT - 132
+SYSTEMUI = "com.android.systemui"
+
+
+class _Match:
+    """A predicate that also knows its strict form: `find` tries the strict one first, so a
+    stock label on a stock phone never settles for a variant that happens to be on screen."""
+
+    def __init__(self, exact: Match, loose: Match):
+        self.exact, self.loose = exact, loose
+
+    def __call__(self, element: Element) -> bool:
+        return self.loose(element)
+
+
+def _label_match(get: Callable[[Element], str | None], label: str) -> _Match:
+    wanted = label.strip().lower()
+    names = vendor_labels.equivalents(label)
+    return _Match(
+        lambda e: (get(e) or "").strip().lower() == wanted,
+        lambda e: (get(e) or "").strip().lower() in names,
+    )
 
 
 # ---- what to look for ----------------------------------------------------------------------
 
 
 def text_is(text: str) -> Match:
-    wanted = text.strip().lower()
-    return lambda e: (e.text or "").strip().lower() == wanted
+    """Text equal to `text` (case-insensitive), or to one of its vendor variants."""
+    return _label_match(lambda e: e.text, text)
 
 
 def desc_is(desc: str) -> Match:
-    wanted = desc.lower()
-    return lambda e: (e.content_description or "").lower() == wanted
+    """Content description equal to `desc` (case-insensitive), or to a vendor variant."""
+    return _label_match(lambda e: e.content_description, desc)
 
 
 def hint_is(hint: str) -> Match:
@@ -68,7 +97,10 @@ def matching(
         )
         if value is not None
     ]
-    return lambda e: all(test(e) for test in tests)
+    strict = [getattr(test, "exact", test) for test in tests]
+    return _Match(
+        lambda e: all(test(e) for test in strict), lambda e: all(test(e) for test in tests)
+    )
 
 
 def describe(**criteria: str | None) -> str:
@@ -82,22 +114,39 @@ def elements(env: interface.AsyncEnv) -> list[Element]:
     return env.get_state().ui_elements
 
 
-def visible(element: Element) -> bool:
+def content_area(items: list[Element]) -> tuple[int, int]:
+    """(top, bottom) of the app's area on this screen: under the status bar's icons, above the
+    navigation bar, whatever the screen's size; the default screen's when no bar shows."""
+    bars = [
+        e.bbox_pixels for e in items if e.package_name == SYSTEMUI and e.bbox_pixels is not None
+    ]
+    if not bars:
+        return CONTENT_TOP, CONTENT_BOTTOM
+    screen_bottom = max(b.y_max for b in bars)
+    status = [b.y_max for b in bars if b.center[1] < screen_bottom * 0.1]
+    nav = [b.y_min for b in bars if b.y_max >= screen_bottom - 2 and b.y_min > screen_bottom / 2]
+    return (max(status, default=CONTENT_TOP), min(nav, default=CONTENT_BOTTOM))
+
+
+def visible(element: Element, area: tuple[int, int] | None = None) -> bool:
     """Fully tappable: a real height inside the app's area (not cut by a list edge)."""
+    top, bottom = area or (CONTENT_TOP, CONTENT_BOTTOM)
     box = element.bbox_pixels
     return (
-        box is not None
-        and box.y_max - box.y_min >= 30
-        and box.y_min >= CONTENT_TOP
-        and box.y_max <= CONTENT_BOTTOM
+        box is not None and box.y_max - box.y_min >= 30 and box.y_min >= top and box.y_max <= bottom
     )
 
 
 def find(items: list[Element], match: Match, *, need_visible: bool = True) -> int | None:
-    """Index of the first element matching (and, by default, fully visible)."""
-    for i, element in enumerate(items):
-        if match(element) and (not need_visible or visible(element)):
-            return i
+    """Index of the first element matching (and, by default, fully visible); an exact label
+    match wins over a vendor variant."""
+    area = content_area(items) if need_visible else None
+    for test in (getattr(match, "exact", None), match):
+        if test is None:
+            continue
+        for i, element in enumerate(items):
+            if test(element) and (not need_visible or visible(element, area)):
+                return i
     return None
 
 
@@ -193,6 +242,26 @@ def set_switch(env: interface.AsyncEnv, name: str, on: bool) -> Iterator[JSONAct
         raise RuntimeError(f"Oracle could not find the {name!r} switch.")
     if bool(items[index].is_checked) != on:
         yield JSONAction(action_type="click", index=index)
+
+
+# First-launch pop-ups, as stock Android and common apps word them, and the button that
+# declines each (a decline never changes what a task checks).
+_POPUP_TITLE = re.compile(
+    r"allow .+ to send you notifications\?|what's new( in .+)?|enjoying .+\?|rate (this|the) app",
+    re.IGNORECASE,
+)
+_POPUP_DECLINE = ("don't allow", "not now", "no thanks", "maybe later", "got it")
+
+
+def first_launch_popup(items: list[Element]) -> int | None:
+    """Index of the button that closes a first-launch pop-up on screen (None if none shows)."""
+    if not any(_POPUP_TITLE.fullmatch((e.text or "").strip()) for e in items):
+        return None
+    for wanted in _POPUP_DECLINE:
+        for i, element in enumerate(items):
+            if (element.text or "").strip().lower() == wanted:
+                return i
+    return None
 
 
 def open_app(name: str) -> JSONAction:

@@ -11,10 +11,9 @@ import dataclasses
 import functools
 import random
 
-from android_world.env import device, representation_utils
+from android_world.env import device, representation_utils, sim_profile
 from android_world.env.sim import apps as app_modules
 from android_world.env.sim import layout, variation
-from android_world.env.sim import profile as sim_profile
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen, generic_app
 from android_world.env.sim.controller import SimController
@@ -57,7 +56,7 @@ class Frame:
         overlay: Node | None,
         scale: float = 1.0,
     ):
-        self.scale = scale  # screen pixels per design pixel (see profile.py)
+        self.scale = scale  # screen pixels per design pixel (see env/sim_profile.py)
         self.windows = windows
         self.nodes = nodes  # the accessibility nodes, tree order, over windows in tree
         self.packages = packages
@@ -110,7 +109,7 @@ class Phone:
         self.rng = random.Random(seed)
         self.profile = profile or sim_profile.SimProfile()
         screen = self.profile.screen
-        # Geometry in design pixels (see profile.py); the default screen is exactly today's.
+        # Geometry in design pixels (see env/sim_profile.py); the default screen is exactly today's.
         self.width, self.height = screen.design_size
         self.ime_h = screen.ime_h
         self.content_top = CONTENT_TOP
@@ -259,17 +258,21 @@ class Phone:
             if screen.focus is None or focused is not None:
                 return root_box, focused
             pan = self._pan_for_focus(screen, bottom)
-            if pan:
-                root_box = self._content_box(screen, visible, shift - pan)
+            if pan:  # the window keeps its full height and moves up
+                full_h = self.content_bottom - self.content_top
+                root_box = self._content_box(screen, visible, shift - pan, full_h)
                 focused = self._find_focus(root_box, screen)
                 if focused is not None:
                     return root_box, focused
             screen.focus = None  # the focused field is gone: hide the keyboard and relayout
         return root_box, None
 
-    def _content_box(self, screen: Screen, visible: layout.Rect, shift: int = 0) -> Node:
-        """The app's window over `visible`, its content moved down by `shift` (up if < 0)."""
-        root = self._vendor(screen.build())
+    def _content_box(
+        self, screen: Screen, visible: layout.Rect, shift: int = 0, height: int | None = None
+    ) -> Node:
+        """The app's window shown through `visible`: laid out `height` tall (default: as tall
+        as `visible`) and moved down by `shift` (up if < 0)."""
+        root = self._scrollable(self._vendor(screen.build()))
         root_box = Node(
             kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
         )
@@ -280,12 +283,20 @@ class Phone:
         top = self.content_top + shift
         layout.layout(
             root_box,
-            (0, top, self.width, top + visible[3] - visible[1]),
+            (0, top, self.width, top + (height or visible[3] - visible[1])),
             visible,
             dict(screen.scroll_offsets),  # a moved window never changes where lists stand
         )
         root_box.frame = root_box.bounds = root_box.clip = visible  # the window stays put
         return root_box
+
+    def _scrollable(self, root: Node) -> Node:
+        """A screen taller than the window (fixed-size widgets on a short or landscape screen)
+        scrolls as a whole, as an app's ScrollView would; one that fits is left as it is."""
+        if layout.min_h(root) <= self.content_bottom - self.content_top:
+            return root
+        root.flex = 0.0
+        return w.scroll_list("content_scroll", root)
 
     def _vendor(self, root: Node) -> Node:
         if self.profile.vendor:
@@ -438,11 +449,12 @@ class Phone:
                 style={"glyph": glyph},
             )
 
-        key_rows = [w.row(*[key(ch) for ch in rows[0]], h=150, gap=10)]
+        row_h = min(150, (self.ime_h - 70 - 4 * 14) // 4)  # shorter keys on a landscape IME
+        key_rows = [w.row(*[key(ch) for ch in rows[0]], h=row_h, gap=10)]
         key_rows.append(
             w.row(
                 *[key(ch) for ch in rows[1]],
-                h=150,
+                h=row_h,
                 gap=10,
                 pad=(50, 0, 50, 0) if not self.symbols else (0, 0, 0, 0),
             )
@@ -453,7 +465,7 @@ class Phone:
                 key("", "Shift", 150, self._toggle_shift, "shift"),
                 *third,
                 key("", "Delete", 150, self._backspace, "backspace"),
-                h=150,
+                h=row_h,
                 gap=10,
             )
         )
@@ -464,7 +476,7 @@ class Phone:
                 key("", "Space", None, lambda: self._key_typed(" "), "space"),
                 key(".", "", 100),
                 key("", "Enter", 180, self.press_enter, "enter"),
-                h=150,
+                h=row_h,
                 gap=10,
             )
         )

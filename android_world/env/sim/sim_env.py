@@ -14,8 +14,7 @@ import time
 
 import numpy as np
 
-from android_world.env import device, interface, json_action, representation_utils
-from android_world.env.sim import profile as sim_profile
+from android_world.env import device, interface, json_action, representation_utils, sim_profile
 from android_world.env.sim.controller import SimController
 from android_world.env.sim.phone import Frame, Phone
 from android_world.env.sim.render import Renderer, blank_frame
@@ -48,7 +47,7 @@ class _Transition:
 
 class SimEnv(interface.AsyncEnv):
     """An in-process phone running the simulated apps: a Pixel 6 (1080x2400) by default, or
-    the screen and behaviour of a `profile` (see `profile.py`). Deterministic for a seed."""
+    the screen and behaviour of a `profile` (see `env/sim_profile.py`). Deterministic for a seed."""
 
     interaction_cache: str = ""  # a plain settable attribute, as upstream's AsyncAndroidEnv
 
@@ -225,7 +224,7 @@ class SimEnv(interface.AsyncEnv):
         self.phone.drag(*self._design(cx, cy), *self._design(*end))
 
     def _design(self, x: float, y: float) -> tuple[float, float]:
-        """A point on the screen in the phone's design pixels (see profile.py)."""
+        """A point on the screen in the phone's design pixels (see env/sim_profile.py)."""
         if self._scale == 1.0:
             return x, y
         return x / self._scale, y / self._scale

@@ -15,6 +15,7 @@ depend on the profile: tasks check the same things under every profile.
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 from collections.abc import Iterable, Sequence
 
 DESIGN_DPI = 420
@@ -132,7 +133,7 @@ def parse(spec: str | Sequence[str] | None) -> SimProfile:
     if unknown:
         raise ProfileError(
             f"unknown sim profile part {unknown[0]!r}; known: {', '.join(known)} "
-            "(`all` only with the profile matrix)"
+            "(`all` is the profile matrix: ./run_benchmark.sh --sim_profile all)"
         )
     screens = sorted({p for p in parts if p in SCREENS and p != "default"})
     if len(screens) > 1:
@@ -157,10 +158,16 @@ def expand(spec: str | Sequence[str] | None) -> list[SimProfile]:
     return [parse(spec)]
 
 
-def list_text() -> str:
+def list_text(line_width: int = 80) -> str:
     """`--list profiles`: every part, what it changes, and how to compose them."""
     width = max(len(name) for name in DESCRIPTIONS)
-    lines = ["Sim profile parts (compose with commas: --sim_profile small,dialogs,vendor,slow):"]
-    lines += [f"  {name.ljust(width)}  {text}" for name, text in DESCRIPTIONS.items()]
-    lines.append(f"  {'all'.ljust(width)}  the profile matrix: {'; '.join(MATRIX)}")
+    rows = [*DESCRIPTIONS.items(), ("all", f"the profile matrix: {'; '.join(MATRIX)}")]
+    lines = ["Sim profile parts; compose with commas: --sim_profile small,dialogs,vendor,slow"]
+    for name, text in rows:
+        lines += textwrap.wrap(
+            text,
+            line_width,
+            initial_indent=f"  {name.ljust(width)}  ",
+            subsequent_indent=" " * (width + 4),
+        )
     return "\n".join(lines)
