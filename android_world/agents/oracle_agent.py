@@ -12,6 +12,7 @@ permission, What's new, rating) if one shows: the solutions themselves never nee
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pydantic
@@ -23,6 +24,14 @@ from android_world.task_evals import oracle_utils, task_eval
 # Observations to wait at most for a screen still animating (the sim's `slow` profile settles in
 # four; a device that never settles is acted on anyway, as upstream's stable-state wait does).
 _MAX_SETTLE_OBSERVATIONS = 12
+# Steps spent at most bringing one hidden target into view (keyboard, then scrolls).
+_MAX_REVEAL_STEPS = 6
+_TARGETED = (
+    json_action.CLICK,
+    json_action.LONG_PRESS,
+    json_action.DOUBLE_TAP,
+    json_action.INPUT_TEXT,
+)
 
 
 class OracleAgentConfig(pydantic.BaseModel):
@@ -45,6 +54,8 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
         super().__init__(env, name=name, transition_pause=transition_pause)
         self._task: task_eval.TaskEval | None = None
         self._actions: Iterator[json_action.JSONAction] | None = None
+        # An action whose target the window hides: (action, target identity, reveal steps).
+        self._pending: tuple[json_action.JSONAction, tuple, int] | None = None
 
     def set_task(self, task: task_eval.TaskEval) -> None:
         self._task = task
@@ -53,6 +64,7 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
     def reset(self, go_home: bool = False) -> None:
         super().reset(go_home)
         self._actions = None
+        self._pending = None
 
     def step(self, goal: str) -> base_agent.AgentInteractionResult:
         del goal
@@ -66,17 +78,53 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
             return base_agent.AgentInteractionResult(
                 False, {"action": close.as_dict(), "closed_popup": True}
             )
-        if self._actions is None:
-            self._actions = iter(self._task.oracle_actions(self.env))
-        try:
-            action = next(self._actions)
-        except StopIteration:
-            return base_agent.AgentInteractionResult(True, {"action": None})
-        data = {"action": action.as_dict()}
-        if action.action_type == json_action.STATUS:
-            return base_agent.AgentInteractionResult(True, data)
+        if self._pending is None:
+            if self._actions is None:
+                self._actions = iter(self._task.oracle_actions(self.env))
+            try:
+                action = next(self._actions)
+            except StopIteration:
+                return base_agent.AgentInteractionResult(True, {"action": None})
+            if action.action_type == json_action.STATUS:
+                return base_agent.AgentInteractionResult(True, {"action": action.as_dict()})
+            hidden = self._hidden_target(action)
+            if hidden is not None:
+                self._pending = (action, hidden, 0)
+            else:
+                self.env.execute_action(action)
+                return base_agent.AgentInteractionResult(False, {"action": action.as_dict()})
+        return self._act_on_pending(state)
+
+    def _hidden_target(self, action: json_action.JSONAction) -> tuple | None:
+        """The identity of the action's target if the window hides it (else None: act now)."""
+        if action.action_type not in _TARGETED or action.index is None:
+            return None
+        items = self.env.get_state().ui_elements  # what the solution chose on
+        index = int(action.index)
+        if not 0 <= index < len(items):
+            return None
+        if oracle_utils.visible(items[index], oracle_utils.content_area(items)):
+            return None
+        return oracle_utils.identity(items[index])
+
+    def _act_on_pending(self, state: interface.State) -> base_agent.AgentInteractionResult:
+        """Act on the pending target if it is in view; else one step to bring it into view."""
+        assert self._pending is not None
+        action, key, spent = self._pending
+        items = state.ui_elements
+        reveal = oracle_utils.reveal_step(items, key) if spent < _MAX_REVEAL_STEPS else None
+        if reveal is not None:
+            self._pending = (action, key, spent + 1)
+            self.env.execute_action(reveal)
+            return base_agent.AgentInteractionResult(
+                False, {"action": reveal.as_dict(), "revealing": True}
+            )
+        self._pending = None
+        index = oracle_utils.locate(items, key)
+        if index is not None and index != action.index:
+            action = dataclasses.replace(action, index=index)
         self.env.execute_action(action)
-        return base_agent.AgentInteractionResult(False, data)
+        return base_agent.AgentInteractionResult(False, {"action": action.as_dict()})
 
     def _settled_state(self) -> interface.State:
         """The agent's own pause, then observations until two in a row show the same elements."""

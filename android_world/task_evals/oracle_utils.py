@@ -110,8 +110,16 @@ def describe(**criteria: str | None) -> str:
 # ---- looking ---------------------------------------------------------------------------------
 
 
+# The app's area on the screen `elements` read last: what `visible(e)` without an area means,
+# so a solution calling `visible` on the elements it just read gets the live screen's area.
+_last_area: tuple[int, int] | None = None
+
+
 def elements(env: interface.AsyncEnv) -> list[Element]:
-    return env.get_state().ui_elements
+    global _last_area
+    items = env.get_state().ui_elements
+    _last_area = content_area(items)
+    return items
 
 
 def content_area(items: list[Element]) -> tuple[int, int]:
@@ -130,7 +138,7 @@ def content_area(items: list[Element]) -> tuple[int, int]:
 
 def visible(element: Element, area: tuple[int, int] | None = None) -> bool:
     """Fully tappable: a real height inside the app's area (not cut by a list edge)."""
-    top, bottom = area or (CONTENT_TOP, CONTENT_BOTTOM)
+    top, bottom = area or _last_area or (CONTENT_TOP, CONTENT_BOTTOM)
     box = element.bbox_pixels
     return (
         box is not None and box.y_max - box.y_min >= 30 and box.y_min >= top and box.y_max <= bottom
@@ -151,10 +159,66 @@ def find(items: list[Element], match: Match, *, need_visible: bool = True) -> in
 
 
 def require(env: interface.AsyncEnv, match: Match, what: str) -> int:
-    index = find(elements(env), match)
+    """Index of the element to act on. One the window hides (under the keyboard, past the
+    edge of a short or landscape screen) still counts: the oracle agent brings it into view
+    before it acts (`reveal_step`)."""
+    items = elements(env)
+    index = find(items, match)
+    if index is None:
+        index = find(items, match, need_visible=False)
     if index is None:
         raise RuntimeError(f"Oracle could not find {what} on screen.")
     return index
+
+
+def identity(element: Element) -> tuple:
+    """What an element is, apart from where it is: to find it again after a scroll."""
+    return (
+        element.text,
+        element.content_description,
+        element.hint_text,
+        element.resource_name,
+        element.class_name,
+    )
+
+
+def locate(items: list[Element], key: tuple) -> int | None:
+    """Index of the first fully visible element with this identity."""
+    area = content_area(items)
+    for i, element in enumerate(items):
+        if identity(element) == key and visible(element, area):
+            return i
+    return None
+
+
+IME_PACKAGE = "com.google.android.inputmethod.latin"
+
+
+def reveal_step(items: list[Element], key: tuple) -> JSONAction | None:
+    """One action toward showing a hidden element: hide the keyboard first (a panned window
+    hides the top of the screen), then scroll toward it. None when it is in view or nowhere."""
+    if locate(items, key) is not None:
+        return None
+    top, bottom = content_area(items)
+    hidden = [
+        e.bbox_pixels
+        for e in items
+        if identity(e) == key
+        and e.package_name not in (SYSTEMUI, IME_PACKAGE)
+        and e.bbox_pixels is not None
+        and (
+            e.bbox_pixels.y_max <= e.bbox_pixels.y_min
+            or e.bbox_pixels.y_max > bottom
+            or e.bbox_pixels.y_min < top
+        )
+    ]
+    if not hidden:
+        return None  # in the app's area, only small: tapping it is fine
+    if any(e.package_name == IME_PACKAGE for e in items):
+        return JSONAction(action_type="navigate_back")
+    box = hidden[0]
+    below = box.y_max > bottom or box.y_min >= bottom - 1
+    return JSONAction(action_type="scroll", direction="down" if below else "up")
 
 
 def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:

@@ -351,6 +351,8 @@ class Phone:
     def _place_overlay(self, screen: Screen, node: Node, bottom: int | None = None) -> None:
         bottom = self.content_bottom if bottom is None else bottom
         area = (0, self.content_top, self.width, bottom)
+        if not screen.focus:
+            _fit_overlay(node, area[3] - area[1] - 60)
         if screen.overlay_kind == "menu":
             width = node.w or 620
             height = min(layout.natural_h(node), area[3] - area[1] - 48)
@@ -617,8 +619,17 @@ class Phone:
                 lists, key=lambda n: (n.bounds[2] - n.bounds[0]) * (n.bounds[3] - n.bounds[1])
             )
         offsets = self.current_screen().scroll_offsets
-        current = offsets.get(target.ident, 0)
-        offsets[target.ident] = max(0, min(layout.max_scroll(target), current - int(dy)))
+        # Nested scrolling: a list at its end hands the drag to the list around it.
+        outer = [
+            n
+            for n in reversed(frame.nodes)
+            if n.kind == "scroll" and n is not target and _encloses(n, target)
+        ]
+        for node in (target, *outer):
+            current = offsets.get(node.ident, 0)
+            offsets[node.ident] = max(0, min(layout.max_scroll(node), current - int(dy)))
+            if offsets[node.ident] != current:
+                break
         self.changed()
 
     def _set_seekbar(self, node: Node, x: float) -> None:
@@ -626,6 +637,25 @@ class Phone:
         fraction = min(1.0, max(0.0, (x - left) / max(1, right - left)))
         if node.on_change:
             node.on_change(node.min_value + fraction * (node.max_value - node.min_value))
+
+
+def _encloses(outer: Node, inner: Node) -> bool:
+    return any(node is inner for node in outer.walk())
+
+
+def _fit_overlay(node: Node, height: int) -> None:
+    """A dialog or menu taller than the window scrolls: a dialog's title and body scroll above
+    its buttons, as an AlertDialog's do; a menu's items scroll. One that fits is untouched."""
+    if layout.natural_h(node) <= height or not node.children:
+        return
+    children = node.children
+    buttons = children[-1] if any(c.kind == "button" for c in children[-1].children) else None
+    body = children[:-1] if buttons is not None and node.kind == "dialog" else children
+    if not body:
+        return
+    scroll = w.scroll_list(f"{node.kind}_scroll", *body, gap=node.gap)
+    node.children = [scroll, buttons] if body is not children else [scroll]
+    node.h = height
 
 
 def _flatten(
