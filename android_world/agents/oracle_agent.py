@@ -78,6 +78,12 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
             return base_agent.AgentInteractionResult(
                 False, {"action": close.as_dict(), "closed_popup": True}
             )
+        if self._pending is None and oracle_utils.keyboard_hides_focus(state.ui_elements):
+            back = json_action.JSONAction(action_type=json_action.NAVIGATE_BACK)
+            self.env.execute_action(back)
+            return base_agent.AgentInteractionResult(
+                False, {"action": back.as_dict(), "hid_keyboard": True}
+            )
         if self._pending is None:
             if self._actions is None:
                 self._actions = iter(self._task.oracle_actions(self.env))

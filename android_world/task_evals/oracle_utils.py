@@ -194,6 +194,22 @@ def locate(items: list[Element], key: tuple) -> int | None:
 IME_PACKAGE = "com.google.android.inputmethod.latin"
 
 
+def keyboard_hides_focus(items: list[Element]) -> bool:
+    """The keyboard is up and cuts the focused field (a short window after Enter moved the
+    focus down): what follows it is hidden until the keyboard goes."""
+    ime = [e.bbox_pixels.y_min for e in items if e.package_name == IME_PACKAGE and e.bbox_pixels]
+    if not ime:
+        return False
+    ime_top = min(ime)
+    return any(
+        e.is_focused
+        and e.is_editable
+        and e.bbox_pixels is not None
+        and (e.bbox_pixels.y_max - e.bbox_pixels.y_min < 30 or e.bbox_pixels.y_max >= ime_top - 1)
+        for e in items
+    )
+
+
 def reveal_step(items: list[Element], key: tuple) -> JSONAction | None:
     """One action toward showing a hidden element: hide the keyboard first (a panned window
     hides the top of the screen), then scroll toward it. None when it is in view or nowhere."""
@@ -222,14 +238,16 @@ def reveal_step(items: list[Element], key: tuple) -> JSONAction | None:
 
 
 def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:
-    """Elements with text on the same list row as `anchor` (vertical centres close together)."""
+    """Elements with text on the same list row as `anchor` (vertical centres close together),
+    nearest first: on a dense screen a neighbouring row cut by the list's edge can come close."""
     assert anchor.bbox_pixels is not None
     y = anchor.bbox_pixels.center[1]
-    return [
+    near = [
         e
         for e in items
         if e.text and e.bbox_pixels is not None and abs(e.bbox_pixels.center[1] - y) <= tolerance
     ]
+    return sorted(near, key=lambda e: abs(e.bbox_pixels.center[1] - y))  # type: ignore[union-attr]
 
 
 def _texts_and_rows(items: list[Element]) -> tuple:

@@ -648,6 +648,12 @@ def _fit_overlay(node: Node, height: int) -> None:
     its buttons, as an AlertDialog's do; a menu's items scroll. One that fits is untouched."""
     if layout.natural_h(node) <= height or not node.children:
         return
+    lists = [c for c in node.children if c.kind == "scroll" and c.h is not None]
+    if lists:  # a list sized for a tall screen takes what the window has left
+        for child in lists:
+            child.h, child.flex = None, 1.0
+        node.h = height
+        return
     children = node.children
     buttons = children[-1] if any(c.kind == "button" for c in children[-1].children) else None
     body = children[:-1] if buttons is not None and node.kind == "dialog" else children
