@@ -61,7 +61,7 @@ def family_means(scores: Mapping[str, float], registry: Mapping[str, type]) -> d
 def matrix_table(columns: Mapping[str, Mapping[str, float]], counts: Mapping[str, int]) -> str:
     """Families down, profiles across (numbered, with a legend, so the table fits 80 columns)."""
     names = list(columns)
-    families = sorted({f for col in columns.values() for f in col if f != "all"}) + ["all"]
+    families = [*sorted({f for col in columns.values() for f in col if f != "all"}), "all"]
     head = f"{'family (tasks)':<18}" + "".join(f"{'P' + str(i + 1):>7}" for i in range(len(names)))
     lines = [head, "-" * len(head)]
     for family in families:

@@ -110,15 +110,20 @@ def describe(**criteria: str | None) -> str:
 # ---- looking ---------------------------------------------------------------------------------
 
 
-# The app's area on the screen `elements` read last: what `visible(e)` without an area means,
-# so a solution calling `visible` on the elements it just read gets the live screen's area.
-_last_area: tuple[int, int] | None = None
+# The app's area on the screen `elements` read last, with the elements read: what
+# `visible(e)` without an area means for one of them, so a solution calling `visible` on the
+# elements it just read gets the live screen's area (any other element: the default screen's).
+_last_read: tuple[list[Element], frozenset[int], tuple[int, int]] = ([], frozenset(), (0, 0))
 
 
 def elements(env: interface.AsyncEnv) -> list[Element]:
-    global _last_area
+    global _last_read
     items = env.get_state().ui_elements
-    _last_area = content_area(items)
+    _last_read = (
+        items,
+        frozenset(id(e) for e in items),
+        content_area(items),
+    )  # items: ids stay unique
     return items
 
 
@@ -138,7 +143,9 @@ def content_area(items: list[Element]) -> tuple[int, int]:
 
 def visible(element: Element, area: tuple[int, int] | None = None) -> bool:
     """Fully tappable: a real height inside the app's area (not cut by a list edge)."""
-    top, bottom = area or _last_area or (CONTENT_TOP, CONTENT_BOTTOM)
+    if area is None:
+        area = _last_read[2] if id(element) in _last_read[1] else (CONTENT_TOP, CONTENT_BOTTOM)
+    top, bottom = area
     box = element.bbox_pixels
     return (
         box is not None and box.y_max - box.y_min >= 30 and box.y_min >= top and box.y_max <= bottom
