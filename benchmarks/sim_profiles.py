@@ -65,7 +65,8 @@ def matrix_table(columns: Mapping[str, Mapping[str, float]], counts: Mapping[str
     head = f"{'family (tasks)':<18}" + "".join(f"{'P' + str(i + 1):>7}" for i in range(len(names)))
     lines = [head, "-" * len(head)]
     for family in families:
-        label = f"{family} ({counts.get(family, 0)})"
+        short = family if len(family) <= 13 else family[:12] + "~"
+        label = f"{short} ({counts.get(family, 0)})"
         cells = [columns[p].get(family) for p in names]
         lines.append(
             f"{label:<18}" + "".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)

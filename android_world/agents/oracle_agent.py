@@ -56,6 +56,8 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
         self._actions: Iterator[json_action.JSONAction] | None = None
         # An action whose target the window hides: (action, target identity, reveal steps).
         self._pending: tuple[json_action.JSONAction, tuple, int] | None = None
+        self._revealed_on: list | None = None  # the elements the last reveal step acted on
+        self._flip = False
 
     def set_task(self, task: task_eval.TaskEval) -> None:
         self._task = task
@@ -95,7 +97,7 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
                 return base_agent.AgentInteractionResult(True, {"action": action.as_dict()})
             hidden = self._hidden_target(action)
             if hidden is not None:
-                self._pending = (action, hidden, 0)
+                self._pending, self._revealed_on, self._flip = (action, hidden, 0), None, False
             else:
                 self.env.execute_action(action)
                 return base_agent.AgentInteractionResult(False, {"action": action.as_dict()})
@@ -118,9 +120,13 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
         assert self._pending is not None
         action, key, spent = self._pending
         items = state.ui_elements
-        reveal = oracle_utils.reveal_step(items, key) if spent < _MAX_REVEAL_STEPS else None
+        if items == self._revealed_on:  # that scroll moved nothing: try the other way
+            self._flip = not self._flip
+        reveal = None
+        if spent < _MAX_REVEAL_STEPS:
+            reveal = oracle_utils.reveal_step(items, key, self._flip)
         if reveal is not None:
-            self._pending = (action, key, spent + 1)
+            self._pending, self._revealed_on = (action, key, spent + 1), items
             self.env.execute_action(reveal)
             return base_agent.AgentInteractionResult(
                 False, {"action": reveal.as_dict(), "revealing": True}

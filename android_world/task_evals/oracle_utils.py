@@ -217,9 +217,10 @@ def keyboard_hides_focus(items: list[Element]) -> bool:
     )
 
 
-def reveal_step(items: list[Element], key: tuple) -> JSONAction | None:
+def reveal_step(items: list[Element], key: tuple, flip: bool = False) -> JSONAction | None:
     """One action toward showing a hidden element: hide the keyboard first (a panned window
-    hides the top of the screen), then scroll toward it. None when it is in view or nowhere."""
+    hides the top of the screen), then scroll toward it (`flip`: the other way, when that did
+    not move anything). None when it is in view or nowhere."""
     if locate(items, key) is not None:
         return None
     top, bottom = content_area(items)
@@ -240,8 +241,11 @@ def reveal_step(items: list[Element], key: tuple) -> JSONAction | None:
     if any(e.package_name == IME_PACKAGE for e in items):
         return JSONAction(action_type="navigate_back")
     box = hidden[0]
-    below = box.y_max > bottom or box.y_min >= bottom - 1
-    return JSONAction(action_type="scroll", direction="down" if below else "up")
+    # A view clipped out of sight sits at (or past) the edge it went out by: below the middle
+    # of the app's area means further down.
+    below = box.y_max > bottom or box.y_min >= (top + bottom) / 2
+    direction = ("up" if below else "down") if flip else ("down" if below else "up")
+    return JSONAction(action_type="scroll", direction=direction)
 
 
 def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:

@@ -139,9 +139,10 @@ def _layout_scroll(node: Node, inner: Rect, clip: Rect, offsets: dict[str, int])
     offsets[node.ident] = offset
     y = inner[1] - offset
     visible = []
+    keep_all = bool(node.style.get("keep_all"))  # a ScrollView keeps what it clips
     for child, height in zip(node.children, heights, strict=True):
         frame = (inner[0], y, inner[2], y + height)
-        if not is_empty(intersect(frame, viewport)):
+        if keep_all or not is_empty(intersect(frame, viewport)):
             layout(child, frame, viewport, offsets)
             visible.append(child)
         y += height + node.gap

@@ -296,7 +296,7 @@ class Phone:
         if layout.min_h(root) <= self.content_bottom - self.content_top:
             return root
         root.flex = 0.0
-        return w.scroll_list("content_scroll", root)
+        return _scroll_view("content_scroll", [root])
 
     def _vendor(self, root: Node) -> Node:
         if self.profile.vendor:
@@ -643,6 +643,15 @@ def _encloses(outer: Node, inner: Node) -> bool:
     return any(node is inner for node in outer.walk())
 
 
+def _scroll_view(key: str, children: list[Node], gap: int = 0) -> Node:
+    """A ScrollView around content that does not fit: unlike a list, it keeps the views it
+    scrolls out of sight (in the tree, with no visible bounds), as Android's ScrollView does."""
+    node = w.scroll_list(key, *children, gap=gap)
+    node.cls = "android.widget.ScrollView"
+    node.style["keep_all"] = True
+    return node
+
+
 def _fit_overlay(node: Node, height: int) -> None:
     """A dialog or menu taller than the window scrolls: a dialog's title and body scroll above
     its buttons, as an AlertDialog's do; a menu's items scroll. One that fits is untouched."""
@@ -659,7 +668,7 @@ def _fit_overlay(node: Node, height: int) -> None:
     body = children[:-1] if buttons is not None and node.kind == "dialog" else children
     if not body:
         return
-    scroll = w.scroll_list(f"{node.kind}_scroll", *body, gap=node.gap)
+    scroll = _scroll_view(f"{node.kind}_scroll", body, gap=node.gap)
     node.children = [scroll, buttons] if body is not children else [scroll]
     node.h = height
 
