@@ -111,8 +111,8 @@ class OracleAgent(base_agent.EnvironmentInteractingAgent):
         index = int(action.index)
         if not 0 <= index < len(items):
             return None
-        if oracle_utils.visible(items[index], oracle_utils.content_area(items)):
-            return None
+        if not oracle_utils.clipped_out(items[index]):
+            return None  # on screen (if cut by a list edge, a tap still lands on it)
         return oracle_utils.identity(items[index])
 
     def _act_on_pending(self, state: interface.State) -> base_agent.AgentInteractionResult:

@@ -189,13 +189,18 @@ def identity(element: Element) -> tuple:
     )
 
 
+def clipped_out(element: Element) -> bool:
+    """In the tree but shown nowhere: scrolled or panned out of the window (no visible box)."""
+    box = element.bbox_pixels
+    return box is not None and (box.y_max <= box.y_min or box.x_max <= box.x_min)
+
+
 def locate(items: list[Element], key: tuple) -> int | None:
-    """Index of the first fully visible element with this identity."""
+    """Index of the element with this identity on screen: fully visible first, else in part."""
     area = content_area(items)
-    for i, element in enumerate(items):
-        if identity(element) == key and visible(element, area):
-            return i
-    return None
+    matches = [i for i, e in enumerate(items) if identity(e) == key and not clipped_out(e)]
+    full = [i for i in matches if visible(items[i], area)]
+    return (full or matches or [None])[0]
 
 
 IME_PACKAGE = "com.google.android.inputmethod.latin"
@@ -227,17 +232,10 @@ def reveal_step(items: list[Element], key: tuple, flip: bool = False) -> JSONAct
     hidden = [
         e.bbox_pixels
         for e in items
-        if identity(e) == key
-        and e.package_name not in (SYSTEMUI, IME_PACKAGE)
-        and e.bbox_pixels is not None
-        and (
-            e.bbox_pixels.y_max <= e.bbox_pixels.y_min
-            or e.bbox_pixels.y_max > bottom
-            or e.bbox_pixels.y_min < top
-        )
+        if identity(e) == key and e.package_name not in (SYSTEMUI, IME_PACKAGE) and clipped_out(e)
     ]
-    if not hidden:
-        return None  # in the app's area, only small: tapping it is fine
+    if not hidden or any(identity(e) == key and not clipped_out(e) for e in items):
+        return None  # on screen, if only in part: tapping it is fine
     if any(e.package_name == IME_PACKAGE for e in items):
         return JSONAction(action_type="navigate_back")
     box = hidden[0]
