@@ -65,6 +65,8 @@ class FirstLaunch:
         self.shown.add(app.package)
         _, title, message, buttons = _POPUPS[popup_kind(app.package)]
         screen = app.top
+        if screen.overlay is not None:
+            return  # the app opens with a prompt of its own (Contacts' permission): one is enough
 
         def build() -> Node:
             node = w.dialog(
