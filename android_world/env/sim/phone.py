@@ -359,7 +359,7 @@ class Phone:
             top = self.content_top + 24
             rect = (self.width - width - 24, top, self.width - 24, top + height)
         else:
-            width = node.w or 940
+            width = min(node.w or 940, self.width - 96)  # margins on a narrow screen
             height = node.h or layout.natural_h(node)
             height = min(height, area[3] - area[1] - 60)
             top = area[1] + (area[3] - area[1] - height) // 2
