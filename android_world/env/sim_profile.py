@@ -29,6 +29,7 @@ class ScreenSpec:
     height: int
     dpi: int
     ime_h: int = 800  # Gboard in portrait; landscape keyboards are shorter
+    status_h: int = 110  # 42 dp beside the Pixel 6's camera cut-out; 24 dp when it is on the side
 
     @property
     def scale(self) -> float:
@@ -51,7 +52,9 @@ SCREENS: dict[str, ScreenSpec] = {
     "default": ScreenSpec(1080, 2400, 420),
     "small": ScreenSpec(720, 1520, 320),
     "large": ScreenSpec(1440, 3120, 560),
-    "landscape": ScreenSpec(2400, 1080, 420, ime_h=500),
+    # Landscape as a Pixel 6 turned: the cut-out moves to the side (a 24-dp status bar) and the
+    # three-button navigation bar to the right edge.
+    "landscape": ScreenSpec(2400, 1080, 420, ime_h=500, status_h=63),
 }
 
 BEHAVIOURS = {
@@ -67,7 +70,8 @@ DESCRIPTIONS = {
     "default": "1080x2400 at 420 dpi (Pixel 6), portrait; today's sim exactly",
     "small": "720x1520 at 320 dpi: fewer rows, the keyboard covers more",
     "large": "1440x3120 at 560 dpi: same layout in dp, sharper pixels",
-    "landscape": "2400x1080 at 420 dpi: wide and short, a shorter keyboard",
+    "landscape": "2400x1080 at 420 dpi: wide and short; navigation bar on the right, a "
+    "shorter status bar and keyboard",
     **BEHAVIOURS,
 }
 

@@ -29,6 +29,7 @@ Match = Callable[[Element], bool]
 # bar (sim and emulator alike). Used when a screen shows no system bars to read it from.
 CONTENT_TOP, CONTENT_BOTTOM = 110, device.SCREEN_HEIGHT - 132
 SYSTEMUI = "com.android.systemui"
+_NO_EDGE = 1_000_000
 
 
 class _Match:
@@ -137,8 +138,15 @@ def content_area(items: list[Element]) -> tuple[int, int]:
         return CONTENT_TOP, CONTENT_BOTTOM
     screen_bottom = max(b.y_max for b in bars)
     status = [b.y_max for b in bars if b.center[1] < screen_bottom * 0.1]
-    nav = [b.y_min for b in bars if b.y_max >= screen_bottom - 2 and b.y_min > screen_bottom / 2]
-    return (max(status, default=CONTENT_TOP), min(nav, default=CONTENT_BOTTOM))
+    nav = [  # a bottom bar's buttons are wide; a landscape phone's side bar's are tall
+        b.y_min
+        for b in bars
+        if b.y_max >= screen_bottom - 2
+        and b.y_min > screen_bottom / 2
+        and b.x_max - b.x_min >= b.y_max - b.y_min
+    ]
+    # No bar below the app (a landscape phone's is on the side): its area reaches the edge.
+    return (max(status, default=CONTENT_TOP), min(nav, default=_NO_EDGE))
 
 
 def visible(element: Element, area: tuple[int, int] | None = None) -> bool:
@@ -254,7 +262,10 @@ def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) 
     near = [
         e
         for e in items
-        if e.text and e.bbox_pixels is not None and abs(e.bbox_pixels.center[1] - y) <= tolerance
+        if e.text
+        and e.bbox_pixels is not None
+        and not clipped_out(e)  # scrolled out of sight: its box says nothing about its row
+        and abs(e.bbox_pixels.center[1] - y) <= tolerance
     ]
     return sorted(near, key=lambda e: abs(e.bbox_pixels.center[1] - y))  # type: ignore[union-attr]
 

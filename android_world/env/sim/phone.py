@@ -110,10 +110,14 @@ class Phone:
         self.profile = profile or sim_profile.SimProfile()
         screen = self.profile.screen
         # Geometry in design pixels (see env/sim_profile.py); the default screen is exactly today's.
-        self.width, self.height = screen.design_size
+        # `width` is the app window's: a landscape phone keeps its navigation bar on the side.
+        self.screen_width, self.height = screen.design_size
+        self.nav_side = screen.landscape
+        self.width = self.screen_width - (NAV_H if self.nav_side else 0)
         self.ime_h = screen.ime_h
-        self.content_top = CONTENT_TOP
-        self.content_bottom = self.height - NAV_H
+        self.status_h = screen.status_h
+        self.content_top = self.status_h
+        self.content_bottom = self.height - (0 if self.nav_side else NAV_H)
         self.first_launch = variation.FirstLaunch(self.profile.dialogs)
         controller.phone = self
         self.apps: dict[str, App] = {}
@@ -385,7 +389,7 @@ class Phone:
             gap=8,
             res_id="com.android.systemui:id/status_bar",
         )
-        bar = (0, 0, self.width, STATUS_H)
+        bar = (0, 0, self.screen_width, self.status_h)
         layout.layout(root, bar, bar, {})
         return root
 
@@ -403,10 +407,10 @@ class Phone:
     def _nav_bar(self) -> Node:
         def nav(desc: str, glyph: str, handler) -> Node:
             node = w.icon_button(desc, glyph, handler, res_id=f"com.android.systemui:id/{glyph}")
-            node.w, node.h = 200, NAV_H
+            node.w, node.h = (NAV_H, 200) if self.nav_side else (200, NAV_H)
             return node
 
-        root = w.row(
+        root = (w.column if self.nav_side else w.row)(
             nav("Back", "nav_back", self.back),
             nav("Home", "nav_home", self.go_home),
             nav("Overview", "nav_recent", self.go_home),
@@ -417,6 +421,8 @@ class Phone:
             res_id="com.android.systemui:id/navigation_bar_frame",
         )
         rect = (0, self.content_bottom, self.width, self.height)
+        if self.nav_side:  # landscape: a column on the right, under the status bar
+            rect = (self.width, self.status_h, self.screen_width, self.height)
         layout.layout(root, rect, rect, {})
         return root
 
