@@ -3,6 +3,7 @@ first-launch pop-ups, vendor wording, screens that settle late, and the oracle u
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import sys
@@ -219,8 +220,12 @@ def test_an_exact_label_wins_over_a_vendor_variant():
 # ---- latency -------------------------------------------------------------------------------
 
 
+# `slow`, with a settle time no busy machine reaches: only observations and waiting settle it.
+SLOW = dataclasses.replace(sim_profile.parse("slow"), latency_seconds=3600.0)
+
+
 def test_a_slow_screen_shows_transitional_frames_until_it_settles():
-    env = SimEnv(profile="slow", render=False)
+    env = SimEnv(profile=SLOW, render=False)
     home = env.get_state().ui_elements
     _act(env, action_type="open_app", app_name="Settings")
     first = env.get_state().ui_elements  # a pause of 0: the screen before the action
@@ -242,7 +247,7 @@ def test_a_slow_screen_shows_transitional_frames_until_it_settles():
 def test_waiting_agents_see_the_settled_screen_and_pause_zero_does_not():
     from android_world.agents.random_agent import RandomAgent
 
-    env = SimEnv(profile="slow", render=False)
+    env = SimEnv(profile=SLOW, render=False)
     agent = RandomAgent(env, transition_pause=None)
     _act(env, action_type="open_app", app_name="Settings")
     state = agent.get_post_transition_state()
@@ -250,6 +255,13 @@ def test_waiting_agents_see_the_settled_screen_and_pause_zero_does_not():
     agent.transition_pause = 0.0
     _act(env, action_type="navigate_home")
     assert ui.find(agent.get_post_transition_state().ui_elements, ui.text_is("Display"))
+    # The real `slow` settles after 0.5 s too: a fixed pause that long sees the new screen.
+    timed = SimEnv(profile="slow", render=False)
+    _act(timed, action_type="open_app", app_name="Settings")
+    timed.get_state(wait_to_stabilize=True)
+    _act(timed, action_type="navigate_home")
+    paused = RandomAgent(timed, transition_pause=0.55)
+    assert ui.find(paused.get_post_transition_state().ui_elements, ui.text_is("Display")) is None
 
 
 # ---- the oracle under every profile --------------------------------------------------------
