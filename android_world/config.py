@@ -131,11 +131,36 @@ class AdbSection(_Strict):
         return values
 
 
+class SimSection(_Strict):
+    """`env.sim`: the simulated phone's profile (see `env/sim_profile.py`, `--list profiles`)."""
+
+    profile: list[str] = []  # parts, e.g. [small, dialogs]; empty = default
+
+    @pydantic.field_validator("profile", mode="before")
+    @classmethod
+    def _parts(cls, value: Any) -> Any:
+        from android_world.env import sim_profile
+
+        if value is None:
+            return []
+        if isinstance(value, str | list | tuple):
+            parts = sim_profile.split_parts(value)
+            sim_profile.parse(parts)  # ProfileError is a ValueError: one line from pydantic
+            return parts
+        return value
+
+
 class EnvConfig(_Strict):
     type: Literal["sim", "adb"] = "sim"
     seed: int = 0
     render: bool = True
+    sim: SimSection = SimSection()
     adb: AdbSection = AdbSection()
+
+    @pydantic.field_validator("sim", mode="before")
+    @classmethod
+    def _no_sim(cls, value: Any) -> Any:
+        return {} if value is None else value
 
     @pydantic.field_validator("adb", mode="before")
     @classmethod

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-LIST_KINDS = ("tasks", "agents")
+LIST_KINDS = ("tasks", "agents", "profiles")
 DIFFICULTIES = ("easy", "medium", "hard")
 WIDTH = 80
 

@@ -51,10 +51,15 @@ flags.DEFINE_boolean(
 )
 flags.DEFINE_string("env", None, "Environment: sim or adb.")
 flags.DEFINE_string("suite_family", None, "Task family (sim).")
+flags.DEFINE_string(
+    "sim_profile", None, "Sim phone profile, e.g. small,dialogs,vendor,slow (--list profiles)."
+)
 flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
 flags.DEFINE_string("tags", None, "Comma-separated tags: keep tasks carrying any of them.")
 flags.DEFINE_string("difficulty", None, "Comma-separated difficulties (easy, medium, hard).")
-flags.DEFINE_enum("list", None, list(discover.LIST_KINDS), "List tasks or agents and exit.")
+flags.DEFINE_enum(
+    "list", None, list(discover.LIST_KINDS), "List tasks, agents or profiles and exit."
+)
 flags.DEFINE_boolean(
     "dry_run", False, "Validate the config, agent and tasks, print what would run, and exit."
 )
@@ -108,6 +113,7 @@ _FLAG_TO_KEY = {
     "fixed_task_seed": ["benchmark", "use_identical_params"],
     "workers": ["benchmark", "workers"],
     "ray_address": ["benchmark", "ray_address"],
+    "sim_profile": ["env", "sim", "profile"],
 }
 
 
@@ -195,7 +201,7 @@ def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
         from android_world.env.sim.sim_env import SimEnv
     except ImportError as exc:
         raise UsageError(f"the simulated phone cannot be loaded ({exc}).") from None
-    return SimEnv(seed=cfg.env.seed, render=cfg.env.render)
+    return SimEnv(seed=cfg.env.seed, render=cfg.env.render, profile=cfg.env.sim.profile)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -327,6 +333,10 @@ def select_tasks(
 
 def list_text(kind: str, cfg: config_lib.CelilConfig) -> str:
     """`--list tasks|agents`: read from the registries and the config, no device touched."""
+    if kind == "profiles":
+        from android_world.env import sim_profile
+
+        return sim_profile.list_text()
     if kind == "agents":
         configured = {k: c.registry_name for k, c in cfg.agent.configurations.items()}
         return discover.agents_table(
@@ -355,7 +365,12 @@ def dry_run_text(prep: Prepared) -> str:
     return discover.dry_run_text(
         config_label=prep.config_label,
         agent=agent_line(prep.agent_config_name, prep.agent_registry_name).removeprefix("Agent: "),
-        env=cfg.env.type,
+        env=cfg.env.type
+        + (
+            f" (profile {','.join(cfg.env.sim.profile)})"
+            if cfg.env.type == "sim" and cfg.env.sim.profile
+            else ""
+        ),
         suite_family=cfg.benchmark.suite_family,
         n_task_combinations=cfg.benchmark.n_task_combinations,
         task_names=list(prep.suite),

@@ -6,33 +6,63 @@ of `env.get_state()` (never app state), so a reference solution shows what an ag
 Elements are matched by predicates (`text_is`, `desc_is`, ..., or `matching(text=..., ...)` for
 several at once); by default only elements fully inside the app's area count, as a tap on an
 element half under a list edge is not what a user would do.
+
+Solutions are written once, in stock English, for every phone: a label also matches its vendor
+variants (`env/vendor_labels.py`: "Wi-Fi" finds "WLAN", "Save" finds "Done"; an exact match
+wins), the app's area is read from the live screen's system bars (any size, density or
+orientation), and `first_launch_popup` finds the pop-up an app shows on its first start, which
+the oracle agent closes before the solution goes on.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
-from android_world.env import device, interface, representation_utils
+from android_world.env import device, interface, representation_utils, vendor_labels
 from android_world.env.json_action import JSONAction
 
 Element = representation_utils.UIElement
 Match = Callable[[Element], bool]
 
-# The app's area: below the status bar, above the navigation bar (sim and emulator alike).
+# The app's area on the default 1080x2400 screen: below the status bar, above the navigation
+# bar (sim and emulator alike). Used when a screen shows no system bars to read it from.
 CONTENT_TOP, CONTENT_BOTTOM = 110, device.SCREEN_HEIGHT - 132
+SYSTEMUI = "com.android.systemui"
+_NO_EDGE = 1_000_000
+
+
+class _Match:
+    """A predicate that also knows its strict form: `find` tries the strict one first, so a
+    stock label on a stock phone never settles for a variant that happens to be on screen."""
+
+    def __init__(self, exact: Match, loose: Match):
+        self.exact, self.loose = exact, loose
+
+    def __call__(self, element: Element) -> bool:
+        return self.loose(element)
+
+
+def _label_match(get: Callable[[Element], str | None], label: str) -> _Match:
+    wanted = label.strip().lower()
+    names = vendor_labels.equivalents(label)
+    return _Match(
+        lambda e: (get(e) or "").strip().lower() == wanted,
+        lambda e: (get(e) or "").strip().lower() in names,
+    )
 
 
 # ---- what to look for ----------------------------------------------------------------------
 
 
 def text_is(text: str) -> Match:
-    wanted = text.strip().lower()
-    return lambda e: (e.text or "").strip().lower() == wanted
+    """Text equal to `text` (case-insensitive), or to one of its vendor variants."""
+    return _label_match(lambda e: e.text, text)
 
 
 def desc_is(desc: str) -> Match:
-    wanted = desc.lower()
-    return lambda e: (e.content_description or "").lower() == wanted
+    """Content description equal to `desc` (case-insensitive), or to a vendor variant."""
+    return _label_match(lambda e: e.content_description, desc)
 
 
 def hint_is(hint: str) -> Match:
@@ -68,7 +98,10 @@ def matching(
         )
         if value is not None
     ]
-    return lambda e: all(test(e) for test in tests)
+    strict = [getattr(test, "exact", test) for test in tests]
+    return _Match(
+        lambda e: all(test(e) for test in strict), lambda e: all(test(e) for test in tests)
+    )
 
 
 def describe(**criteria: str | None) -> str:
@@ -78,45 +111,163 @@ def describe(**criteria: str | None) -> str:
 # ---- looking ---------------------------------------------------------------------------------
 
 
+# The app's area on the screen `elements` read last, with the elements read: what
+# `visible(e)` without an area means for one of them, so a solution calling `visible` on the
+# elements it just read gets the live screen's area (any other element: the default screen's).
+_last_read: tuple[list[Element], frozenset[int], tuple[int, int]] = ([], frozenset(), (0, 0))
+
+
 def elements(env: interface.AsyncEnv) -> list[Element]:
-    return env.get_state().ui_elements
+    global _last_read
+    items = env.get_state().ui_elements
+    _last_read = (
+        items,
+        frozenset(id(e) for e in items),
+        content_area(items),
+    )  # items: ids stay unique
+    return items
 
 
-def visible(element: Element) -> bool:
+def content_area(items: list[Element]) -> tuple[int, int]:
+    """(top, bottom) of the app's area on this screen: under the status bar's icons, above the
+    navigation bar, whatever the screen's size; the default screen's when no bar shows."""
+    bars = [
+        e.bbox_pixels for e in items if e.package_name == SYSTEMUI and e.bbox_pixels is not None
+    ]
+    if not bars:
+        return CONTENT_TOP, CONTENT_BOTTOM
+    screen_bottom = max(b.y_max for b in bars)
+    status = [b.y_max for b in bars if b.center[1] < screen_bottom * 0.1]
+    nav = [  # a bottom bar's buttons are wide; a landscape phone's side bar's are tall
+        b.y_min
+        for b in bars
+        if b.y_max >= screen_bottom - 2
+        and b.y_min > screen_bottom / 2
+        and b.x_max - b.x_min >= b.y_max - b.y_min
+    ]
+    # No bar below the app (a landscape phone's is on the side): its area reaches the edge.
+    return (max(status, default=CONTENT_TOP), min(nav, default=_NO_EDGE))
+
+
+def visible(element: Element, area: tuple[int, int] | None = None) -> bool:
     """Fully tappable: a real height inside the app's area (not cut by a list edge)."""
+    if area is None:
+        area = _last_read[2] if id(element) in _last_read[1] else (CONTENT_TOP, CONTENT_BOTTOM)
+    top, bottom = area
     box = element.bbox_pixels
     return (
-        box is not None
-        and box.y_max - box.y_min >= 30
-        and box.y_min >= CONTENT_TOP
-        and box.y_max <= CONTENT_BOTTOM
+        box is not None and box.y_max - box.y_min >= 30 and box.y_min >= top and box.y_max <= bottom
     )
 
 
 def find(items: list[Element], match: Match, *, need_visible: bool = True) -> int | None:
-    """Index of the first element matching (and, by default, fully visible)."""
-    for i, element in enumerate(items):
-        if match(element) and (not need_visible or visible(element)):
-            return i
+    """Index of the first element matching (and, by default, fully visible); an exact label
+    match wins over a vendor variant."""
+    area = content_area(items) if need_visible else None
+    for test in (getattr(match, "exact", None), match):
+        if test is None:
+            continue
+        for i, element in enumerate(items):
+            if test(element) and (not need_visible or visible(element, area)):
+                return i
     return None
 
 
 def require(env: interface.AsyncEnv, match: Match, what: str) -> int:
-    index = find(elements(env), match)
+    """Index of the element to act on. One the window hides (under the keyboard, past the
+    edge of a short or landscape screen) still counts: the oracle agent brings it into view
+    before it acts (`reveal_step`)."""
+    items = elements(env)
+    index = find(items, match)
+    if index is None:
+        index = find(items, match, need_visible=False)
     if index is None:
         raise RuntimeError(f"Oracle could not find {what} on screen.")
     return index
 
 
+def identity(element: Element) -> tuple:
+    """What an element is, apart from where it is: to find it again after a scroll."""
+    return (
+        element.text,
+        element.content_description,
+        element.hint_text,
+        element.resource_name,
+        element.class_name,
+    )
+
+
+def clipped_out(element: Element) -> bool:
+    """In the tree but shown nowhere: scrolled or panned out of the window (no visible box)."""
+    box = element.bbox_pixels
+    return box is not None and (box.y_max <= box.y_min or box.x_max <= box.x_min)
+
+
+def locate(items: list[Element], key: tuple) -> int | None:
+    """Index of the element with this identity on screen: fully visible first, else in part."""
+    area = content_area(items)
+    matches = [i for i, e in enumerate(items) if identity(e) == key and not clipped_out(e)]
+    full = [i for i in matches if visible(items[i], area)]
+    return (full or matches or [None])[0]
+
+
+IME_PACKAGE = "com.google.android.inputmethod.latin"
+
+
+def keyboard_hides_focus(items: list[Element]) -> bool:
+    """The keyboard is up and cuts the focused field (a short window after Enter moved the
+    focus down): what follows it is hidden until the keyboard goes."""
+    ime = [e.bbox_pixels.y_min for e in items if e.package_name == IME_PACKAGE and e.bbox_pixels]
+    if not ime:
+        return False
+    ime_top = min(ime)
+    return any(
+        e.is_focused
+        and e.is_editable
+        and e.bbox_pixels is not None
+        and (e.bbox_pixels.y_max - e.bbox_pixels.y_min < 30 or e.bbox_pixels.y_max >= ime_top - 1)
+        for e in items
+    )
+
+
+def reveal_step(items: list[Element], key: tuple, flip: bool = False) -> JSONAction | None:
+    """One action toward showing a hidden element: hide the keyboard first (a panned window
+    hides the top of the screen), then scroll toward it (`flip`: the other way, when that did
+    not move anything). None when it is in view or nowhere."""
+    if locate(items, key) is not None:
+        return None
+    top, bottom = content_area(items)
+    hidden = [
+        e.bbox_pixels
+        for e in items
+        if identity(e) == key and e.package_name not in (SYSTEMUI, IME_PACKAGE) and clipped_out(e)
+    ]
+    if not hidden or any(identity(e) == key and not clipped_out(e) for e in items):
+        return None  # on screen, if only in part: tapping it is fine
+    if any(e.package_name == IME_PACKAGE for e in items):
+        return JSONAction(action_type="navigate_back")
+    box = hidden[0]
+    # A view clipped out of sight sits at (or past) the edge it went out by: below the middle
+    # of the app's area means further down.
+    below = box.y_max > bottom or box.y_min >= (top + bottom) / 2
+    direction = ("up" if below else "down") if flip else ("down" if below else "up")
+    return JSONAction(action_type="scroll", direction=direction)
+
+
 def row_texts_near(items: list[Element], anchor: Element, tolerance: int = 110) -> list[Element]:
-    """Elements with text on the same list row as `anchor` (vertical centres close together)."""
+    """Elements with text on the same list row as `anchor` (vertical centres close together),
+    nearest first: on a dense screen a neighbouring row cut by the list's edge can come close."""
     assert anchor.bbox_pixels is not None
     y = anchor.bbox_pixels.center[1]
-    return [
+    near = [
         e
         for e in items
-        if e.text and e.bbox_pixels is not None and abs(e.bbox_pixels.center[1] - y) <= tolerance
+        if e.text
+        and e.bbox_pixels is not None
+        and not clipped_out(e)  # scrolled out of sight: its box says nothing about its row
+        and abs(e.bbox_pixels.center[1] - y) <= tolerance
     ]
+    return sorted(near, key=lambda e: abs(e.bbox_pixels.center[1] - y))  # type: ignore[union-attr]
 
 
 def _texts_and_rows(items: list[Element]) -> tuple:
@@ -193,6 +344,26 @@ def set_switch(env: interface.AsyncEnv, name: str, on: bool) -> Iterator[JSONAct
         raise RuntimeError(f"Oracle could not find the {name!r} switch.")
     if bool(items[index].is_checked) != on:
         yield JSONAction(action_type="click", index=index)
+
+
+# First-launch pop-ups, as stock Android and common apps word them, and the button that
+# declines each (a decline never changes what a task checks).
+_POPUP_TITLE = re.compile(
+    r"allow .+ to send you notifications\?|what's new( in .+)?|enjoying .+\?|rate (this|the) app",
+    re.IGNORECASE,
+)
+_POPUP_DECLINE = ("don't allow", "not now", "no thanks", "maybe later", "got it")
+
+
+def first_launch_popup(items: list[Element]) -> int | None:
+    """Index of the button that closes a first-launch pop-up on screen (None if none shows)."""
+    if not any(_POPUP_TITLE.fullmatch((e.text or "").strip()) for e in items):
+        return None
+    for wanted in _POPUP_DECLINE:
+        for i, element in enumerate(items):
+            if (element.text or "").strip().lower() == wanted:
+                return i
+    return None
 
 
 def open_app(name: str) -> JSONAction:

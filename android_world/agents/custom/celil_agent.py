@@ -63,7 +63,7 @@ def _is_reading_step(sub_goal: str) -> bool:
 EventSink = Callable[[dict[str, Any]], None]
 
 # After something went wrong, this many proposals are voted on as if no step were cheap.
-CAUTIOUS_PROPOSALS = 3
+CAUTIOUS_PROPOSALS = 2
 
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)

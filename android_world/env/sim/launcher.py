@@ -47,13 +47,14 @@ class HomeScreen:
     def build(self) -> Node:
         now = self.phone.device.device_time()
         icons = [self._icon(i, app) for i, app in enumerate(device.APPS)]
+        columns = max(COLUMNS, self.phone.width // 270)  # a wide (landscape) screen: more
         grid_rows = [
             w.row(
-                *icons[i : i + COLUMNS],
-                *[w.spacer() for _ in range(COLUMNS - len(icons[i : i + COLUMNS]))],
+                *icons[i : i + columns],
+                *[w.spacer() for _ in range(columns - len(icons[i : i + columns]))],
                 h=330,
             )
-            for i in range(0, len(icons), COLUMNS)
+            for i in range(0, len(icons), columns)
         ]
         return w.column(
             w.spacer(h=60),

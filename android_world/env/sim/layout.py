@@ -37,6 +37,20 @@ def natural_h(node: Node) -> int:
     return pad + sum(natural_h(c) for c in node.children) + node.gap * (len(node.children) - 1)
 
 
+def min_h(node: Node) -> int:
+    """The least height a node can be squeezed to: fixed sizes stay, flexible space and lists
+    (which scroll) shrink to nothing. A screen whose root needs more than the window has is cut
+    off, so the phone lets it scroll as a whole (see `Phone._content_box`)."""
+    if node.h is not None:
+        return node.h
+    if not node.children or node.kind == "scroll":
+        return 0
+    pad = node.pad[1] + node.pad[3]
+    if node.direction in ("row", "overlay"):
+        return pad + max(min_h(c) for c in node.children)
+    return pad + sum(min_h(c) for c in node.children) + node.gap * (len(node.children) - 1)
+
+
 def layout(node: Node, rect: Rect, clip: Rect, offsets: dict[str, int]) -> None:
     """Assign `frame`, `bounds` and `clip` to `node` and its subtree, in place."""
     node.frame = rect
@@ -125,9 +139,10 @@ def _layout_scroll(node: Node, inner: Rect, clip: Rect, offsets: dict[str, int])
     offsets[node.ident] = offset
     y = inner[1] - offset
     visible = []
+    keep_all = bool(node.style.get("keep_all"))  # a ScrollView keeps what it clips
     for child, height in zip(node.children, heights, strict=True):
         frame = (inner[0], y, inner[2], y + height)
-        if not is_empty(intersect(frame, viewport)):
+        if keep_all or not is_empty(intersect(frame, viewport)):
             layout(child, frame, viewport, offsets)
             visible.append(child)
         y += height + node.gap

@@ -11,9 +11,9 @@ import dataclasses
 import functools
 import random
 
-from android_world.env import device, representation_utils
+from android_world.env import device, representation_utils, sim_profile
 from android_world.env.sim import apps as app_modules
-from android_world.env.sim import layout
+from android_world.env.sim import layout, variation
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen, generic_app
 from android_world.env.sim.controller import SimController
@@ -54,7 +54,9 @@ class Frame:
         packages: list[str],
         focused: Node | None,
         overlay: Node | None,
+        scale: float = 1.0,
     ):
+        self.scale = scale  # screen pixels per design pixel (see env/sim_profile.py)
         self.windows = windows
         self.nodes = nodes  # the accessibility nodes, tree order, over windows in tree
         self.packages = packages
@@ -65,7 +67,7 @@ class Frame:
     def forest(self) -> list[representation_utils.AccessibilityNode]:
         ids = {id(n): i for i, n in enumerate(self.nodes)}
         return [
-            _a11y(node, i, [ids[id(c)] for c in node.children if id(c) in ids], package)
+            _a11y(node, i, [ids[id(c)] for c in node.children if id(c) in ids], package, self.scale)
             for i, (node, package) in enumerate(zip(self.nodes, self.packages, strict=True))
         ]
 
@@ -97,9 +99,26 @@ def _contains(rect: tuple[int, int, int, int], x: float, y: float) -> bool:
 class Phone:
     """Owns the apps and what is on screen; `SimEnv` drives it, the controller queries it."""
 
-    def __init__(self, controller: SimController, seed: int = 0):
+    def __init__(
+        self,
+        controller: SimController,
+        seed: int = 0,
+        profile: sim_profile.SimProfile | None = None,
+    ):
         self.device = controller
         self.rng = random.Random(seed)
+        self.profile = profile or sim_profile.SimProfile()
+        screen = self.profile.screen
+        # Geometry in design pixels (see env/sim_profile.py); the default screen is exactly today's.
+        # `width` is the app window's: a landscape phone keeps its navigation bar on the side.
+        self.screen_width, self.height = screen.design_size
+        self.nav_side = screen.landscape
+        self.width = self.screen_width - (NAV_H if self.nav_side else 0)
+        self.ime_h = screen.ime_h
+        self.status_h = screen.status_h
+        self.content_top = self.status_h
+        self.content_bottom = self.height - (0 if self.nav_side else NAV_H)
+        self.first_launch = variation.FirstLaunch(self.profile.dialogs)
         controller.phone = self
         self.apps: dict[str, App] = {}
         registry = app_modules.discover()
@@ -149,6 +168,7 @@ class Phone:
         self._toast = None
         if not app.running:
             app.start()
+            self.first_launch.on_start(app)
         self.current_screen().focus = None
         self.foreground = info.package
         self.changed()
@@ -166,6 +186,7 @@ class Phone:
             app.stop()
         self.foreground = None
         self.home_screen = type(self.home_screen)(self)
+        self.first_launch.reset()
         self._toast = None
         self.shift = self.symbols = False
         self.changed()
@@ -191,11 +212,23 @@ class Phone:
             self._frame_key = (self.version, self.device.version)
         return self._frame
 
-    def _build_frame(self) -> Frame:
+    def shifted_frame(self, shift: int) -> Frame:
+        """The current screen with its content `shift` design pixels lower: a frame of the
+        screen sliding into place. Observation only: focus and scroll offsets are left as the
+        settled frame has them."""
+        self.frame()  # settle focus first
+        screen = self.current_screen()
+        focus = screen.focus
+        try:
+            return self._build_frame(shift)
+        finally:
+            screen.focus = focus
+
+    def _build_frame(self, shift: int = 0) -> Frame:
         screen = self.current_screen()
         package = self.foreground or device.HOME_PACKAGE
         windows = [Window(self._status_bar(), SYSTEMUI)]
-        content, focused = self._layout_content(screen)
+        content, focused = self._layout_content(screen, shift)
         overlay_node = None
         if screen.overlay is not None:
             overlay_node, focused = self._layout_overlay(screen)
@@ -208,38 +241,104 @@ class Phone:
         windows.append(Window(self._nav_bar(), SYSTEMUI))
         if self._toast:
             windows.append(Window(self._toast_node(self._toast), SYSTEMUI))
-        return _flatten(windows, focused, overlay_node)
+        return _flatten(windows, focused, overlay_node, self.profile.screen.scale)
 
-    def _layout_content(self, screen: Screen) -> tuple[Node, Node | None]:
-        """Lay out the screen; with a focused field the keyboard takes the bottom (adjustResize)."""
+    def _layout_content(self, screen: Screen, shift: int = 0) -> tuple[Node, Node | None]:
+        """Lay out the screen; with a focused field the keyboard takes the bottom (adjustResize).
+
+        A field the resized layout hides (fixed-height content on a short screen) keeps its
+        focus: the window pans up until the field sits above the keyboard (adjustPan), as
+        Android does, instead of dropping the focus. `shift` moves the content down (a screen
+        sliding in while it settles).
+        """
         in_content = screen.overlay is None
         for _ in range(2):
-            bottom = CONTENT_BOTTOM - (IME_H if screen.focus and in_content else 0)
-            root = screen.build()
-            rect = (0, CONTENT_TOP, WIDTH, bottom)
-            root_box = Node(
-                kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
-            )
-            root.flex = root.flex or 1.0
-            layout.layout(root_box, rect, rect, screen.scroll_offsets)
+            bottom = self.content_bottom - (self.ime_h if screen.focus and in_content else 0)
+            visible = (0, self.content_top, self.width, bottom)
+            root_box = self._content_box(screen, visible, shift)
             if not in_content:
                 return root_box, None
             focused = self._find_focus(root_box, screen)
             if screen.focus is None or focused is not None:
                 return root_box, focused
+            pan = self._pan_for_focus(screen, bottom)
+            if pan:  # the window keeps its full height and moves up
+                full_h = self.content_bottom - self.content_top
+                root_box = self._content_box(screen, visible, shift - pan, full_h)
+                focused = self._find_focus(root_box, screen)
+                if focused is not None:
+                    return root_box, focused
             screen.focus = None  # the focused field is gone: hide the keyboard and relayout
         return root_box, None
 
+    def _content_box(
+        self, screen: Screen, visible: layout.Rect, shift: int = 0, height: int | None = None
+    ) -> Node:
+        """The app's window shown through `visible`: laid out `height` tall (default: as tall
+        as `visible`) and moved down by `shift` (up if < 0)."""
+        root = self._scrollable(self._vendor(screen.build()))
+        root_box = Node(
+            kind="screen", cls="android.widget.FrameLayout", children=[root], res_id="content"
+        )
+        root.flex = root.flex or 1.0
+        if not shift:
+            layout.layout(root_box, visible, visible, screen.scroll_offsets)
+            return root_box
+        top = self.content_top + shift
+        layout.layout(
+            root_box,
+            (0, top, self.width, top + (height or visible[3] - visible[1])),
+            visible,
+            dict(screen.scroll_offsets),  # a moved window never changes where lists stand
+        )
+        root_box.frame = root_box.bounds = root_box.clip = visible  # the window stays put
+        return root_box
+
+    def _scrollable(self, root: Node) -> Node:
+        """A screen taller than the window (fixed-size widgets on a short or landscape screen)
+        scrolls as a whole, as an app's ScrollView would; one that fits is left as it is."""
+        if layout.min_h(root) <= self.content_bottom - self.content_top:
+            return root
+        root.flex = 0.0
+        return _scroll_view("content_scroll", [root])
+
+    def _vendor(self, root: Node) -> Node:
+        if self.profile.vendor:
+            return variation.relabel(root, self.foreground or device.HOME_PACKAGE)
+        return root
+
+    def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
+        """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
+        full = (0, self.content_top, self.width, self.content_bottom)
+        root_box = self._content_box(screen, full)
+        field = next((n for n in root_box.walk() if n.editable and n.ident == screen.focus), None)
+        if field is None or layout.is_empty(field.bounds):
+            return 0
+        wanted = field.frame[3] + 24 - bottom
+        return max(0, min(wanted, field.frame[1] - self.content_top))
+
     def _layout_overlay(self, screen: Screen) -> tuple[Node, Node | None]:
-        """Dialogs may hold text fields: then the keyboard shows and the dialog moves above it."""
+        """Dialogs may hold text fields: then the keyboard shows and the dialog moves above it
+        (and, where the space above it is too short, pans up to the focused field)."""
         assert screen.overlay is not None
         for _ in range(2):
-            node = screen.overlay()
-            bottom = CONTENT_BOTTOM - (IME_H if screen.focus else 0)
+            node = self._vendor(screen.overlay())
+            bottom = self.content_bottom - (self.ime_h if screen.focus else 0)
             self._place_overlay(screen, node, bottom)
             focused = self._find_focus(node, screen)
             if screen.focus is None or focused is not None:
                 return node, focused
+            field = next((n for n in node.walk() if n.editable and n.ident == screen.focus), None)
+            if field is not None and field.frame[3] > bottom:
+                top = node.frame[1] - (field.frame[3] + 24 - bottom)
+                height = node.frame[3] - node.frame[1]
+                area = (0, self.content_top, self.width, bottom)
+                rect = (node.frame[0], top, node.frame[2], top + height)
+                node = self._vendor(screen.overlay())
+                layout.layout(node, rect, area, screen.scroll_offsets)
+                focused = self._find_focus(node, screen)
+                if focused is not None:
+                    return node, focused
             screen.focus = None
         return node, None
 
@@ -253,18 +352,22 @@ class Phone:
                 return node
         return None
 
-    def _place_overlay(self, screen: Screen, node: Node, bottom: int = CONTENT_BOTTOM) -> None:
-        area = (0, CONTENT_TOP, WIDTH, bottom)
+    def _place_overlay(self, screen: Screen, node: Node, bottom: int | None = None) -> None:
+        bottom = self.content_bottom if bottom is None else bottom
+        area = (0, self.content_top, self.width, bottom)
+        if not screen.focus:
+            _fit_overlay(node, area[3] - area[1] - 60)
         if screen.overlay_kind == "menu":
             width = node.w or 620
             height = min(layout.natural_h(node), area[3] - area[1] - 48)
-            rect = (WIDTH - width - 24, CONTENT_TOP + 24, WIDTH - 24, CONTENT_TOP + 24 + height)
+            top = self.content_top + 24
+            rect = (self.width - width - 24, top, self.width - 24, top + height)
         else:
-            width = node.w or 940
+            width = min(node.w or 940, self.width - 96)  # margins on a narrow screen
             height = node.h or layout.natural_h(node)
             height = min(height, area[3] - area[1] - 60)
             top = area[1] + (area[3] - area[1] - height) // 2
-            rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + height)
+            rect = ((self.width - width) // 2, top, (self.width + width) // 2, top + height)
         layout.layout(node, rect, area, screen.scroll_offsets)
 
     def _status_bar(self) -> Node:
@@ -286,7 +389,8 @@ class Phone:
             gap=8,
             res_id="com.android.systemui:id/status_bar",
         )
-        layout.layout(root, (0, 0, WIDTH, STATUS_H), (0, 0, WIDTH, STATUS_H), {})
+        bar = (0, 0, self.screen_width, self.status_h)
+        layout.layout(root, bar, bar, {})
         return root
 
     @staticmethod
@@ -303,10 +407,10 @@ class Phone:
     def _nav_bar(self) -> Node:
         def nav(desc: str, glyph: str, handler) -> Node:
             node = w.icon_button(desc, glyph, handler, res_id=f"com.android.systemui:id/{glyph}")
-            node.w, node.h = 200, NAV_H
+            node.w, node.h = (NAV_H, 200) if self.nav_side else (200, NAV_H)
             return node
 
-        root = w.row(
+        root = (w.column if self.nav_side else w.row)(
             nav("Back", "nav_back", self.back),
             nav("Home", "nav_home", self.go_home),
             nav("Overview", "nav_recent", self.go_home),
@@ -316,15 +420,17 @@ class Phone:
             gap=120,
             res_id="com.android.systemui:id/navigation_bar_frame",
         )
-        rect = (0, CONTENT_BOTTOM, WIDTH, HEIGHT)
+        rect = (0, self.content_bottom, self.width, self.height)
+        if self.nav_side:  # landscape: a column on the right, under the status bar
+            rect = (self.width, self.status_h, self.screen_width, self.height)
         layout.layout(root, rect, rect, {})
         return root
 
     def _toast_node(self, text: str) -> Node:
         node = Node(kind="toast", cls="android.widget.TextView", text=text, style={"size": 38})
-        width = min(WIDTH - 120, 60 + 22 * len(text))
-        top = CONTENT_BOTTOM - 260
-        rect = ((WIDTH - width) // 2, top, (WIDTH + width) // 2, top + 110)
+        width = min(self.width - 120, 60 + 22 * len(text))
+        top = self.content_bottom - 260
+        rect = ((self.width - width) // 2, top, (self.width + width) // 2, top + 110)
         layout.layout(node, rect, rect, {})
         return node
 
@@ -351,11 +457,12 @@ class Phone:
                 style={"glyph": glyph},
             )
 
-        key_rows = [w.row(*[key(ch) for ch in rows[0]], h=150, gap=10)]
+        row_h = min(150, (self.ime_h - 70 - 4 * 14) // 4)  # shorter keys on a landscape IME
+        key_rows = [w.row(*[key(ch) for ch in rows[0]], h=row_h, gap=10)]
         key_rows.append(
             w.row(
                 *[key(ch) for ch in rows[1]],
-                h=150,
+                h=row_h,
                 gap=10,
                 pad=(50, 0, 50, 0) if not self.symbols else (0, 0, 0, 0),
             )
@@ -366,7 +473,7 @@ class Phone:
                 key("", "Shift", 150, self._toggle_shift, "shift"),
                 *third,
                 key("", "Delete", 150, self._backspace, "backspace"),
-                h=150,
+                h=row_h,
                 gap=10,
             )
         )
@@ -377,7 +484,7 @@ class Phone:
                 key("", "Space", None, lambda: self._key_typed(" "), "space"),
                 key(".", "", 100),
                 key("", "Enter", 180, self.press_enter, "enter"),
-                h=150,
+                h=row_h,
                 gap=10,
             )
         )
@@ -390,7 +497,7 @@ class Phone:
             gap=14,
             res_id="com.google.android.inputmethod.latin:id/keyboard_holder",
         )
-        rect = (0, CONTENT_BOTTOM - IME_H, WIDTH, CONTENT_BOTTOM)
+        rect = (0, self.content_bottom - self.ime_h, self.width, self.content_bottom)
         layout.layout(root, rect, rect, {})
         return root
 
@@ -545,8 +652,17 @@ class Phone:
                 lists, key=lambda n: (n.bounds[2] - n.bounds[0]) * (n.bounds[3] - n.bounds[1])
             )
         offsets = self.current_screen().scroll_offsets
-        current = offsets.get(target.ident, 0)
-        offsets[target.ident] = max(0, min(layout.max_scroll(target), current - int(dy)))
+        # Nested scrolling: a list at its end hands the drag to the list around it.
+        outer = [
+            n
+            for n in reversed(frame.nodes)
+            if n.kind == "scroll" and n is not target and _encloses(n, target)
+        ]
+        for node in (target, *outer):
+            current = offsets.get(node.ident, 0)
+            offsets[node.ident] = max(0, min(layout.max_scroll(node), current - int(dy)))
+            if offsets[node.ident] != current:
+                break
         self.changed()
 
     def _set_seekbar(self, node: Node, x: float) -> None:
@@ -556,7 +672,43 @@ class Phone:
             node.on_change(node.min_value + fraction * (node.max_value - node.min_value))
 
 
-def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) -> Frame:
+def _encloses(outer: Node, inner: Node) -> bool:
+    return any(node is inner for node in outer.walk())
+
+
+def _scroll_view(key: str, children: list[Node], gap: int = 0) -> Node:
+    """A ScrollView around content that does not fit: unlike a list, it keeps the views it
+    scrolls out of sight (in the tree, with no visible bounds), as Android's ScrollView does."""
+    node = w.scroll_list(key, *children, gap=gap)
+    node.cls = "android.widget.ScrollView"
+    node.style["keep_all"] = True
+    return node
+
+
+def _fit_overlay(node: Node, height: int) -> None:
+    """A dialog or menu taller than the window scrolls: a dialog's title and body scroll above
+    its buttons, as an AlertDialog's do; a menu's items scroll. One that fits is untouched."""
+    if layout.natural_h(node) <= height or not node.children:
+        return
+    lists = [c for c in node.children if c.kind == "scroll" and c.h is not None]
+    if lists:  # a list sized for a tall screen takes what the window has left
+        for child in lists:
+            child.h, child.flex = None, 1.0
+        node.h = height
+        return
+    children = node.children
+    buttons = children[-1] if any(c.kind == "button" for c in children[-1].children) else None
+    body = children[:-1] if buttons is not None and node.kind == "dialog" else children
+    if not body:
+        return
+    scroll = _scroll_view(f"{node.kind}_scroll", body, gap=node.gap)
+    node.children = [scroll, buttons] if body is not children else [scroll]
+    node.h = height
+
+
+def _flatten(
+    windows: list[Window], focused: Node | None, overlay: Node | None, scale: float = 1.0
+) -> Frame:
     nodes: list[Node] = []
     packages: list[str] = []
     for window in windows:
@@ -566,13 +718,15 @@ def _flatten(windows: list[Window], focused: Node | None, overlay: Node | None) 
             if node.kind != "space":  # layout filler, not a view anyone could see
                 nodes.append(node)
                 packages.append(window.package)
-    return Frame(windows, nodes, packages, focused, overlay)
+    return Frame(windows, nodes, packages, focused, overlay, scale)
 
 
 def _a11y(
-    node: Node, uid: int, child_ids: list[int], package: str
+    node: Node, uid: int, child_ids: list[int], package: str, scale: float = 1.0
 ) -> representation_utils.AccessibilityNode:
     left, top, right, bottom = node.bounds
+    if scale != 1.0:  # design pixels to screen pixels
+        left, top, right, bottom = (round(v * scale) for v in node.bounds)
     return representation_utils.AccessibilityNode(
         unique_id=uid,
         bounds_in_screen=representation_utils.BoundingBox(left, right, top, bottom),

@@ -223,7 +223,9 @@ class _Layer:
         return [e for e in self.entries if e[2] < y1 and e[3] > y0]
 
 
-def _plan(layers: list[_Layer]) -> tuple[list[tuple[_Layer, bool]], list[_Layer]]:
+def _plan(
+    layers: list[_Layer], size: tuple[int, int] = (WIDTH, HEIGHT)
+) -> tuple[list[tuple[_Layer, bool]], list[_Layer]]:
     """The tiling blocks (each with whether a dialog dims it) and the windows floating over them.
 
     Under a dialog the app content fades; the system bars sit above the scrim. A layout that
@@ -238,8 +240,9 @@ def _plan(layers: list[_Layer]) -> tuple[list[tuple[_Layer, bool]], list[_Layer]
             covered += (root.frame[2] - root.frame[0]) * (root.frame[3] - root.frame[1])
         else:
             floating.append(layer)
-    if covered < WIDTH * HEIGHT:
-        page = Node(kind="screen", frame=(0, 0, WIDTH, HEIGHT), clip=(0, 0, WIDTH, HEIGHT))
+    width, height = size
+    if covered < width * height:
+        page = Node(kind="screen", frame=(0, 0, width, height), clip=(0, 0, width, height))
         page.bounds = page.frame
         return [(_Layer.of(page), False)], layers
     return blocks, floating
@@ -265,11 +268,21 @@ class Renderer:
     writes into an earlier one.
     """
 
-    def __init__(self, frame_cache: int = 16, strip_cache_mb: int = 96):
+    def __init__(
+        self,
+        frame_cache: int = 16,
+        strip_cache_mb: int = 96,
+        size: tuple[int, int] = (WIDTH, HEIGHT),
+        out_size: tuple[int, int] | None = None,
+    ):
+        # Windows are laid out on a `size` canvas (design pixels); frames come out scaled to
+        # `out_size` (the screen's pixels) when the screen's density differs from the design's.
+        self.size = size
+        self.out_size = out_size or size
         self._frames: collections.OrderedDict[int, np.ndarray] = collections.OrderedDict()
         self._strips: collections.OrderedDict[int, np.ndarray] = collections.OrderedDict()
         self._frame_cache = frame_cache
-        self._strip_cache = max(64, strip_cache_mb * 2**20 // (STRIP_H * WIDTH * 3))
+        self._strip_cache = max(64, strip_cache_mb * 2**20 // (STRIP_H * size[0] * 3))
         self._last: tuple[list[Window] | None, np.ndarray] = (None, np.empty(0))
         self.hits = 0  # whole frames
         self.misses = 0
@@ -288,14 +301,14 @@ class Renderer:
             self.hits += 1
         else:
             self.misses += 1
-            pixels = self._compose(layers)
+            pixels = self._scaled(self._compose(layers))
             _remember(self._frames, key, pixels, self._frame_cache)
         self._last = (windows, pixels)
         return pixels
 
     def _compose(self, layers: list[_Layer]) -> np.ndarray:
-        blocks, floating = _plan(layers)
-        pixels = np.empty((HEIGHT, WIDTH, 3), dtype=np.uint8)
+        blocks, floating = _plan(layers, self.size)
+        pixels = np.empty((self.size[1], self.size[0], 3), dtype=np.uint8)
         for block, dim in blocks:
             left, top, right, bottom = block.root.frame
             strips = []
@@ -335,8 +348,9 @@ class Renderer:
 
         Slower than `render` and kept simple on purpose; tests check that `render` matches it.
         """
-        blocks, floating = _plan([_Layer.of(win.root, win.dim_below) for win in windows])
-        image = Image.new("RGB", (WIDTH, HEIGHT), WHITE)
+        layers = [_Layer.of(win.root, win.dim_below) for win in windows]
+        blocks, floating = _plan(layers, self.size)
+        image = Image.new("RGB", self.size, WHITE)
         canvas = _Canvas(image)
         for block, dim in blocks:
             for node in block.root.walk():
@@ -347,7 +361,13 @@ class Renderer:
         for layer in floating:
             for node in layer.root.walk():
                 canvas.node(node)
-        pixels = np.asarray(image)
+        return self._scaled(np.asarray(image))
+
+    def _scaled(self, pixels: np.ndarray) -> np.ndarray:
+        """The design canvas resampled to the screen's pixels (as Android scales dp)."""
+        if self.out_size != self.size:
+            image = Image.fromarray(pixels).resize(self.out_size, Image.Resampling.BILINEAR)
+            pixels = np.asarray(image)
         pixels.setflags(write=False)
         return pixels
 
@@ -1371,7 +1391,7 @@ def _inside(r: Rect, clip: Rect) -> bool:
     return r[0] >= clip[0] and r[1] >= clip[1] and r[2] <= clip[2] and r[3] <= clip[3]
 
 
-def blank_frame() -> np.ndarray:
-    pixels = np.full((HEIGHT, WIDTH, 3), 255, dtype=np.uint8)
+def blank_frame(size: tuple[int, int] = (WIDTH, HEIGHT)) -> np.ndarray:
+    pixels = np.full((size[1], size[0], 3), 255, dtype=np.uint8)
     pixels.setflags(write=False)
     return pixels

@@ -9,11 +9,14 @@ whole screen, with upstream's left/right quirk (see `_SWIPES`).
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import numpy as np
 
-from android_world.env import device, interface, json_action, representation_utils
+from android_world.env import device, interface, json_action, representation_utils, sim_profile
 from android_world.env.sim.controller import SimController
-from android_world.env.sim.phone import Phone
+from android_world.env.sim.phone import Frame, Phone
 from android_world.env.sim.render import Renderer, blank_frame
 
 WIDTH, HEIGHT = device.SCREEN_WIDTH, device.SCREEN_HEIGHT
@@ -29,19 +32,46 @@ _SWIPES = {
 }
 
 
+# Actions that never move the screen (and so start no transition).
+_STILL = (json_action.ANSWER, json_action.STATUS, json_action.UNKNOWN, json_action.WAIT)
+
+
+@dataclasses.dataclass
+class _Transition:
+    """A screen still animating after an action: the frames an observer sees before it settles."""
+
+    before: Frame  # what was on screen when the action ran
+    remaining: int
+    started: float
+
+
 class SimEnv(interface.AsyncEnv):
-    """An in-process Pixel 6 (1080x2400) running the simulated apps. Deterministic for a seed."""
+    """An in-process phone running the simulated apps: a Pixel 6 (1080x2400) by default, or
+    the screen and behaviour of a `profile` (see `env/sim_profile.py`). Deterministic for a seed."""
 
     interaction_cache: str = ""  # a plain settable attribute, as upstream's AsyncAndroidEnv
 
-    def __init__(self, seed: int = 0, render: bool = True, data_dir: str | None = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        render: bool = True,
+        data_dir: str | None = None,
+        profile: sim_profile.SimProfile | str | None = None,
+    ):
         self.seed = seed
         self.render = render
+        self.profile = (
+            profile if isinstance(profile, sim_profile.SimProfile) else sim_profile.parse(profile)
+        )
+        screen = self.profile.screen
+        self.width, self.height = screen.width, screen.height
+        self._scale = screen.scale
         self._controller = SimController(data_dir)
         self._controller.owner_env = self  # upstream-style calls pass env.controller (adb_utils)
-        self.phone = Phone(self._controller, seed)
-        self.renderer = Renderer()
-        self._blank = blank_frame()
+        self.phone = Phone(self._controller, seed, self.profile)
+        self.renderer = Renderer(size=screen.design_size, out_size=(screen.width, screen.height))
+        self._blank = blank_frame((screen.width, screen.height))
+        self._transition: _Transition | None = None
         self.interaction_cache = ""
         self._closed = False
 
@@ -57,10 +87,29 @@ class SimEnv(interface.AsyncEnv):
         return self.get_state()
 
     def get_state(self, wait_to_stabilize: bool = False) -> interface.State:
-        del wait_to_stabilize  # the simulated screen is always stable
-        frame = self.phone.frame()
+        frame = self._observed_frame(wait_to_stabilize)
         pixels = self.renderer.render(frame.windows) if self.render else self._blank
         return interface.State(pixels=pixels, forest=frame.forest, ui_elements=list(frame.elements))
+
+    def _observed_frame(self, wait_to_stabilize: bool) -> Frame:
+        """The settled frame, or while a `slow` profile's screen animates, a transitional one:
+        first the screen as it was before the action, then the new screen sliding up into
+        place, each frame different from the last. Waiting for a stable screen (upstream's
+        `wait_to_stabilize`, polling until the tree stops changing) ends up on the settled
+        frame, as does the profile's settle time passing."""
+        moving = self._transition
+        if moving is None:
+            return self.phone.frame()
+        elapsed = time.monotonic() - moving.started
+        if wait_to_stabilize or moving.remaining <= 0 or elapsed >= self.profile.latency_seconds:
+            self._transition = None
+            return self.phone.frame()
+        k = moving.remaining
+        moving.remaining -= 1
+        if k == self.profile.latency_frames:
+            return moving.before
+        step = (self.phone.content_bottom - self.phone.content_top) // (2 * k + 4)
+        return self.phone.shifted_frame(k * step)
 
     def screenshot(self) -> np.ndarray:
         """A rendered frame even when the env was built with render=False."""
@@ -70,6 +119,25 @@ class SimEnv(interface.AsyncEnv):
         raise NotImplementedError("The simulated phone has no human operator to ask.")
 
     def execute_action(self, action: json_action.JSONAction) -> None:
+        if not self.profile.latency_frames:
+            self._execute(action)
+            return
+        if action.action_type == json_action.WAIT:  # time passes: the screen settles
+            self._transition = None
+        before = self.phone.frame()
+        versions = (self.phone.version, self._controller.version)
+        try:
+            self._execute(action)
+        finally:
+            if action.action_type not in _STILL and versions != (
+                self.phone.version,
+                self._controller.version,
+            ):
+                self._transition = _Transition(
+                    before, self.profile.latency_frames, time.monotonic()
+                )
+
+    def _execute(self, action: json_action.JSONAction) -> None:
         kind = action.action_type
         if kind == json_action.ANSWER:
             self.interaction_cache = action.text or ""
@@ -78,7 +146,7 @@ class SimEnv(interface.AsyncEnv):
             return
         phone = self.phone
         if kind in (json_action.CLICK, json_action.DOUBLE_TAP, json_action.LONG_PRESS):
-            x, y = self._target(action)
+            x, y = self._design(*self._target(action))
             phone.tap(x, y, long=kind == json_action.LONG_PRESS)
             if kind == json_action.DOUBLE_TAP:
                 phone.tap(x, y)
@@ -96,7 +164,9 @@ class SimEnv(interface.AsyncEnv):
             if not action.direction:
                 raise ValueError("swipe needs a direction: up, down, left or right.")
             (sx, sy), (ex, ey) = _SWIPES[action.direction]
-            phone.drag(sx * (WIDTH - 1), sy * (HEIGHT - 1), ex * (WIDTH - 1), ey * (HEIGHT - 1))
+            width, height = self.width - 1, self.height - 1
+            start = self._design(sx * width, sy * height)
+            phone.drag(*start, *self._design(ex * width, ey * height))
         elif kind == json_action.OPEN_APP:
             if not action.app_name:
                 raise ValueError("open_app needs an app_name.")
@@ -122,8 +192,8 @@ class SimEnv(interface.AsyncEnv):
             return self._element_box(int(action.index)).center
         if action.x is not None and action.y is not None:
             x, y = int(action.x), int(action.y)
-            if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
-                raise ValueError(f"Point ({x}, {y}) is off the {WIDTH}x{HEIGHT} screen.")
+            if not (0 <= x < self.width and 0 <= y < self.height):
+                raise ValueError(f"Point ({x}, {y}) is off the {self.width}x{self.height} screen.")
             return float(x), float(y)
         raise ValueError(f"{action.action_type} needs an index or both x and y.")
 
@@ -131,8 +201,7 @@ class SimEnv(interface.AsyncEnv):
         if not action.text:
             return  # upstream logs a warning and does nothing
         if action.index is not None or (action.x is not None and action.y is not None):
-            x, y = self._target(action)
-            self.phone.tap(x, y)
+            self.phone.tap(*self._design(*self._target(action)))
         if action.clear_text:
             self.phone.clear_text()
         self.phone.type_text(action.text)
@@ -145,14 +214,20 @@ class SimEnv(interface.AsyncEnv):
         if action.index:  # upstream quirk: index 0 scrolls the whole screen
             box = self._element_box(int(action.index))
             left, top = max(0, box.x_min), max(0, box.y_min)
-            right, bottom = min(WIDTH, box.x_max), min(HEIGHT, box.y_max)
+            right, bottom = min(self.width, box.x_max), min(self.height, box.y_max)
         else:
-            left, top, right, bottom = 0, 0, WIDTH, HEIGHT
+            left, top, right, bottom = 0, 0, self.width, self.height
         cx, cy = (left + right) / 2, (top + bottom) / 2
         end = {"down": (cx, top), "up": (cx, bottom), "right": (left, cy), "left": (right, cy)}[
             direction
         ]
-        self.phone.drag(cx, cy, *end)
+        self.phone.drag(*self._design(cx, cy), *self._design(*end))
+
+    def _design(self, x: float, y: float) -> tuple[float, float]:
+        """A point on the screen in the phone's design pixels (see env/sim_profile.py)."""
+        if self._scale == 1.0:
+            return x, y
+        return x / self._scale, y / self._scale
 
     # geometry and misc ---------------------------------------------------------------------
     @property
@@ -161,19 +236,19 @@ class SimEnv(interface.AsyncEnv):
 
     @property
     def device_screen_size(self) -> tuple[int, int]:
-        return (WIDTH, HEIGHT)
+        return (self.width, self.height)
 
     @property
     def logical_screen_size(self) -> tuple[int, int]:
-        return (WIDTH, HEIGHT)
+        return (self.width, self.height)
 
     @property
     def orientation(self) -> int:
-        return 0
+        return 1 if self.profile.screen.landscape else 0
 
     @property
     def physical_frame_boundary(self) -> tuple[int, int, int, int]:
-        return (0, 0, WIDTH, HEIGHT)
+        return (0, 0, self.width, self.height)
 
     def hide_automation_ui(self) -> None:
         self._controller.put_setting("system", "pointer_location", "0")

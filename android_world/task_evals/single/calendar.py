@@ -366,7 +366,7 @@ class SimpleCalendarDeleteOneEvent(_SimpleCalendar):
         yield ui.click(env, ui.desc_is("Delete"), "the Delete icon")
         yield ui.click(
             env,
-            lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
+            ui.matching(text="Delete", class_suffix="Button"),
             "the Delete button",
         )
         yield ui.done()

@@ -24,6 +24,7 @@ from android_world.task_evals.oracle_utils import (
     done,
     elements,
     hint_is,
+    matching,
     open_app,
     res_is,
     scroll_to,
@@ -399,7 +400,7 @@ class _ExpenseDeleteMultiple(_Expense):
             yield click(env, desc_is("Delete"), "the Delete icon")
         yield click(
             env,
-            lambda e: e.text == "Delete" and (e.class_name or "").endswith("Button"),
+            matching(text="Delete", class_suffix="Button"),
             "the Delete button",
         )
         yield done()
