@@ -34,6 +34,8 @@ from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as calendar_tasks
 from android_world.task_evals.single import contacts as contacts_tasks
 from android_world.task_evals.single import expense as expense_tasks
+from android_world.task_evals.single import recipe as recipe_tasks
+from android_world.task_evals.single import tasks_app as tasks_app_tasks
 from android_world.task_evals.single import files as files_tasks
 from android_world.task_evals.single import markor as markor_tasks
 
@@ -353,6 +355,20 @@ def expense_detail_delete(env: SimEnv) -> None:
     tap(env, desc="Delete")
 
 
+def recipe_list(env: SimEnv) -> None:
+    recipe_tasks.clear(env)
+    random.seed(7)
+    recipe_tasks.add_rows(env, recipe_tasks.random_recipes(6))
+    open_app("Broccoli")(env)
+
+
+def tasks_list(env: SimEnv) -> None:
+    tasks_app_tasks.clear(env)
+    random.seed(7)
+    tasks_app_tasks.add_rows(env, [tasks_app_tasks.random_noise_row() for _ in range(6)])
+    open_app("Tasks")(env)
+
+
 MEETING = int(datetime.datetime(2023, 10, 16, 9, tzinfo=datetime.UTC).timestamp())
 
 
@@ -479,6 +495,8 @@ FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "sms_list": sms_list,
     "sms_thread": sms_thread,
     "camera": open_app("Camera"),
+    "recipe_list": recipe_list,
+    "tasks_list": tasks_list,
 }
 MORE_FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "settings_network": settings_page("Network & internet"),
@@ -542,6 +560,8 @@ def test_every_app_has_a_first_screen_frame() -> None:
         "Simple Calendar Pro": "calendar_month",
         "Simple SMS Messenger": "sms_list",
         "Camera": "camera",
+        "Broccoli": "recipe_list",
+        "Tasks": "tasks_list",
     }
     assert {a.label for a in device.APPS} <= set(apps), "a new app needs a frame here"
     assert set(apps.values()) <= set(FRAMES)

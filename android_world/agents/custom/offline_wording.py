@@ -172,8 +172,10 @@ def restate(goal: str) -> str:
 
 _FREE_VALUE = re.compile(
     r"(?<=:)[ \t]*\S[^\n]*|(?<=\bsaying\s)[^\n]*|(?<=\bsays\s)[^\n]*|(?<=\bcontaining\s)[^\n]*"
-    r"|(?<=\bcontaining:\s)[^\n]*",
-    re.I,
+    r"|(?<=\bcontaining:\s)[^\n]*"
+    # A row of a "|" table is data, every cell of it.
+    r"|^[^\n|]*\|[^\n]*$",
+    re.I | re.M,
 )
 
 
