@@ -34,10 +34,10 @@ from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as calendar_tasks
 from android_world.task_evals.single import contacts as contacts_tasks
 from android_world.task_evals.single import expense as expense_tasks
-from android_world.task_evals.single import recipe as recipe_tasks
-from android_world.task_evals.single import tasks_app as tasks_app_tasks
 from android_world.task_evals.single import files as files_tasks
 from android_world.task_evals.single import markor as markor_tasks
+from android_world.task_evals.single import recipe as recipe_tasks
+from android_world.task_evals.single import tasks_app as tasks_app_tasks
 
 MIN_RECALL = 0.95
 Element = representation_utils.UIElement
