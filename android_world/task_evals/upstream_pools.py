@@ -482,3 +482,46 @@ OPEN_APP_PACKAGES: dict[str, str] = {
     "settings": "com.android.settings",
     "dialer": "com.google.android.dialer",
 }
+
+# Upstream's information-retrieval pools of event times and durations (shared by its calendar
+# and Tasks questions; duplicates kept: they weight `random.choice`).
+IR_TIMES: tuple[str, ...] = (
+    "11:00am",
+    "1:30pm",
+    "9:45am",
+    "21:45",
+    "10:00am",
+    "3:15pm",
+    "12pm",
+    "6:30am",
+    "8:00pm",
+    "12am",
+    "5:20pm",
+    "23:59",
+    "7:45am",
+    "4pm",
+    "10:30am",
+    "16:15",
+    "2:45am",
+    "9:15pm",
+    "11:30am",
+    "20:00",
+)
+IR_DURATIONS: tuple[str, ...] = (
+    "30 m",
+    "60 minutes",
+    "45min",
+    "1 h",
+    "2 hours",
+    "15 minutes",
+    "1.5 hours",
+    "90 min",
+    "20 min",
+    "3 h",
+    "25 minutes",
+    "10 min",
+    "50 min",
+    "2.5 hours",
+    "75 minutes",
+    "5 minutes",
+)

@@ -19,7 +19,7 @@ from typing import Any
 
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import answer_check
+from android_world.task_evals import answer_check, upstream_pools
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import calendar as cal
@@ -37,46 +37,8 @@ SECTION_FORMAT = "%A, %B %d, %Y"  # the app's day headers in the list view and s
 
 DATES = [f"October {day} 2023" for day in range(15, 30)]
 NEXT_WEEK_DATES = [f"October {day} 2023" for day in range(16, 23)]
-DURATIONS = [
-    "30 m",
-    "60 minutes",
-    "45min",
-    "1 h",
-    "2 hours",
-    "15 minutes",
-    "1.5 hours",
-    "90 min",
-    "20 min",
-    "3 h",
-    "25 minutes",
-    "10 min",
-    "50 min",
-    "2.5 hours",
-    "75 minutes",
-    "5 minutes",
-]
-TIMES = [
-    "11:00am",
-    "1:30pm",
-    "9:45am",
-    "21:45",
-    "10:00am",
-    "3:15pm",
-    "12pm",
-    "6:30am",
-    "8:00pm",
-    "12am",
-    "5:20pm",
-    "23:59",
-    "7:45am",
-    "4pm",
-    "10:30am",
-    "16:15",
-    "2:45am",
-    "9:15pm",
-    "11:30am",
-    "20:00",
-]
+DURATIONS = upstream_pools.IR_DURATIONS
+TIMES = upstream_pools.IR_TIMES
 MEETING_TIMES = ["11:00", "1:30pm", "9:45am", *TIMES]
 NEXT_WEEK_TIMES = [{"12pm": "12:00pm", "8:00pm": "8pm", "12am": "12:00am"}.get(t, t) for t in TIMES]
 FIRST_AFTER_TIMES = [

@@ -18,7 +18,7 @@ from typing import Any
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
-from android_world.task_evals import answer_check, task_eval
+from android_world.task_evals import answer_check, task_eval, upstream_pools
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import calendar as cal
@@ -28,46 +28,6 @@ UTC = datetime.UTC
 NOW = device.FROZEN_DEVICE_TIME
 TODAY = NOW.date()
 
-_DURATIONS = [
-    "30 m",
-    "60 minutes",
-    "45min",
-    "1 h",
-    "2 hours",
-    "15 minutes",
-    "1.5 hours",
-    "90 min",
-    "20 min",
-    "3 h",
-    "25 minutes",
-    "10 min",
-    "50 min",
-    "2.5 hours",
-    "75 minutes",
-    "5 minutes",
-]
-_EVENTS_ON_DATE_TIMES = [
-    "11:00am",
-    "1:30pm",
-    "9:45am",
-    "21:45",
-    "10:00am",
-    "3:15pm",
-    "12pm",
-    "6:30am",
-    "8:00pm",
-    "12am",
-    "5:20pm",
-    "23:59",
-    "7:45am",
-    "4pm",
-    "10:30am",
-    "16:15",
-    "2:45am",
-    "9:15pm",
-    "11:30am",
-    "20:00",
-]
 _EVENTS_ON_DATE_TITLES = [
     "Data Dive",
     "Bug Bash",
@@ -260,8 +220,8 @@ class SimpleCalendarEventsOnDate(_CalendarQuestion):
         return {
             "date": random.choice(date_phrases(day)),
             "target_date": day.strftime(answer_check.DATE_FORMAT),
-            "time": random.choice(_EVENTS_ON_DATE_TIMES),
-            "duration": random.choice(_DURATIONS),
+            "time": random.choice(upstream_pools.IR_TIMES),
+            "duration": random.choice(upstream_pools.IR_DURATIONS),
             "title": random.choice(_EVENTS_ON_DATE_TITLES),
         }
 
@@ -305,7 +265,7 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
     def generate_random_params(cls) -> dict[str, Any]:
         return {
             "time": random.choice(_NEXT_EVENT_TIMES),
-            "duration": random.choice(_DURATIONS),
+            "duration": random.choice(upstream_pools.IR_DURATIONS),
             "title": random.choice(_NEXT_EVENT_TITLES),
         }
 

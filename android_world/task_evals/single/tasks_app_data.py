@@ -3,6 +3,8 @@ noise tasks of `task_app_utils` (title -> notes)."""
 
 from __future__ import annotations
 
+from android_world.task_evals import upstream_pools
+
 WORK_TITLES = (
     "Complete project proposal",
     "Review code changes",
@@ -74,28 +76,7 @@ OTHER_NOTES = (
     "Complete survey.",
     "Schedule follow-up tasks.",
 )
-TIMES = (
-    "11:00am",
-    "1:30pm",
-    "9:45am",
-    "21:45",
-    "10:00am",
-    "3:15pm",
-    "12pm",
-    "6:30am",
-    "8:00pm",
-    "12am",
-    "5:20pm",
-    "23:59",
-    "7:45am",
-    "4pm",
-    "10:30am",
-    "16:15",
-    "2:45am",
-    "9:15pm",
-    "11:30am",
-    "20:00",
-)
+TIMES = upstream_pools.IR_TIMES
 HIGH_PRIORITY_TIMES = (
     "5:00pm",
     "12:00pm",
