@@ -131,7 +131,10 @@ def _layout_row(node: Node, inner: Rect, clip: Rect, offsets: dict[str, int]) ->
 
 
 def _layout_scroll(node: Node, inner: Rect, clip: Rect, offsets: dict[str, int]) -> None:
-    viewport = intersect(inner, clip)
+    shown = (
+        (inner[0], inner[1], inner[2], node.frame[3]) if node.style.get("show_padding") else inner
+    )
+    viewport = intersect(shown, clip)
     heights = [natural_h(c) for c in node.children]
     node.content_h = sum(heights) + node.gap * max(0, len(heights) - 1)
     max_offset = max(0, node.content_h - (inner[3] - inner[1]))

@@ -326,21 +326,32 @@ class Phone:
             bottom = self.content_bottom - (self.ime_h if screen.focus else 0)
             self._place_overlay(screen, node, bottom)
             focused = self._find_focus(node, screen)
-            if screen.focus is None or focused is not None:
+            if screen.focus is None or (focused is not None and not _cut(focused)):
                 return node, focused
             field = next((n for n in node.walk() if n.editable and n.ident == screen.focus), None)
             if field is not None and field.frame[3] > bottom:
-                top = node.frame[1] - (field.frame[3] + 24 - bottom)
-                height = node.frame[3] - node.frame[1]
-                area = (0, self.content_top, self.width, bottom)
-                rect = (node.frame[0], top, node.frame[2], top + height)
-                node = self._vendor(screen.overlay())
-                layout.layout(node, rect, area, screen.scroll_offsets)
-                focused = self._find_focus(node, screen)
-                if focused is not None:
-                    return node, focused
+                panned = self._pan_overlay(screen, node, field, bottom)
+                if panned is not None:
+                    return panned
+            if focused is not None:  # cut, but nothing better: as it was
+                self._place_overlay(screen, placed := self._vendor(screen.overlay()), bottom)
+                return placed, self._find_focus(placed, screen)
             screen.focus = None
         return node, None
+
+    def _pan_overlay(
+        self, screen: Screen, node: Node, field: Node, bottom: int
+    ) -> tuple[Node, Node] | None:
+        """The dialog at its full height, moved up until the focused field clears the keyboard
+        (adjustPan): a field the keyboard cuts is never left a sliver, so it keeps its focus."""
+        top = node.frame[1] - (field.frame[3] + 24 - bottom)
+        height = max(node.frame[3] - node.frame[1], layout.natural_h(node))
+        area = (0, self.content_top, self.width, bottom)
+        rect = (node.frame[0], top, node.frame[2], top + height)
+        node = self._vendor(screen.overlay())
+        layout.layout(node, rect, area, screen.scroll_offsets)
+        focused = self._find_focus(node, screen)
+        return (node, focused) if focused is not None and not _cut(focused) else None
 
     @staticmethod
     def _find_focus(root: Node, screen: Screen) -> Node | None:
@@ -670,6 +681,11 @@ class Phone:
         fraction = min(1.0, max(0.0, (x - left) / max(1, right - left)))
         if node.on_change:
             node.on_change(node.min_value + fraction * (node.max_value - node.min_value))
+
+
+def _cut(node: Node) -> bool:
+    """Shown only in part (a list edge, a dialog's edge or the keyboard cuts it)."""
+    return node.bounds[3] - node.bounds[1] < node.frame[3] - node.frame[1]
 
 
 def _encloses(outer: Node, inner: Node) -> bool:

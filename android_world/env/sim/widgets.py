@@ -437,11 +437,14 @@ def scroll_list(
     flex: float = 1.0,
     h: int | None = None,
     res_id: str = "",
+    clip_to_padding: bool = True,
 ) -> Node:
     """A vertically scrolling list (RecyclerView): fills the remaining height by default.
 
     Only children at least partly inside the viewport are in the tree; scroll offsets are kept
-    per screen under `key`, so the list stays where the user left it.
+    per screen under `key`, so the list stays where the user left it. `clip_to_padding=False`
+    (Android's `clipToPadding="false"`, what a list padded to clear a FAB uses) shows rows
+    through the bottom padding: the padding only lets the last row scroll above the FAB.
     """
     return Node(
         kind="scroll",
@@ -455,6 +458,7 @@ def scroll_list(
         pad=pad,
         scrollable=True,
         focusable=True,
+        style={} if clip_to_padding else {"show_padding": True},
     )
 
 

@@ -9,6 +9,7 @@ category exact) and change nothing else. Oracles read the expense list from the 
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -62,32 +63,89 @@ def _row_reach(title: ui.Element) -> int:
 
 def expense_rows(env: interface.AsyncEnv) -> list[tuple[int, tuple[str, ...]]]:
     """(index of the name, what the row shows: name, category and date, amount) for every
-    expense row fully on screen, top to bottom."""
+    expense row on screen whose three texts show, if only in part (a list edge may cut a row:
+    its texts are still in the tree), top to bottom."""
+    return [(index, shown) for index, shown, _ in _rows_with_tops(env)]
+
+
+def _rows_with_tops(env: interface.AsyncEnv) -> list[tuple[int, tuple[str, ...], int]]:
+    """`expense_rows`, each with where its name's top is, even when the list's top edge cuts
+    it (then its bottom, less a whole name's height, says)."""
     items = ui.elements(env)
+    titles = [
+        e
+        for e in items
+        if e.resource_name == "android:id/title" and e.bbox_pixels and not ui.clipped_out(e)
+    ]
+    full_h = max((e.bbox_pixels.height for e in titles), default=0)  # type: ignore[union-attr]
+    lists = [e.bbox_pixels.y_min for e in items if e.is_scrollable and e.bbox_pixels]
     rows = []
     for i, element in enumerate(items):
-        if element.resource_name != "android:id/title" or not ui.visible(element):
+        if element not in titles:
             continue
         near = ui.row_texts_near(items, element, tolerance=_row_reach(element))
         summary = [e.text for e in near if e.resource_name == "android:id/summary"]
         amount = [e.text for e in near if e.resource_name == "tvAmount"]
-        if summary and amount:
-            rows.append((i, (element.text or "", summary[0] or "", amount[0] or "")))
-    return sorted(rows, key=lambda row: items[row[0]].bbox_pixels.y_min)  # type: ignore[union-attr]
+        if not (summary and amount):
+            continue
+        box = element.bbox_pixels
+        assert box is not None
+        cut_at_top = box.height < full_h and any(abs(box.y_min - top) <= 1 for top in lists)
+        top = box.y_max - full_h if cut_at_top else box.y_min
+        rows.append((i, (element.text or "", summary[0] or "", amount[0] or ""), int(top)))
+    return sorted(rows, key=lambda row: row[2])
 
 
-def find_duplicate(env: interface.AsyncEnv, max_scrolls: int = 12) -> Iterator[JSONAction]:
+def _list_shift(
+    before: list[tuple[int, tuple[str, ...], int]],
+    after: list[tuple[int, tuple[str, ...], int]],
+    pitch: int,
+    nominal: int,
+) -> int:
+    """How far a scroll moved the list: the move most rows seen on both screens agree on. A
+    row shown on only one side of the scroll may have a twin on the other (the duplicate
+    itself), so one lone match is weighed against the swipe's length: it is the same row, or
+    the next one, whichever move is nearer the finger's."""
+    votes: dict[int, int] = {}
+    for _, shown, top in before:
+        for _, again, new_top in after:
+            if again == shown:
+                votes[top - new_top] = votes.get(top - new_top, 0) + 1
+    if not votes:
+        return nominal
+    best = max(votes.values())
+    if best >= 2:
+        return max(votes, key=lambda move: votes[move])
+    return min(
+        (move + extra for move in votes for extra in (0, pitch)),
+        key=lambda move: abs(move - nominal),
+    )
+
+
+def find_duplicate(env: interface.AsyncEnv, max_scrolls: int = 16) -> Iterator[JSONAction]:
     """Scroll down the list until two rows show the same name, category, date and amount;
-    returns the index of the second one. Equal rows are neighbours (the list is by date)."""
+    returns the index of the second one. Equal rows are neighbours (the list is by date), but
+    on a short list (a landscape phone's) they may show on two screens, one each: rows are
+    placed on the whole list by how far each scroll moved it, so the one row seen twice is
+    told from two equal rows."""
+    seen: list[tuple[tuple[str, ...], int]] = []  # (what the row shows, top on the list)
+    offset, pitch, before = 0, 0, None
+    nominal = env.logical_screen_size[1] // 2  # a whole-screen scroll: centre to edge
     for _ in range(max_scrolls + 1):
-        seen: set[tuple[str, ...]] = set()
-        for index, shown in expense_rows(env):
-            if shown in seen:
+        rows = _rows_with_tops(env)
+        tops = [top for _, _, top in rows]
+        pitch = max([pitch, *(b - a for a, b in itertools.pairwise(tops))])
+        if before is not None:
+            offset += _list_shift(before, rows, pitch, nominal)
+        for index, shown, top in rows:
+            place = offset + top
+            if any(shown == old and abs(place - where) >= pitch / 2 for old, where in seen):
                 return index
-            seen.add(shown)
-        before = expense_rows(env)
+            if not any(shown == old and abs(place - where) < pitch / 2 for old, where in seen):
+                seen.append((shown, place))
+        before = rows
         yield JSONAction(action_type="scroll", direction="down")
-        if expense_rows(env) == before:
+        if [shown for _, shown, _ in _rows_with_tops(env)] == [s for _, s, _ in before]:
             break
     raise RuntimeError("Oracle found no duplicate expenses on screen.")
 

@@ -194,6 +194,10 @@ class MarkorDeleteNewestNote(_MarkorTask):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield open_markor()
+        # Newest first: the newest note may be anywhere in a list longer than the screen (a
+        # landscape phone shows two or three rows).
+        yield ui.tap(env, desc="Sort by")
+        yield ui.tap(env, text="Date modified")
         dated = [(row_time(summary), i) for i, _, summary in note_rows(env)]
         dated = [(when, i) for when, i in dated if when is not None]
         if not dated:

@@ -231,6 +231,30 @@ def read_list(
     return seen
 
 
+def flick_to(
+    env: interface.AsyncEnv, year: int, wanted: Callable[[ListedTask], bool]
+) -> Iterator[JSONAction]:
+    """Swipe down the list, unread, to the first row `wanted` (the list is sorted, so the rows
+    before it need no reading): a short landscape list has too many screens of them to scroll
+    through one by one. A swipe moves past more than a screen, so when the first wanted row on
+    screen is its top one, the list goes back half its height to show what is above it."""
+    back = False
+    for _ in range(12):
+        items = ui.elements(env)
+        rows = tasks_on_screen(env, year)
+        first = next((i for i, row in enumerate(rows) if wanted(row)), None)
+        if first is not None:
+            if first > 0 or back:
+                return
+            lists = [i for i, e in enumerate(items) if e.resource_name == "recycler_view"]
+            back = True
+            yield JSONAction(action_type="scroll", direction="up", index=lists[0])
+            continue
+        if list_ends_on_screen(env):
+            return
+        yield JSONAction(action_type="swipe", direction="up")
+
+
 def open_menu_item(env: interface.AsyncEnv, label: str) -> Iterator[JSONAction]:
     yield ui.tap(env, desc="More options")
     yield ui.tap(env, text=label)
@@ -514,6 +538,7 @@ class TasksCompletedTasksForDate(_TasksQuestion):
         day = self.target_day()
         yield ui.open_app("Tasks")
         yield from open_menu_item(env, "Show completed")
+        yield from flick_to(env, day.year, lambda r: r.done and (r.due is None or r.due >= day))
         rows = yield from read_list(
             env,
             day.year,

@@ -419,7 +419,9 @@ class DayScreen(EventSelecting, Screen):
         )
         content = w.column(
             bar,
-            w.scroll_list("day_events", *rows, pad=(0, 0, 0, 240), res_id="day_events")
+            w.scroll_list(
+                "day_events", *rows, pad=(0, 0, 0, 240), res_id="day_events", clip_to_padding=False
+            )
             if rows
             else w.empty_state("No upcoming events"),
             flex=1,

@@ -111,7 +111,13 @@ class ExpenseList(Selecting, Screen):
                 kind="box",
                 style={"bg": "surface"},
             ),
-            w.scroll_list("expense_list", *items, pad=(0, 0, 0, 240), res_id="rvExpense")
+            w.scroll_list(
+                "expense_list",
+                *items,
+                pad=(0, 0, 0, 240),
+                res_id="rvExpense",
+                clip_to_padding=False,
+            )
             if items
             else w.empty_state("No expenses yet"),
             flex=1,
