@@ -153,3 +153,19 @@ def max_scroll(node: Node) -> int:
     """How far a laid-out scroll list can move."""
     inner_h = node.frame[3] - node.frame[1] - node.pad[1] - node.pad[3]
     return max(0, node.content_h - inner_h)
+
+
+def offset_showing(scroll: Node, ident: str, viewport_h: int, offset: int, margin: int = 24) -> int:
+    """The scroll offset at which the child of an (unlaid) scroll list holding `ident` sits
+    inside a viewport `viewport_h` tall, moving as little as possible from `offset`: what a
+    ScrollView does for a field that takes the focus (`requestChildFocus`) or that a shrinking
+    window (the keyboard's resize) would hide. `offset` unchanged when no child holds it."""
+    y = 0
+    for child in scroll.children:
+        height = natural_h(child)
+        if any(n.ident == ident for n in child.walk()):
+            if y + height + margin > offset + viewport_h:
+                offset = y + height + margin - viewport_h
+            return max(0, min(offset, y))
+        y += height + scroll.gap
+    return offset

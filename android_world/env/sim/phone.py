@@ -119,6 +119,7 @@ class Phone:
         self.content_top = self.status_h
         self.content_bottom = self.height - (0 if self.nav_side else NAV_H)
         self.first_launch = variation.FirstLaunch(self.profile.dialogs)
+        self._shown_focus: tuple[Screen, str | None] | None = None  # see `_scroll_to_focus`
         controller.phone = self
         self.apps: dict[str, App] = {}
         registry = app_modules.discover()
@@ -259,7 +260,12 @@ class Phone:
             if not in_content:
                 return root_box, None
             focused = self._find_focus(root_box, screen)
+            if focused is None and not shift and self._scroll_to_focus(screen, root_box):
+                root_box = self._content_box(screen, visible, shift)
+                focused = self._find_focus(root_box, screen)
             if screen.focus is None or focused is not None:
+                if not shift:  # a sliding frame is only looked at
+                    self._shown_focus = (screen, screen.focus) if focused is not None else None
                 return root_box, focused
             pan = self._pan_for_focus(screen, bottom)
             if pan:  # the window keeps its full height and moves up
@@ -306,6 +312,36 @@ class Phone:
         if self.profile.vendor:
             return variation.relabel(root, self.foreground or device.HOME_PACKAGE)
         return root
+
+    def _scroll_to_focus(self, screen: Screen, root_box: Node) -> bool:
+        """A field that just took the focus but that the keyboard's resize hides scrolls into
+        the list around it (a ScrollView's `requestChildFocus`), rather than the window panning
+        over a list that could have moved. Only for a new focus: a field the user then scrolls
+        away keeps Android's later behaviour here (the pan, or the focus goes)."""
+        shown = self._shown_focus
+        if shown is not None and shown[0] is screen and shown[1] == screen.focus:
+            return False
+        tree = self._scrollable(self._vendor(screen.build()))
+        lists = [
+            n
+            for n in tree.walk()
+            if n.kind == "scroll" and any(c.ident == screen.focus for c in n.walk())
+        ]
+        laid = {n.ident: n for n in root_box.walk() if n.kind == "scroll"}
+        if not lists or lists[-1].ident not in laid:  # walk order: the innermost list is last
+            return False
+        scroll, shown_list = lists[-1], laid[lists[-1].ident]
+        view_h = min(shown_list.bounds[3], shown_list.frame[3] - shown_list.pad[3]) - max(
+            shown_list.bounds[1], shown_list.frame[1] + shown_list.pad[1]
+        )
+        if view_h <= 0:
+            return False
+        now = screen.scroll_offsets.get(scroll.ident, 0)
+        wanted = layout.offset_showing(scroll, screen.focus or "", view_h, now)
+        if wanted == now:
+            return False
+        screen.scroll_offsets[scroll.ident] = wanted
+        return True
 
     def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
         """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
