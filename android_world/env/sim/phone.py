@@ -318,8 +318,8 @@ class Phone:
         the list around it (a ScrollView's `requestChildFocus`), rather than the window panning
         over a list that could have moved. Only for a new focus: a field the user then scrolls
         away keeps Android's later behaviour here (the pan, or the focus goes)."""
-        shown = self._shown_focus
-        if shown is not None and shown[0] is screen and shown[1] == screen.focus:
+        seen = self._shown_focus
+        if seen is not None and seen[0] is screen and seen[1] == screen.focus:
             return False
         tree = self._scrollable(self._vendor(screen.build()))
         lists = [
@@ -330,14 +330,18 @@ class Phone:
         laid = {n.ident: n for n in root_box.walk() if n.kind == "scroll"}
         if not lists or lists[-1].ident not in laid:  # walk order: the innermost list is last
             return False
-        scroll, shown_list = lists[-1], laid[lists[-1].ident]
-        view_h = min(shown_list.bounds[3], shown_list.frame[3] - shown_list.pad[3]) - max(
-            shown_list.bounds[1], shown_list.frame[1] + shown_list.pad[1]
+        scroll, shown = lists[-1], laid[lists[-1].ident]
+        left, top, right, bottom = shown.frame
+        viewport = layout.intersect(
+            (left + shown.pad[0], top + shown.pad[1], right - shown.pad[2], bottom - shown.pad[3]),
+            shown.clip,
         )
-        if view_h <= 0:
+        if layout.is_empty(viewport):
             return False
         now = screen.scroll_offsets.get(scroll.ident, 0)
-        wanted = layout.offset_showing(scroll, screen.focus or "", view_h, now)
+        wanted = layout.offset_showing(
+            scroll, screen.focus or "", viewport, now, screen.scroll_offsets
+        )
         if wanted == now:
             return False
         screen.scroll_offsets[scroll.ident] = wanted
