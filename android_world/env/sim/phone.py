@@ -350,7 +350,9 @@ class Phone:
     def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
         """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
         full = (0, self.content_top, self.width, self.content_bottom)
+        offsets = dict(screen.scroll_offsets)
         root_box = self._content_box(screen, full)
+        screen.scroll_offsets = offsets  # a measurement: the full window must not clamp lists
         field = next((n for n in root_box.walk() if n.editable and n.ident == screen.focus), None)
         if field is None or layout.is_empty(field.bounds):
             return 0
