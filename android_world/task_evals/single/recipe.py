@@ -165,28 +165,59 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
 
 
-def scan_titles(env: interface.AsyncEnv) -> Iterator[JSONAction]:
+def closed_groups(env: interface.AsyncEnv, at_top: bool) -> list[Card]:
+    """Look-alike cards (two or more) that this screen shows all of: same-titled cards sit
+    together (the list is A-Z), so a title with another title (even on a card cut by the
+    list's edge) or the list's top or end on both sides has no look-alike off screen."""
+    cards = [card for _, card, _ in cards_on_screen(env)]
+    titles = [  # every card title on screen, in part too, top to bottom
+        e.text or ""
+        for e in sorted(ui.elements(env), key=lambda e: e.bbox_pixels.y_min if e.bbox_pixels else 0)
+        if e.resource_name == "card_text_view_title" and not ui.clipped_out(e)
+    ]
+    ends = list_ends_on_screen(env)
+    groups = []
+    for card in dict.fromkeys(cards):
+        if cards.count(card) < 2:
+            continue
+        spots = [i for i, t in enumerate(titles) if t == card[0]]
+        above = at_top or spots[0] > 0
+        below = ends or spots[-1] < len(titles) - 1
+        if above and below:
+            groups.append(card)
+    return sorted(groups, key=lambda c: -cards.count(c))
+
+
+def scan_titles(
+    env: interface.AsyncEnv, visit: Callable[[bool], Iterator[JSONAction]] | None = None
+) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
-    description, the most such cards seen on one screen; whether the list needed scrolling).
+    description, the most such cards seen on one screen; whether the list needed scrolling;
+    whether `visit` ended the scan).
 
     Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
-    look-alike cards share some screen: counting per screen never counts a card twice.
+    look-alike cards share some screen: counting per screen never counts a card twice. A screen
+    of nothing but look-alikes (three or more) ends the scan: no group can show more on one
+    screen, so it leads the candidates. `visit(at_top)` runs on every screen before scrolling
+    on; it returns True to end the scan.
     """
     counts: dict[Card, int] = {}
     window = cards_on_screen(env)
     scrolled = False
-    for _ in range(12):
+    for _ in range(16):
         cards = [card for _, card, _ in window]
         for card in cards:
             counts[card] = max(counts.get(card, 0), cards.count(card))
-        if list_ends_on_screen(env):
+        if visit is not None and (yield from visit(not scrolled)):
+            return counts, scrolled, True
+        if list_ends_on_screen(env) or (len(cards) >= 3 and len(set(cards)) == 1):
             break
         yield JSONAction(action_type="scroll", direction="down")
         after = cards_on_screen(env)
-        if [c for _, c, _ in after] == cards:
+        if [(c, y) for _, c, y in after] == [(c, y) for _, c, y in window]:
             break
         scrolled, window = True, after
-    return counts, scrolled
+    return counts, scrolled, False
 
 
 def read_details(env: interface.AsyncEnv) -> tuple[str, ...]:
@@ -439,13 +470,30 @@ class _RecipeDeleteDuplicates(_Recipe):
         ok = any(removal_ok(self.before, after, {i}, "recipeId") for i in self.copy_ids)
         return 1.0 if ok else 0.0
 
+    # Try look-alike cards as soon as a screen shows all of them: where the noise is random,
+    # look-alikes are most likely the copies; decoy look-alikes (the harder variants) make
+    # ranking them by number after the scan the better bet.
+    eager = False
+
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Broccoli")
-        counts, scrolled = yield from scan_titles(env)
+        tried: set[Card] = set()
+
+        def visit(at_top: bool) -> Iterator[JSONAction]:
+            for card in closed_groups(env, at_top) if self.eager else []:
+                if card not in tried:
+                    tried.add(card)
+                    if (yield from self.find_copy(env, card)):
+                        return True
+            return False
+
+        counts, scrolled, found = yield from scan_titles(env, visit)
         # Titles with look-alike cards, the most repeated first: the likeliest copies.
-        candidates = [c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1]
+        candidates = [
+            c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1 and c not in tried
+        ]
         searched = False
-        for title, description in candidates:
+        for title, description in [] if found else candidates:
             if scrolled:  # narrow the list to these look-alikes, so they fit on one screen
                 if not searched:
                     yield ui.tap(env, desc="Search")
@@ -456,19 +504,36 @@ class _RecipeDeleteDuplicates(_Recipe):
                     clear_text=True,
                 )
                 searched = True
-            found = yield from self.find_copy(env, (title, description))
+            found = yield from self.find_copy(env, (title, description), overflow=scrolled)
             if found:
                 break
         yield ui.done()
 
     @staticmethod
-    def find_copy(env: interface.AsyncEnv, card: Card) -> Iterator[JSONAction]:
+    def find_copy(
+        env: interface.AsyncEnv, card: Card, overflow: bool = False
+    ) -> Iterator[JSONAction]:
         """Open the cards that look like `card` one by one; delete the first whose details
-        repeat an earlier one's. True if one was deleted."""
+        repeat an earlier one's. True if one was deleted.
+
+        `overflow`: the (searched) list may be longer than the screen; then scroll to its end
+        and compare from the bottom up, as copies sit side by side in the A-Z list.
+        """
+        bottom_up = False
+        if overflow and any(e.package_name == ui.IME_PACKAGE for e in ui.elements(env)):
+            yield JSONAction(action_type="navigate_back")  # the keyboard hides most of the list
+        while overflow and not list_ends_on_screen(env):
+            before = [(c, y) for _, c, y in cards_on_screen(env)]
+            yield JSONAction(action_type="scroll", direction="down")
+            if [(c, y) for _, c, y in cards_on_screen(env)] == before:  # look-alikes: by place
+                break
+            bottom_up = True
         count = sum(c == card for _, c, _ in cards_on_screen(env))
         seen: list[tuple[str, ...]] = []
         for position in range(count):
             same = [c for c in cards_on_screen(env) if c[1] == card]
+            if bottom_up:
+                same.reverse()
             yield JSONAction(action_type="click", index=same[position][0])
             details = read_details(env)
             if details in seen:
@@ -481,6 +546,7 @@ class _RecipeDeleteDuplicates(_Recipe):
 
 class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
     difficulty = "easy"
+    eager = True  # random noise: look-alikes are rarely decoys
     tags = ("search", "data_edit", "screen_reading", "repetition", "parameterized")
     optimal_steps = 4
     complexity = 1
