@@ -165,10 +165,12 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
 
 
-def closed_groups(env: interface.AsyncEnv, at_top: bool) -> list[Card]:
+def closed_groups(env: interface.AsyncEnv, previous: list[str] | None) -> list[Card]:
     """Look-alike cards (two or more) that this screen shows all of: same-titled cards sit
     together (the list is A-Z), so a title with another title (even on a card cut by the
-    list's edge) or the list's top or end on both sides has no look-alike off screen."""
+    list's edge) or the list's top or end on both sides has no look-alike off screen.
+    `previous`: the titles of the screen before this one's scroll (None: the list's top); it
+    overlaps this one, so a title it ends without, or shows after another, starts here."""
     cards = [card for _, card, _ in cards_on_screen(env)]
     titles = [  # every card title on screen, in part too, top to bottom
         e.text or ""
@@ -181,7 +183,13 @@ def closed_groups(env: interface.AsyncEnv, at_top: bool) -> list[Card]:
         if cards.count(card) < 2:
             continue
         spots = [i for i, t in enumerate(titles) if t == card[0]]
-        above = at_top or spots[0] > 0
+        before = previous or []
+        above = (
+            previous is None
+            or spots[0] > 0
+            or (card[0] not in before and bool(before))
+            or (card[0] in before and before.index(card[0]) > 0)
+        )
         below = ends or spots[-1] < len(titles) - 1
         if above and below:
             groups.append(card)
@@ -189,7 +197,8 @@ def closed_groups(env: interface.AsyncEnv, at_top: bool) -> list[Card]:
 
 
 def scan_titles(
-    env: interface.AsyncEnv, visit: Callable[[bool], Iterator[JSONAction]] | None = None
+    env: interface.AsyncEnv,
+    visit: Callable[[list[str] | None], Iterator[JSONAction]] | None = None,
 ) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
     description, the most such cards seen on one screen; whether the list needed scrolling;
@@ -199,16 +208,17 @@ def scan_titles(
     look-alike cards share some screen: counting per screen never counts a card twice. A screen
     of nothing but look-alikes (three or more) ends the scan: no group can show more on one
     screen, so it leads the candidates. `visit(at_top)` runs on every screen before scrolling
-    on; it returns True to end the scan.
+    on (with the titles of the screen before, None at the top); True ends the scan.
     """
     counts: dict[Card, int] = {}
     window = cards_on_screen(env)
     scrolled = False
+    previous: list[str] | None = None
     for _ in range(16):
         cards = [card for _, card, _ in window]
         for card in cards:
             counts[card] = max(counts.get(card, 0), cards.count(card))
-        if visit is not None and (yield from visit(not scrolled)):
+        if visit is not None and (yield from visit(previous if scrolled else None)):
             return counts, scrolled, True
         if list_ends_on_screen(env) or (len(cards) >= 3 and len(set(cards)) == 1):
             break
@@ -216,7 +226,7 @@ def scan_titles(
         after = cards_on_screen(env)
         if [(c, y) for _, c, y in after] == [(c, y) for _, c, y in window]:
             break
-        scrolled, window = True, after
+        scrolled, window, previous = True, after, [c[0] for c in cards]
     return counts, scrolled, False
 
 
@@ -479,8 +489,8 @@ class _RecipeDeleteDuplicates(_Recipe):
         yield ui.open_app("Broccoli")
         tried: set[Card] = set()
 
-        def visit(at_top: bool) -> Iterator[JSONAction]:
-            for card in closed_groups(env, at_top) if self.eager else []:
+        def visit(previous: list[str] | None) -> Iterator[JSONAction]:
+            for card in closed_groups(env, previous) if self.eager else []:
                 if card not in tried:
                     tried.add(card)
                     if (yield from self.find_copy(env, card)):
