@@ -165,7 +165,27 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
 
 
-def closed_groups(env: interface.AsyncEnv, previous: list[str] | None) -> list[Card]:
+def stopped_short(before: list[tuple[Card, int]], after: list[tuple[Card, int]], drag: int) -> bool:
+    """Whether a scroll moved the cards less than the swipe (the list's end): no card seen
+    after it sits where a full swipe would have brought a card seen before it. Look-alike
+    cards can make a short move look full; then this says False (one more scroll tells)."""
+    if not before:
+        return False
+    low, high = before[0][1] - 3, before[-1][1] + 3
+    checked = [(c, y + drag) for c, y in after if low <= y + drag <= high]
+    return bool(checked) and not all(
+        any(c == b and abs(y - w) <= 3 for b, w in before) for c, y in checked
+    )
+
+
+def drag_length(env: interface.AsyncEnv) -> int:
+    """A scroll without a target swipes from the screen's middle to its edge: half its height."""
+    return max((e.bbox_pixels.y_max for e in ui.elements(env) if e.bbox_pixels), default=0) // 2
+
+
+def closed_groups(
+    env: interface.AsyncEnv, previous: list[str] | None, at_end: bool = False
+) -> list[Card]:
     """Look-alike cards (two or more) that this screen shows all of: same-titled cards sit
     together (the list is A-Z), so a title with another title (even on a card cut by the
     list's edge) or the list's top or end on both sides has no look-alike off screen.
@@ -177,7 +197,7 @@ def closed_groups(env: interface.AsyncEnv, previous: list[str] | None) -> list[C
         for e in sorted(ui.elements(env), key=lambda e: e.bbox_pixels.y_min if e.bbox_pixels else 0)
         if e.resource_name == "card_text_view_title" and not ui.clipped_out(e)
     ]
-    ends = list_ends_on_screen(env)
+    ends = at_end or list_ends_on_screen(env)
     groups = []
     for card in dict.fromkeys(cards):
         if cards.count(card) < 2:
@@ -198,7 +218,7 @@ def closed_groups(env: interface.AsyncEnv, previous: list[str] | None) -> list[C
 
 def scan_titles(
     env: interface.AsyncEnv,
-    visit: Callable[[list[str] | None], Iterator[JSONAction]] | None = None,
+    visit: Callable[[list[str] | None, bool], Iterator[JSONAction]] | None = None,
 ) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
     description, the most such cards seen on one screen; whether the list needed scrolling;
@@ -207,25 +227,29 @@ def scan_titles(
     Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
     look-alike cards share some screen: counting per screen never counts a card twice. A screen
     of nothing but look-alikes (three or more) ends the scan: no group can show more on one
-    screen, so it leads the candidates. `visit(at_top)` runs on every screen before scrolling
-    on (with the titles of the screen before, None at the top); True ends the scan.
+    screen, so it leads the candidates; so does a scroll that moved the list less than the
+    swipe (its end). `visit(previous, at_end)` runs on every screen before scrolling on (with
+    the titles of the screen before, None at the top); True ends the scan.
     """
     counts: dict[Card, int] = {}
     window = cards_on_screen(env)
     scrolled = False
     previous: list[str] | None = None
+    at_end = False
     for _ in range(16):
         cards = [card for _, card, _ in window]
         for card in cards:
             counts[card] = max(counts.get(card, 0), cards.count(card))
-        if visit is not None and (yield from visit(previous if scrolled else None)):
+        if visit is not None and (yield from visit(previous if scrolled else None, at_end)):
             return counts, scrolled, True
-        if list_ends_on_screen(env) or (len(cards) >= 3 and len(set(cards)) == 1):
+        if at_end or list_ends_on_screen(env) or (len(cards) >= 3 and len(set(cards)) == 1):
             break
         yield JSONAction(action_type="scroll", direction="down")
         after = cards_on_screen(env)
-        if [(c, y) for _, c, y in after] == [(c, y) for _, c, y in window]:
+        placed = [(c, y) for _, c, y in window], [(c, y) for _, c, y in after]
+        if placed[0] == placed[1]:
             break
+        at_end = stopped_short(*placed, drag_length(env))
         scrolled, window, previous = True, after, [c[0] for c in cards]
     return counts, scrolled, False
 
@@ -489,11 +513,11 @@ class _RecipeDeleteDuplicates(_Recipe):
         yield ui.open_app("Broccoli")
         tried: set[Card] = set()
 
-        def visit(previous: list[str] | None) -> Iterator[JSONAction]:
-            for card in closed_groups(env, previous) if self.eager else []:
+        def visit(previous: list[str] | None, at_end: bool) -> Iterator[JSONAction]:
+            for card in closed_groups(env, previous, at_end) if self.eager else []:
                 if card not in tried:
                     tried.add(card)
-                    if (yield from self.find_copy(env, card)):
+                    if (yield from self.find_copy(env, card, bottom_up=previous is not None)):
                         return True
             return False
 
@@ -521,15 +545,15 @@ class _RecipeDeleteDuplicates(_Recipe):
 
     @staticmethod
     def find_copy(
-        env: interface.AsyncEnv, card: Card, overflow: bool = False
+        env: interface.AsyncEnv, card: Card, overflow: bool = False, bottom_up: bool = False
     ) -> Iterator[JSONAction]:
         """Open the cards that look like `card` one by one; delete the first whose details
         repeat an earlier one's. True if one was deleted.
 
         `overflow`: the (searched) list may be longer than the screen; then scroll to its end
-        and compare from the bottom up, as copies sit side by side in the A-Z list.
+        and compare from the bottom up (`bottom_up`: the list was scrolled to these cards), the
+        nearest first, as copies sit side by side in the A-Z list.
         """
-        bottom_up = False
         if overflow and any(e.package_name == ui.IME_PACKAGE for e in ui.elements(env)):
             yield JSONAction(action_type="navigate_back")  # the keyboard hides most of the list
         while overflow and not list_ends_on_screen(env):
