@@ -90,3 +90,31 @@ def test_recipe_reference_solution_under_the_profile(profile, name, seed):
         env.close()
     assert episode["is_successful"] == 1.0, episode["error"] or episode["episode_length"]
     assert episode["episode_length"] <= int(10 * task.complexity)
+
+
+def test_a_scroll_that_stops_short_marks_the_list_end_and_look_alikes_do_not_fool_it():
+    from android_world.task_evals.single.recipe import stopped_short
+
+    a, b, c = ("A", "x"), ("B", "x"), ("C", "x")
+    before = [(a, 267), (b, 475), (c, 683), (c, 891)]
+    assert not stopped_short(before, [(c, 351), (c, 559)], drag=540)  # c at 891 came up 540
+    assert stopped_short(before, [(b, 268), (c, 476), (c, 684)], drag=540)  # only 207
+    same = [(c, 267), (c, 475), (c, 683), (c, 891)]
+    assert not stopped_short(same, [(c, 351), (c, 559)], drag=540)  # cannot tell: scroll on
+
+
+def test_offset_showing_moves_a_list_just_enough_to_show_the_field():
+    from android_world.env.sim import layout
+    from android_world.env.sim import widgets as w
+
+    def form():
+        fields = [
+            w.text_field("", lambda _: None, hint=f"f{i}", key=f"f{i}", h=100) for i in range(8)
+        ]
+        return w.scroll_list("form", *fields, gap=20)
+
+    view = (0, 0, 500, 300)  # 2.5 fields tall; fields every 120 px
+    assert layout.offset_showing(form(), "f1", view, 0, {}) == 0  # already in view
+    assert layout.offset_showing(form(), "f5", view, 0, {}) == 5 * 120 + 100 + 24 - 300
+    assert layout.offset_showing(form(), "f0", view, 400, {}) == 0  # above: up to it
+    assert layout.offset_showing(form(), "nope", view, 70, {}) == 70
