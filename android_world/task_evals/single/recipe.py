@@ -133,6 +133,7 @@ def list_rows(env: interface.AsyncEnv) -> list[Recipe]:
 # ---- reading the screen (oracles) -------------------------------------------------------------
 
 Card = tuple[str, str]  # (title, description) as a list card shows them
+Window = list[tuple[Card, int]]  # the cards fully on screen, with their tops, top to bottom
 
 
 def cards_on_screen(env: interface.AsyncEnv) -> list[tuple[int, Card, int]]:
@@ -178,6 +179,27 @@ def stopped_short(before: list[tuple[Card, int]], after: list[tuple[Card, int]],
     )
 
 
+def left_behind(previous: Window, now: Window, drag: int) -> list[Card]:
+    """Look-alikes (two or more) that the screen before a full swipe showed all of, though it
+    could not tell: they ended it, and this screen shows their title's run end with every card
+    of theirs here one the screen before showed too (`drag` up)."""
+    titles = [c[0] for c, _ in now]
+    found = []
+    for card in dict.fromkeys(c for c, _ in previous):
+        mine = [y for c, y in now if c == card]
+        last = max((i for i, t in enumerate(titles) if t == card[0]), default=None)
+        if (
+            sum(c == card for c, _ in previous) < 2
+            or [c[0] for c, _ in previous].index(card[0]) == 0
+            or last is None
+            or last == len(titles) - 1
+            or not all(any(c == card and abs(y + drag - w) <= 3 for c, w in previous) for y in mine)
+        ):
+            continue
+        found.append(card)
+    return found
+
+
 def drag_length(env: interface.AsyncEnv) -> int:
     """A scroll without a target swipes from the screen's middle to its edge: half its height."""
     return max((e.bbox_pixels.y_max for e in ui.elements(env) if e.bbox_pixels), default=0) // 2
@@ -218,7 +240,7 @@ def closed_groups(
 
 def scan_titles(
     env: interface.AsyncEnv,
-    visit: Callable[[list[str] | None, bool], Iterator[JSONAction]] | None = None,
+    visit: Callable[[Window | None, bool], Iterator[JSONAction]] | None = None,
 ) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
     description, the most such cards seen on one screen; whether the list needed scrolling;
@@ -229,12 +251,12 @@ def scan_titles(
     of nothing but look-alikes (three or more) ends the scan: no group can show more on one
     screen, so it leads the candidates; so does a scroll that moved the list less than the
     swipe (its end). `visit(previous, at_end)` runs on every screen before scrolling on (with
-    the titles of the screen before, None at the top); True ends the scan.
+    the cards and places of the screen before, None at the top); True ends the scan.
     """
     counts: dict[Card, int] = {}
     window = cards_on_screen(env)
     scrolled = False
-    previous: list[str] | None = None
+    previous: Window | None = None
     at_end = False
     for _ in range(16):
         cards = [card for _, card, _ in window]
@@ -250,7 +272,7 @@ def scan_titles(
         if placed[0] == placed[1]:
             break
         at_end = stopped_short(*placed, drag_length(env))
-        scrolled, window, previous = True, after, [c[0] for c in cards]
+        scrolled, window, previous = True, after, placed[0]
     return counts, scrolled, False
 
 
@@ -513,12 +535,25 @@ class _RecipeDeleteDuplicates(_Recipe):
         yield ui.open_app("Broccoli")
         tried: set[Card] = set()
 
-        def visit(previous: list[str] | None, at_end: bool) -> Iterator[JSONAction]:
-            for card in closed_groups(env, previous, at_end) if self.eager else []:
+        def visit(previous: Window | None, at_end: bool) -> Iterator[JSONAction]:
+            if not self.eager:
+                return False
+            titles = None if previous is None else [c[0] for c, _ in previous]
+            for card in closed_groups(env, titles, at_end):
                 if card not in tried:
                     tried.add(card)
                     if (yield from self.find_copy(env, card, bottom_up=previous is not None)):
                         return True
+            if previous is None or at_end:
+                return False
+            now = [(c, y) for _, c, y in cards_on_screen(env)]
+            for card in left_behind(previous, now, drag_length(env)):
+                if card not in tried:  # all of them were on the screen before: go back to it
+                    tried.add(card)
+                    yield JSONAction(action_type="scroll", direction="up")
+                    if (yield from self.find_copy(env, card)):
+                        return True
+                    yield JSONAction(action_type="scroll", direction="down")
             return False
 
         counts, scrolled, found = yield from scan_titles(env, visit)
