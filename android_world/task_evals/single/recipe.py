@@ -163,7 +163,17 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     ]
     if not lists or not texts:
         return True
-    return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
+    bottom = lists[0].bbox_pixels.y_max
+    # Where the next card's title would start (cards are evenly spaced): inside the list, yet
+    # nothing there, means no next card. (Titles cut by the top edge report a later top.)
+    tops = sorted(
+        e.bbox_pixels.y_min
+        for e in items
+        if e.resource_name == "card_text_view_title" and e.bbox_pixels and not ui.clipped_out(e)
+    )
+    if len(tops) >= 2 and tops[-1] + (tops[-1] - tops[-2]) < bottom - 2:
+        return True
+    return bottom - max(texts) > broccoli_app.CARD_H
 
 
 def stopped_short(before: list[tuple[Card, int]], after: list[tuple[Card, int]], drag: int) -> bool:
