@@ -258,7 +258,7 @@ def scan_titles(
 
     Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
     look-alike cards share some screen: counting per screen never counts a card twice. A screen
-    of nothing but look-alikes (three or more) ends the scan: no group can show more on one
+    of nothing but look-alikes (four or more) ends the scan: no group can show more on one
     screen, so it leads the candidates; so does a scroll that moved the list less than the
     swipe (its end). `visit(previous, at_end)` runs on every screen before scrolling on (with
     the cards and places of the screen before, None at the top); True ends the scan.
@@ -274,7 +274,7 @@ def scan_titles(
             counts[card] = max(counts.get(card, 0), cards.count(card))
         if visit is not None and (yield from visit(previous if scrolled else None, at_end)):
             return counts, scrolled, True
-        if at_end or list_ends_on_screen(env) or (len(cards) >= 3 and len(set(cards)) == 1):
+        if at_end or list_ends_on_screen(env) or (len(cards) >= 4 and len(set(cards)) == 1):
             break
         yield JSONAction(action_type="scroll", direction="down")
         after = cards_on_screen(env)
