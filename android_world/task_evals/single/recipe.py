@@ -390,7 +390,8 @@ class _RecipeDeleteMultipleRecipes(_Recipe):
         yield ui.open_app("Broccoli")
         # The list is A-Z, so deleting in that order only ever scrolls onwards.
         for title in sorted((r["title"] for r in self.params[ROW_OBJECTS]), key=str.casefold):
-            index = yield from ui.scroll_to(env, ui.text_is(title), repr(title))
+            # 30 cards take a dozen swipes on a landscape screen (four cards a screen).
+            index = yield from ui.scroll_to(env, ui.text_is(title), repr(title), max_scrolls=16)
             yield JSONAction(action_type="click", index=index)
             yield from delete_open_recipe(env)
         yield ui.done()
