@@ -261,6 +261,9 @@ class Phone:
             focused = self._find_focus(root_box, screen)
             if screen.focus is None or focused is not None:
                 return root_box, focused
+            scrolled = self._scroll_to_focus(screen, visible, bottom, shift)
+            if scrolled is not None:
+                return scrolled
             pan = self._pan_for_focus(screen, bottom)
             if pan:  # the window keeps its full height and moves up
                 full_h = self.content_bottom - self.content_top
@@ -306,6 +309,34 @@ class Phone:
         if self.profile.vendor:
             return variation.relabel(root, self.foreground or device.HOME_PACKAGE)
         return root
+
+    def _scroll_to_focus(
+        self, screen: Screen, visible: layout.Rect, bottom: int, shift: int
+    ) -> tuple[Node, Node] | None:
+        """A focused field the keyboard hides inside a scrolling form: the form scrolls it into
+        view (adjustResize; a ScrollView brings its focused child on screen), as Android does
+        for a window with a scrolling view, and stays scrolled when the keyboard goes. None
+        when no list around the field can scroll that far (the window pans instead)."""
+        full = (0, self.content_top, self.width, self.content_bottom)
+        root_box = self._content_box(screen, full)
+        nodes = list(root_box.walk())
+        field = next((n for n in nodes if n.editable and n.ident == screen.focus), None)
+        if field is None or layout.is_empty(field.bounds):
+            return None
+        wanted = field.frame[3] + 24 - bottom
+        lists = [n for n in nodes if n.kind == "scroll" and n is not field and _encloses(n, field)]
+        if wanted <= 0 or not lists:
+            return None
+        offsets = screen.scroll_offsets
+        inner = lists[-1]  # the innermost list around the field
+        before = offsets.get(inner.ident, 0)
+        offsets[inner.ident] = before + wanted
+        root_box = self._content_box(screen, visible, shift)
+        focused = self._find_focus(root_box, screen)  # the layout clamps the offset
+        if focused is not None and focused.bounds[3] <= bottom:
+            return root_box, focused
+        offsets[inner.ident] = before
+        return None
 
     def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
         """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
