@@ -115,6 +115,7 @@ class Phone:
         self.nav_side = screen.landscape
         self.width = self.screen_width - (NAV_H if self.nav_side else 0)
         self.ime_h = screen.ime_h
+        self._focus_scrolled: tuple[int, str] | None = None  # (screen, field) scrolled into view
         self.status_h = screen.status_h
         self.content_top = self.status_h
         self.content_bottom = self.height - (0 if self.nav_side else NAV_H)
@@ -316,7 +317,10 @@ class Phone:
         """A focused field the keyboard hides inside a scrolling form: the form scrolls it into
         view (adjustResize; a ScrollView brings its focused child on screen), as Android does
         for a window with a scrolling view, and stays scrolled when the keyboard goes. None
-        when no list around the field can scroll that far (the window pans instead)."""
+        when no list around the field can scroll that far (the window pans instead), and once
+        done for a field: a form then scrolled away from it hides the keyboard, as before."""
+        if screen.focus is None or self._focus_scrolled == (id(screen), screen.focus):
+            return None
         full = (0, self.content_top, self.width, self.content_bottom)
         root_box = self._content_box(screen, full)
         nodes = list(root_box.walk())
@@ -325,15 +329,16 @@ class Phone:
             return None
         wanted = field.frame[3] + 24 - bottom
         lists = [n for n in nodes if n.kind == "scroll" and n is not field and _encloses(n, field)]
-        if wanted <= 0 or not lists:
+        if wanted <= 0 or len(lists) != 1:  # nested lists (a too-tall screen): pan, as before
             return None
         offsets = screen.scroll_offsets
-        inner = lists[-1]  # the innermost list around the field
+        inner = lists[0]
         before = offsets.get(inner.ident, 0)
         offsets[inner.ident] = before + wanted
         root_box = self._content_box(screen, visible, shift)
         focused = self._find_focus(root_box, screen)  # the layout clamps the offset
         if focused is not None and focused.bounds[3] <= bottom:
+            self._focus_scrolled = (id(screen), screen.focus)
             return root_box, focused
         offsets[inner.ident] = before
         return None
