@@ -156,3 +156,25 @@ def max_scroll(node: Node) -> int:
     """How far a laid-out scroll list can move."""
     inner_h = node.frame[3] - node.frame[1] - node.pad[1] - node.pad[3]
     return max(0, node.content_h - inner_h)
+
+
+def offset_showing(
+    scroll: Node, ident: str, viewport: Rect, offset: int, offsets: dict[str, int], margin: int = 24
+) -> int:
+    """The offset at which node `ident` of an (unlaid) scroll list sits inside the list's
+    `viewport`, moving as little as possible from `offset`: what a ScrollView does for a field
+    that takes the focus (`requestChildFocus`) while the keyboard's resize would hide it.
+    `offset` unchanged when the list does not hold it."""
+    heights = [natural_h(c) for c in scroll.children]
+    content_h = sum(heights) + scroll.gap * max(0, len(heights) - 1)
+    pad_top = scroll.pad[1]
+    whole = (viewport[0] - scroll.pad[0], 0, viewport[2] + scroll.pad[2], content_h + pad_top)
+    layout(scroll, whole, whole, {**offsets, scroll.ident: 0})  # every child, unscrolled
+    node = next((n for n in scroll.walk() if n.ident == ident), None)
+    if node is None:
+        return offset
+    top, bottom = node.frame[1] - pad_top, node.frame[3] - pad_top
+    view_h = viewport[3] - viewport[1]
+    if bottom + margin > offset + view_h:
+        offset = bottom + margin - view_h
+    return max(0, min(offset, top - margin))

@@ -115,11 +115,11 @@ class Phone:
         self.nav_side = screen.landscape
         self.width = self.screen_width - (NAV_H if self.nav_side else 0)
         self.ime_h = screen.ime_h
-        self._focus_scrolled: tuple[int, str] | None = None  # (screen, field) scrolled into view
         self.status_h = screen.status_h
         self.content_top = self.status_h
         self.content_bottom = self.height - (0 if self.nav_side else NAV_H)
         self.first_launch = variation.FirstLaunch(self.profile.dialogs)
+        self._shown_focus: tuple[Screen, str | None] | None = None  # see `_scroll_to_focus`
         controller.phone = self
         self.apps: dict[str, App] = {}
         registry = app_modules.discover()
@@ -260,11 +260,13 @@ class Phone:
             if not in_content:
                 return root_box, None
             focused = self._find_focus(root_box, screen)
+            if focused is None and not shift and self._scroll_to_focus(screen, root_box):
+                root_box = self._content_box(screen, visible, shift)
+                focused = self._find_focus(root_box, screen)
             if screen.focus is None or focused is not None:
+                if not shift:  # a sliding frame is only looked at
+                    self._shown_focus = (screen, screen.focus) if focused is not None else None
                 return root_box, focused
-            scrolled = self._scroll_to_focus(screen, visible, bottom, shift)
-            if scrolled is not None:
-                return scrolled
             pan = self._pan_for_focus(screen, bottom)
             if pan:  # the window keeps its full height and moves up
                 full_h = self.content_bottom - self.content_top
@@ -311,42 +313,46 @@ class Phone:
             return variation.relabel(root, self.foreground or device.HOME_PACKAGE)
         return root
 
-    def _scroll_to_focus(
-        self, screen: Screen, visible: layout.Rect, bottom: int, shift: int
-    ) -> tuple[Node, Node] | None:
-        """A focused field the keyboard hides inside a scrolling form: the form scrolls it into
-        view (adjustResize; a ScrollView brings its focused child on screen), as Android does
-        for a window with a scrolling view, and stays scrolled when the keyboard goes. None
-        when no list around the field can scroll that far (the window pans instead), and once
-        done for a field: a form then scrolled away from it hides the keyboard, as before."""
-        if screen.focus is None or self._focus_scrolled == (id(screen), screen.focus):
-            return None
-        full = (0, self.content_top, self.width, self.content_bottom)
-        root_box = self._content_box(screen, full)
-        nodes = list(root_box.walk())
-        field = next((n for n in nodes if n.editable and n.ident == screen.focus), None)
-        if field is None or layout.is_empty(field.bounds):
-            return None
-        wanted = field.frame[3] + 24 - bottom
-        lists = [n for n in nodes if n.kind == "scroll" and n is not field and _encloses(n, field)]
-        if wanted <= 0 or len(lists) != 1:  # nested lists (a too-tall screen): pan, as before
-            return None
-        offsets = screen.scroll_offsets
-        inner = lists[0]
-        before = offsets.get(inner.ident, 0)
-        offsets[inner.ident] = before + wanted
-        root_box = self._content_box(screen, visible, shift)
-        focused = self._find_focus(root_box, screen)  # the layout clamps the offset
-        if focused is not None and focused.bounds[3] <= bottom:
-            self._focus_scrolled = (id(screen), screen.focus)
-            return root_box, focused
-        offsets[inner.ident] = before
-        return None
+    def _scroll_to_focus(self, screen: Screen, root_box: Node) -> bool:
+        """A field that just took the focus but that the keyboard's resize hides scrolls into
+        the list around it (a ScrollView's `requestChildFocus`), rather than the window panning
+        over a list that could have moved. Only for a new focus: a field the user then scrolls
+        away keeps Android's later behaviour here (the pan, or the focus goes)."""
+        seen = self._shown_focus
+        if seen is not None and seen[0] is screen and seen[1] == screen.focus:
+            return False
+        tree = self._scrollable(self._vendor(screen.build()))
+        lists = [
+            n
+            for n in tree.walk()
+            if n.kind == "scroll" and any(c.ident == screen.focus for c in n.walk())
+        ]
+        laid = {n.ident: n for n in root_box.walk() if n.kind == "scroll"}
+        if not lists or lists[-1].ident not in laid:  # walk order: the innermost list is last
+            return False
+        scroll, shown = lists[-1], laid[lists[-1].ident]
+        left, top, right, bottom = shown.frame
+        viewport = layout.intersect(
+            (left + shown.pad[0], top + shown.pad[1], right - shown.pad[2], bottom - shown.pad[3]),
+            shown.clip,
+        )
+        if layout.is_empty(viewport):
+            return False
+        now = screen.scroll_offsets.get(scroll.ident, 0)
+        wanted = layout.offset_showing(
+            scroll, screen.focus or "", viewport, now, screen.scroll_offsets
+        )
+        if wanted == now:
+            return False
+        screen.scroll_offsets[scroll.ident] = wanted
+        return True
 
     def _pan_for_focus(self, screen: Screen, bottom: int) -> int:
         """How far to pan the window up so the focused field clears the keyboard (0: cannot)."""
         full = (0, self.content_top, self.width, self.content_bottom)
+        offsets = dict(screen.scroll_offsets)
         root_box = self._content_box(screen, full)
+        screen.scroll_offsets = offsets  # a measurement: the full window must not clamp lists
         field = next((n for n in root_box.walk() if n.editable and n.ident == screen.focus), None)
         if field is None or layout.is_empty(field.bounds):
             return 0

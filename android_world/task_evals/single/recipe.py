@@ -133,6 +133,7 @@ def list_rows(env: interface.AsyncEnv) -> list[Recipe]:
 # ---- reading the screen (oracles) -------------------------------------------------------------
 
 Card = tuple[str, str]  # (title, description) as a list card shows them
+Window = list[tuple[Card, int]]  # the cards fully on screen, with their tops, top to bottom
 
 
 def cards_on_screen(env: interface.AsyncEnv) -> list[tuple[int, Card, int]]:
@@ -162,31 +163,127 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     ]
     if not lists or not texts:
         return True
-    return lists[0].bbox_pixels.y_max - max(texts) > broccoli_app.CARD_H
+    bottom = lists[0].bbox_pixels.y_max
+    # Where the next card's title would start (cards are evenly spaced): inside the list, yet
+    # nothing there, means no next card. (Titles cut by the top edge report a later top.)
+    tops = sorted(
+        e.bbox_pixels.y_min
+        for e in items
+        if e.resource_name == "card_text_view_title" and e.bbox_pixels and not ui.clipped_out(e)
+    )
+    if len(tops) >= 2 and tops[-1] + (tops[-1] - tops[-2]) < bottom - 2:
+        return True
+    return bottom - max(texts) > broccoli_app.CARD_H
 
 
-def scan_titles(env: interface.AsyncEnv) -> Iterator[JSONAction]:
+def stopped_short(before: list[tuple[Card, int]], after: list[tuple[Card, int]], drag: int) -> bool:
+    """Whether a scroll moved the cards less than the swipe (the list's end): no card seen
+    after it sits where a full swipe would have brought a card seen before it. Look-alike
+    cards can make a short move look full; then this says False (one more scroll tells)."""
+    if not before:
+        return False
+    low, high = before[0][1] - 3, before[-1][1] + 3
+    checked = [(c, y + drag) for c, y in after if low <= y + drag <= high]
+    return bool(checked) and not all(
+        any(c == b and abs(y - w) <= 3 for b, w in before) for c, y in checked
+    )
+
+
+def left_behind(previous: Window, now: Window, drag: int) -> list[Card]:
+    """Look-alikes (two or more) that the screen before a full swipe showed all of, though it
+    could not tell: they ended it, and this screen shows their title's run end with every card
+    of theirs here one the screen before showed too (`drag` up)."""
+    titles = [c[0] for c, _ in now]
+    found = []
+    for card in dict.fromkeys(c for c, _ in previous):
+        mine = [y for c, y in now if c == card]
+        last = max((i for i, t in enumerate(titles) if t == card[0]), default=None)
+        if (
+            sum(c == card for c, _ in previous) < 2
+            or [c[0] for c, _ in previous].index(card[0]) == 0
+            or last is None
+            or last == len(titles) - 1
+            or not all(any(c == card and abs(y + drag - w) <= 3 for c, w in previous) for y in mine)
+        ):
+            continue
+        found.append(card)
+    return found
+
+
+def drag_length(env: interface.AsyncEnv) -> int:
+    """A scroll without a target swipes from the screen's middle to its edge: half its height."""
+    return max((e.bbox_pixels.y_max for e in ui.elements(env) if e.bbox_pixels), default=0) // 2
+
+
+def closed_groups(
+    env: interface.AsyncEnv, previous: list[str] | None, at_end: bool = False
+) -> list[Card]:
+    """Look-alike cards (two or more) that this screen shows all of: same-titled cards sit
+    together (the list is A-Z), so a title with another title (even on a card cut by the
+    list's edge) or the list's top or end on both sides has no look-alike off screen.
+    `previous`: the titles of the screen before this one's scroll (None: the list's top); it
+    overlaps this one, so a title it ends without, or shows after another, starts here."""
+    cards = [card for _, card, _ in cards_on_screen(env)]
+    titles = [  # every card title on screen, in part too, top to bottom
+        e.text or ""
+        for e in sorted(ui.elements(env), key=lambda e: e.bbox_pixels.y_min if e.bbox_pixels else 0)
+        if e.resource_name == "card_text_view_title" and not ui.clipped_out(e)
+    ]
+    ends = at_end or list_ends_on_screen(env)
+    groups = []
+    for card in dict.fromkeys(cards):
+        if cards.count(card) < 2:
+            continue
+        spots = [i for i, t in enumerate(titles) if t == card[0]]
+        before = previous or []
+        above = (
+            previous is None
+            or spots[0] > 0
+            or (card[0] not in before and bool(before))
+            or (card[0] in before and before.index(card[0]) > 0)
+        )
+        below = ends or spots[-1] < len(titles) - 1
+        if above and below:
+            groups.append(card)
+    return sorted(groups, key=lambda c: -cards.count(c))
+
+
+def scan_titles(
+    env: interface.AsyncEnv,
+    visit: Callable[[Window | None, bool], Iterator[JSONAction]] | None = None,
+) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
-    description, the most such cards seen on one screen; whether the list needed scrolling).
+    description, the most such cards seen on one screen; whether the list needed scrolling;
+    whether `visit` ended the scan).
 
     Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
-    look-alike cards share some screen: counting per screen never counts a card twice.
+    look-alike cards share some screen: counting per screen never counts a card twice. A screen
+    of nothing but look-alikes (four or more) ends the scan: no group can show more on one
+    screen, so it leads the candidates; so does a scroll that moved the list less than the
+    swipe (its end). `visit(previous, at_end)` runs on every screen before scrolling on (with
+    the cards and places of the screen before, None at the top); True ends the scan.
     """
     counts: dict[Card, int] = {}
     window = cards_on_screen(env)
     scrolled = False
-    for _ in range(12):
+    previous: Window | None = None
+    at_end = False
+    for _ in range(16):
         cards = [card for _, card, _ in window]
         for card in cards:
             counts[card] = max(counts.get(card, 0), cards.count(card))
-        if list_ends_on_screen(env):
+        if visit is not None and (yield from visit(previous if scrolled else None, at_end)):
+            return counts, scrolled, True
+        if at_end or list_ends_on_screen(env) or (len(cards) >= 4 and len(set(cards)) == 1):
             break
         yield JSONAction(action_type="scroll", direction="down")
         after = cards_on_screen(env)
-        if [c for _, c, _ in after] == cards:
+        placed = [(c, y) for _, c, y in window], [(c, y) for _, c, y in after]
+        if placed[0] == placed[1]:
             break
-        scrolled, window = True, after
-    return counts, scrolled
+        at_end = stopped_short(*placed, drag_length(env))
+        scrolled, window, previous = True, after, placed[0]
+    return counts, scrolled, False
 
 
 def read_details(env: interface.AsyncEnv) -> tuple[str, ...]:
@@ -293,7 +390,8 @@ class _RecipeDeleteMultipleRecipes(_Recipe):
         yield ui.open_app("Broccoli")
         # The list is A-Z, so deleting in that order only ever scrolls onwards.
         for title in sorted((r["title"] for r in self.params[ROW_OBJECTS]), key=str.casefold):
-            index = yield from ui.scroll_to(env, ui.text_is(title), repr(title))
+            # 30 cards take a dozen swipes on a landscape screen (four cards a screen).
+            index = yield from ui.scroll_to(env, ui.text_is(title), repr(title), max_scrolls=16)
             yield JSONAction(action_type="click", index=index)
             yield from delete_open_recipe(env)
         yield ui.done()
@@ -439,13 +537,43 @@ class _RecipeDeleteDuplicates(_Recipe):
         ok = any(removal_ok(self.before, after, {i}, "recipeId") for i in self.copy_ids)
         return 1.0 if ok else 0.0
 
+    # Try look-alike cards as soon as a screen shows all of them: where the noise is random,
+    # look-alikes are most likely the copies; decoy look-alikes (the harder variants) make
+    # ranking them by number after the scan the better bet.
+    eager = False
+
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Broccoli")
-        counts, scrolled = yield from scan_titles(env)
+        tried: set[Card] = set()
+
+        def visit(previous: Window | None, at_end: bool) -> Iterator[JSONAction]:
+            if not self.eager:
+                return False
+            titles = None if previous is None else [c[0] for c, _ in previous]
+            for card in closed_groups(env, titles, at_end):
+                if card not in tried:
+                    tried.add(card)
+                    if (yield from self.find_copy(env, card, bottom_up=previous is not None)):
+                        return True
+            if previous is None or at_end:
+                return False
+            now = [(c, y) for _, c, y in cards_on_screen(env)]
+            for card in left_behind(previous, now, drag_length(env)):
+                if card not in tried:  # all of them were on the screen before: go back to it
+                    tried.add(card)
+                    yield JSONAction(action_type="scroll", direction="up")
+                    if (yield from self.find_copy(env, card)):
+                        return True
+                    yield JSONAction(action_type="scroll", direction="down")
+            return False
+
+        counts, scrolled, found = yield from scan_titles(env, visit)
         # Titles with look-alike cards, the most repeated first: the likeliest copies.
-        candidates = [c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1]
+        candidates = [
+            c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1 and c not in tried
+        ]
         searched = False
-        for title, description in candidates:
+        for title, description in [] if found else candidates:
             if scrolled:  # narrow the list to these look-alikes, so they fit on one screen
                 if not searched:
                     yield ui.tap(env, desc="Search")
@@ -456,19 +584,36 @@ class _RecipeDeleteDuplicates(_Recipe):
                     clear_text=True,
                 )
                 searched = True
-            found = yield from self.find_copy(env, (title, description))
+            found = yield from self.find_copy(env, (title, description), overflow=scrolled)
             if found:
                 break
         yield ui.done()
 
     @staticmethod
-    def find_copy(env: interface.AsyncEnv, card: Card) -> Iterator[JSONAction]:
+    def find_copy(
+        env: interface.AsyncEnv, card: Card, overflow: bool = False, bottom_up: bool = False
+    ) -> Iterator[JSONAction]:
         """Open the cards that look like `card` one by one; delete the first whose details
-        repeat an earlier one's. True if one was deleted."""
+        repeat an earlier one's. True if one was deleted.
+
+        `overflow`: the (searched) list may be longer than the screen; then scroll to its end
+        and compare from the bottom up (`bottom_up`: the list was scrolled to these cards), the
+        nearest first, as copies sit side by side in the A-Z list.
+        """
+        if overflow and any(e.package_name == ui.IME_PACKAGE for e in ui.elements(env)):
+            yield JSONAction(action_type="navigate_back")  # the keyboard hides most of the list
+        while overflow and not list_ends_on_screen(env):
+            before = [(c, y) for _, c, y in cards_on_screen(env)]
+            yield JSONAction(action_type="scroll", direction="down")
+            if [(c, y) for _, c, y in cards_on_screen(env)] == before:  # look-alikes: by place
+                break
+            bottom_up = True
         count = sum(c == card for _, c, _ in cards_on_screen(env))
         seen: list[tuple[str, ...]] = []
         for position in range(count):
             same = [c for c in cards_on_screen(env) if c[1] == card]
+            if bottom_up:
+                same.reverse()
             yield JSONAction(action_type="click", index=same[position][0])
             details = read_details(env)
             if details in seen:
@@ -481,6 +626,7 @@ class _RecipeDeleteDuplicates(_Recipe):
 
 class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
     difficulty = "easy"
+    eager = True  # random noise: look-alikes are rarely decoys
     tags = ("search", "data_edit", "screen_reading", "repetition", "parameterized")
     optimal_steps = 4
     complexity = 1
