@@ -120,23 +120,6 @@ def row_time(summary: str) -> datetime.datetime | None:
         return None
 
 
-def open_note(env: interface.AsyncEnv, name: str) -> Iterator[JSONAction]:
-    """Scroll to a note and open it. The list is A-Z: on a short screen (a few rows show), a
-    note not among them whose name sorts late in the alphabet is near the list's end, and
-    two taps (Sort by, Reverse order) bring it near the top sooner than scrolling there."""
-    rows = note_rows(env)
-    late = name[:1].lower() >= "n"
-    if (
-        late
-        and 0 < len(rows) <= 4
-        and ui.find(ui.elements(env), ui.text_is(name)) is None
-        and all(shown.lower() < name.lower() for _, shown, _ in rows)
-    ):
-        yield ui.tap(env, desc="Sort by")
-        yield ui.tap(env, text="Reverse order")
-    yield from ui.scroll_and_tap(env, name)
-
-
 def select_note(env: interface.AsyncEnv, name: str) -> Iterator[JSONAction]:
     """Scroll to a note and long-press it (Markor's selection mode)."""
     index = yield from ui.scroll_to(env, ui.text_is(name), repr(name))
@@ -525,7 +508,7 @@ class MarkorChangeNoteContent(_MarkorTask):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield open_markor()
-        yield from open_note(env, self.params["original_name"])
+        yield from ui.scroll_and_tap(env, self.params["original_name"])
         yield replace_editor_text(env, self.params["updated_content"])
         yield ui.tap(env, desc="Navigate up")  # leaving the editor saves the note
         yield from select_note(env, self.params["original_name"])
@@ -584,7 +567,7 @@ class MarkorAddNoteHeader(_MarkorTask):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield open_markor()
-        yield from open_note(env, self.params["original_name"])
+        yield from ui.scroll_and_tap(env, self.params["original_name"])
         shown = editor_text(env).rstrip("\n")
         yield replace_editor_text(env, f"{self.params['header']}\n\n{shown}")
         yield ui.tap(env, desc="Navigate up")

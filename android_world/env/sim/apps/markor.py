@@ -50,7 +50,6 @@ class FileBrowser(Selecting, Screen):
         self.new_type = 0
         self.new_ext = ".md"
         self.sort = "Name"
-        self.reverse = False  # the sort menu's "Reverse order"
         self.rename_to = ""
         self.move_target = NOTEBOOK
 
@@ -61,14 +60,7 @@ class FileBrowser(Selecting, Screen):
     def entries(self) -> list[tuple[str, bool]]:
         if not self.device.is_dir(self.folder):
             self.device.make_dirs(self.folder)
-        entries = self._sorted(folder_entries(self.device, self.folder))
-        if not self.reverse:
-            return entries
-        folders = [e for e in entries if e[1]]  # folders stay first, each group reversed
-        files = [e for e in entries if not e[1]]
-        return folders[::-1] + files[::-1]
-
-    def _sorted(self, entries: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+        entries = folder_entries(self.device, self.folder)
         if self.sort == "Name":
             return entries
         folders = [e for e in entries if e[1]]
@@ -158,11 +150,7 @@ class FileBrowser(Selecting, Screen):
         def choose(order: str):
             return lambda: setattr(self, "sort", order)
 
-        def flip() -> None:
-            self.reverse = not self.reverse
-
-        orders = [(order, choose(order)) for order in ("Name", "Date modified", "Size")]
-        self.show_menu([*orders, ("Reverse order", flip)])
+        self.show_menu([(order, choose(order)) for order in ("Name", "Date modified", "Size")])
 
     # rename and move -----------------------------------------------------------------------
     def _rename_dialog(self) -> None:
