@@ -274,6 +274,30 @@ def _texts_and_rows(items: list[Element]) -> tuple:
     return tuple((e.text, e.bbox_pixels.y_min if e.bbox_pixels else None) for e in items if e.text)
 
 
+def _screen_size(items: list[Element]) -> tuple[int, int]:
+    boxes = [e.bbox_pixels for e in items if e.bbox_pixels is not None]
+    return max(b.x_max for b in boxes), max(b.y_max for b in boxes)
+
+
+def list_scroll(items: list[Element], list_index: int | None, direction: str) -> JSONAction:
+    """The longest scroll of a list that lets no row pass unseen.
+
+    A scroll on the list drags from its centre to its edge: half its height. On a short
+    (landscape) screen a dialog's list is most of the screen's height, and a person drags over
+    the whole list; a whole-screen scroll (from the screen's centre, half the screen) does that
+    when it starts on the list and moves it at most its height less 60 px, so every row still
+    shows at least 30 px of itself on one screen or the next (what `visible` asks)."""
+    if list_index is None:
+        return JSONAction(action_type="scroll", direction=direction)
+    box = items[list_index].bbox_pixels
+    if box is not None:
+        width, height = _screen_size(items)
+        on_list = box.x_min <= width / 2 <= box.x_max and box.y_min <= height / 2 <= box.y_max
+        if on_list and height / 2 <= (box.y_max - box.y_min) - 60:
+            return JSONAction(action_type="scroll", direction=direction)
+    return JSONAction(action_type="scroll", direction=direction, index=list_index)
+
+
 def scroll_to(
     env: interface.AsyncEnv,
     match: Match,
@@ -295,7 +319,7 @@ def scroll_to(
             return index
         list_index = find(items, container, need_visible=False) if container else None
         before = _texts_and_rows(items)
-        yield JSONAction(action_type="scroll", direction=direction, index=list_index)
+        yield list_scroll(items, list_index, direction)
         if _texts_and_rows(elements(env)) == before:  # the list's end: try the other way once
             if direction == "up":
                 break
