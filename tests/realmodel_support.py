@@ -355,21 +355,30 @@ def run_celil(
     return RunOutput(done.returncode, done.stdout + done.stderr, run_dir(output_path / "runs"))
 
 
-def kill_after_requests(server: ModelServer, n_requests: int) -> threading.Thread:
-    """SIGKILL the server once its log shows `n_requests` chat requests answered.
+def kill_after_answered_calls(
+    server: ModelServer, runs_dir: Path, n_calls: int = 1
+) -> threading.Thread:
+    """SIGKILL the server once the run itself has recorded `n_calls` answered model calls.
 
-    Counting the server's own log (each server logs every request its own way) makes "mid-run"
-    deterministic without timing: the first calls are answered, every later one meets a dead port.
+    The run's own `model_call` events (flushed per line to feedback.jsonl) say when a call came
+    back: counting requests in the server's log instead moved the kill into the first call on a
+    loaded machine, whose timeouts and retries used up the count.
     """
 
-    # llama-cpp-python (uvicorn) logs each request line; llama-server logs a slot release per
-    # finished request instead.
-    marker = "stop processing" if server.kind == "llama-server" else "POST /v1/chat/completions"
+    def answered() -> int:
+        count = 0
+        for path in runs_dir.glob("*/episodes/*/feedback.jsonl"):
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line being written
+                count += event.get("type") == "model_call" and not event.get("error")
+        return count
 
     def watch() -> None:
         while server.alive():
-            text = server.log_path.read_text(encoding="utf-8", errors="replace")
-            if text.count(marker) >= n_requests:
+            if answered() >= n_calls:
                 server.kill()
                 return
             time.sleep(0.02)

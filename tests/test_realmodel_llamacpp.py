@@ -154,8 +154,8 @@ def test_a_server_killed_mid_run_fails_the_remaining_calls_fast(model_server, tm
     """After a SIGKILL every later call fails at once (connection refused is not retried)."""
     server = _start(model_server.kind, tmp_path)
     try:
-        # Four requests: at least one whole call (a call and its retry) is answered first.
-        watcher = rm.kill_after_requests(server, 4)
+        # Killed once the run has recorded one answered call, however many requests it took.
+        watcher = rm.kill_after_answered_calls(server, tmp_path / "runs", 1)
         run = rm.run_celil(tmp_path, server.base_url, TASKS, MODEL_ROLES)
         watcher.join(timeout=30)
     finally:
