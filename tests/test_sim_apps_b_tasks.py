@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
+from sim_task_support import make_task as make
 
 from android_world import checkpointer
 from android_world.env.json_action import JSONAction
@@ -14,7 +14,6 @@ from android_world.env.sim.apps import expense as expense_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import oracle_utils as ui
-from android_world.task_evals import registry
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp
 from android_world.task_evals.single import sms
@@ -34,7 +33,6 @@ TASKS = (
     "MarkorCreateNoteAndSms",
 )
 IR_TASKS = {"SimExpenseTotalForCategory", "SimpleCalendarEventsOnDate", "SimpleCalendarNextEvent"}
-REGISTRY = registry.TaskRegistry().get_registry()
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +40,6 @@ def env():
     sim = SimEnv(render=False)
     yield sim
     sim.close()
-
-
-def make(name: str, seed: int):
-    random.seed(seed)
-    cls = REGISTRY[name]
-    params = cls.generate_random_params()
-    params["seed"] = seed
-    return cls(params)
 
 
 def run_oracle(task, env) -> list[JSONAction]:

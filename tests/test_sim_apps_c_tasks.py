@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import random
 
 import pytest
+from sim_task_support import REGISTRY
+from sim_task_support import make_task as make
 
 from android_world import checkpointer
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.sim_env import SimEnv
-from android_world.task_evals import registry
 from android_world.task_evals.single import recipe
 from android_world.task_evals.single import recipe_data as rdata
 from android_world.task_evals.single import tasks_app as tq
@@ -38,7 +38,6 @@ UPSTREAM_COMPLEXITY = {
 }
 TASKS = tuple(UPSTREAM_COMPLEXITY)
 IR = tuple(t for t in TASKS if t.startswith("Tasks"))
-REGISTRY = registry.TaskRegistry().get_registry()
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +45,6 @@ def env():
     sim = SimEnv(render=False)
     yield sim
     sim.close()
-
-
-def make(name: str, seed: int):
-    random.seed(seed)
-    cls = REGISTRY[name]
-    params = cls.generate_random_params()
-    params["seed"] = seed
-    return cls(params)
 
 
 def started(env, name: str, seed: int = 4):

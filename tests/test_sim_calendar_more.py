@@ -9,13 +9,13 @@ import json
 import random
 
 import pytest
+from sim_task_support import make_task as make
 
 from android_world import checkpointer
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import calendar as calendar_app
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import oracle_utils as ui
-from android_world.task_evals import registry
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import calendar_questions as cq
 
@@ -39,7 +39,6 @@ TASKS = ADD_TASKS + DELETE_TASKS + IR_TASKS
 # Upstream's complexities (calendar.py and the IR registry's default of 1).
 COMPLEXITY = {**dict.fromkeys(ADD_TASKS, 3.4), **dict.fromkeys(IR_TASKS, 1.0)}
 COMPLEXITY |= {"SimpleCalendarDeleteEvents": 1.4, "SimpleCalendarDeleteEventsOnRelativeDay": 1.2}
-REGISTRY = registry.TaskRegistry().get_registry()
 UTC = datetime.UTC
 
 
@@ -48,14 +47,6 @@ def env():
     sim = SimEnv(render=False)
     yield sim
     sim.close()
-
-
-def make(name: str, seed: int):
-    random.seed(seed)
-    cls = REGISTRY[name]
-    params = cls.generate_random_params()
-    params["seed"] = seed
-    return cls(params)
 
 
 def started(env, name: str, seed: int = 5):
