@@ -392,6 +392,10 @@ def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
     assert all(r["memory_hit"] is True and r["score"] == 1.0 for r in rows), rows
 
 
+def _sigint_as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_workers_at_once_and_says_how_to_resume(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -408,6 +412,10 @@ def test_ctrl_c_stops_the_workers_at_once_and_says_how_to_resume(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a shell without job control starts a background job (e.g. this
+        # suite run as `./run_tests.sh &` in a script) with SIGINT ignored, children inherit
+        # that, and Python then never raises KeyboardInterrupt, so the driver ran to the end.
+        preexec_fn=_sigint_as_in_a_terminal,
     )
     try:
         _wait_for(lambda: len(list(markers.iterdir())) >= 2)  # both workers mid-episode
