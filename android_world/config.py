@@ -135,6 +135,9 @@ class SimSection(_Strict):
     """`env.sim`: the simulated phone's profile (see `env/sim_profile.py`, `--list profiles`)."""
 
     profile: list[str] = []  # parts, e.g. [small, dialogs]; empty = default
+    # A screen shorter than the Pixel 6 gets a larger step budget (small x1.2, landscape x2.2;
+    # SimProfile.step_budget_scale); false = upstream's 10 x complexity under every profile.
+    scale_step_budget: bool = True
 
     @pydantic.field_validator("profile", mode="before")
     @classmethod

@@ -132,8 +132,8 @@ def task_meta(task: str, override: Mapping[str, Any] | None = None) -> dict[str,
     cls = _task_classes().get(task)
     complexity = override.get("complexity", getattr(cls, "complexity", None))
     tags = override.get("tags", getattr(cls, "tags", None)) or ()
-    budget = None
-    if isinstance(complexity, (int, float)):
+    budget = override.get("step_budget")  # the run's own (a sim profile may scale it)
+    if not isinstance(budget, int) and isinstance(complexity, (int, float)):
         budget = int(10 * complexity)
     return {
         "difficulty": str(

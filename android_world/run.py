@@ -201,7 +201,23 @@ def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
         from android_world.env.sim.sim_env import SimEnv
     except ImportError as exc:
         raise UsageError(f"the simulated phone cannot be loaded ({exc}).") from None
-    return SimEnv(seed=cfg.env.seed, render=cfg.env.render, profile=cfg.env.sim.profile)
+    return SimEnv(
+        seed=cfg.env.seed,
+        render=cfg.env.render,
+        profile=cfg.env.sim.profile,
+        scale_step_budget=cfg.env.sim.scale_step_budget,
+    )
+
+
+def _profile_label(cfg: config_lib.CelilConfig) -> str:
+    """` (profile landscape; step budgets x2.2)` for a sim run with a profile, else ``."""
+    if cfg.env.type != "sim" or not cfg.env.sim.profile:
+        return ""
+    from android_world.env import sim_profile
+
+    scale = sim_profile.parse(cfg.env.sim.profile).step_budget_scale
+    budgets = f"; step budgets x{scale:g}" if cfg.env.sim.scale_step_budget and scale > 1 else ""
+    return f" (profile {','.join(cfg.env.sim.profile)}{budgets})"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -365,12 +381,7 @@ def dry_run_text(prep: Prepared) -> str:
     return discover.dry_run_text(
         config_label=prep.config_label,
         agent=agent_line(prep.agent_config_name, prep.agent_registry_name).removeprefix("Agent: "),
-        env=cfg.env.type
-        + (
-            f" (profile {','.join(cfg.env.sim.profile)})"
-            if cfg.env.type == "sim" and cfg.env.sim.profile
-            else ""
-        ),
+        env=cfg.env.type + _profile_label(cfg),
         suite_family=cfg.benchmark.suite_family,
         n_task_combinations=cfg.benchmark.n_task_combinations,
         task_names=list(prep.suite),

@@ -212,6 +212,7 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "false_complete": false_complete,
         "false_infeasible": false_infeasible,
         "steps": episode.get("episode_length"),
+        "step_budget": episode.get("step_budget"),
         "runtime": episode.get("run_time"),
         "calls": calls,
         "prompt_tokens": prompt,

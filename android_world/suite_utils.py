@@ -13,6 +13,7 @@ import datetime
 import difflib
 import hashlib
 import json
+import math
 import random
 import statistics
 import time
@@ -162,6 +163,15 @@ def memory_hit_from(summary: Mapping[str, Any]) -> bool | None:
     return hit if isinstance(hit, bool) else None
 
 
+def step_budget(complexity: float, scale: Any = 1.0) -> int:
+    """Upstream's step budget, 10 steps per unit of complexity, times an env's
+    `step_budget_scale` when that is a number above 1 (a sim screen that shows fewer rows)."""
+    base = int(10 * complexity)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 1.0 < scale < 100:
+        return base
+    return math.ceil(round(base * scale, 6))
+
+
 def run_task(
     task: task_eval.TaskEval,
     agent: base_agent.EnvironmentInteractingAgent,
@@ -188,6 +198,7 @@ def run_task(
         "exception_info": None,
         "error": None,
         "teardown_error": None,
+        "step_budget": step_budget(task.complexity, getattr(env, "step_budget_scale", 1.0)),
         "episode_data": {},
         "aux_data": None,
         "memory_hit": None,
@@ -202,7 +213,7 @@ def run_task(
         result = episode_runner.run_episode(
             goal=task.goal,
             agent=agent,
-            max_n_steps=int(10 * task.complexity),
+            max_n_steps=episode["step_budget"],
             start_on_home_screen=task.start_on_home_screen,
             termination_fn=None,
             print_fn=print_fn,

@@ -84,6 +84,14 @@ def test_dry_run_validates_and_prints_without_running(tmp_path):
     none = _cli("--dry_run", "--tags", "multi_app", "--difficulty", "easy")
     assert none.returncode == 2 and "no task has tags ['multi_app']" in none.stderr
 
+    short = _cli("--dry_run", "--sim_profile", "landscape,dialogs", "--tasks", "CameraTakePhoto")
+    assert "env:      sim (profile landscape,dialogs; step budgets x2.2)" in short.stdout
+    strict = _cli(
+        *("--dry_run", "--sim_profile", "landscape", "--tasks", "CameraTakePhoto"),
+        *("--set", "env.sim.scale_step_budget=false"),
+    )
+    assert "env:      sim (profile landscape)\n" in strict.stdout
+
 
 def test_readme_python_api_example_runs_as_written(tmp_path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -210,6 +210,7 @@ def test_result_row_has_per_step_usage_and_memory_hit():
         {
             "name": "A_0",
             "episode_length": 4,
+            "step_budget": 27,
             "memory_hit": False,
             "usage": {
                 "model_calls": 10,
@@ -223,7 +224,7 @@ def test_result_row_has_per_step_usage_and_memory_hit():
     assert row["calls"] == 10 and row["tokens"] == 400 and row["model_seconds"] == 2.0
     assert row["calls_per_step"] == 2.5 and row["tokens_per_step"] == 100.0
     assert row["model_seconds_per_step"] == 0.5 and row["cost_usd"] == 0.01
-    assert row["memory_hit"] is False
+    assert row["memory_hit"] is False and row["step_budget"] == 27
     bare = run_output.result_row({"name": "B_0", "episode_length": 0})
     assert bare["calls_per_step"] is None and bare["memory_hit"] is None
 

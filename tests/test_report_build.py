@@ -408,3 +408,11 @@ def test_unwritable_output_is_one_line_exit_2(tmp_path, capsys):
     assert report.main(["--compare", str(a), str(a), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot write the report:")
+
+
+def test_the_step_budget_is_the_runs_own_when_a_profile_scaled_it():
+    # MarkorChangeNoteContent: complexity 1.2, so upstream's budget is 12; landscape made it 27.
+    assert report.task_meta("MarkorChangeNoteContent")["budget"] == 12
+    assert report.task_meta("MarkorChangeNoteContent", {"step_budget": 27})["budget"] == 27
+    reason, _ = report.end_reason({"done": False}, [{}] * 27, {}, [], 27)
+    assert reason == "step budget reached (27/27 steps), not done"

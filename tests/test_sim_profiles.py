@@ -22,6 +22,7 @@ from android_world.task_evals.registry import TaskRegistry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import sim_profiles
+from sim_task_support import make_task
 
 REGISTRY = TaskRegistry().get_registry()
 
@@ -286,6 +287,45 @@ def test_oracle_solves_every_task_under_the_profile(profile):
     assert not failed, failed
     if "dialogs" in profile:
         assert popups >= 10  # the pop-ups really showed and were closed
+
+
+def test_a_shorter_screen_gets_a_scaled_step_budget_and_the_oracle_needs_it():
+    scales = [sim_profile.SimProfile(screen_name=n).step_budget_scale for n in sim_profile.SCREENS]
+    assert scales == [1.0, 1.2, 1.0, 2.2]  # default, small, large (891 dp), landscape (411 dp)
+    assert sim_profile.parse("landscape,dialogs,slow").step_budget_scale == 2.2
+    assert suite_utils.step_budget(1.2) == 12 and suite_utils.step_budget(1.2, 2.2) == 27
+    assert suite_utils.step_budget(1.8, 1.2) == 22
+    for odd in (0.5, True, float("nan"), float("inf"), "2", None):
+        assert suite_utils.step_budget(1.2, odd) == 12
+
+    # Seed 9 puts the note 19th of 21 in a list that shows three rows: 10 fixed actions leave
+    # two scrolls in upstream's 12 steps, and two reach the eighth row.
+    def run(**env_kw):
+        env = SimEnv(seed=0, render=False, profile="landscape", **env_kw)
+        try:
+            return suite_utils.run_task(
+                make_task("MarkorChangeNoteContent", 9), OracleAgent(env), print_fn=lambda *_: None
+            )
+        finally:
+            env.close()
+
+    strict = run(scale_step_budget=False)
+    assert (strict["step_budget"], strict["episode_length"], strict["is_successful"]) == (12, 12, 0)
+    scaled = run()
+    assert scaled["step_budget"] == 27 and scaled["is_successful"] == 1.0
+    assert 12 < scaled["episode_length"] <= 15
+
+
+def test_the_config_key_turns_the_scaling_off():
+    from android_world import run as run_lib
+
+    cfg = config_lib.CelilConfig.model_validate({"env": {"sim": {"profile": "landscape"}}})
+    assert run_lib.make_env(cfg).step_budget_scale == 2.2
+    cfg = config_lib.CelilConfig.model_validate(
+        {"env": {"sim": {"profile": "landscape", "scale_step_budget": False}}}
+    )
+    assert run_lib.make_env(cfg).step_budget_scale == 1.0
+    assert SimEnv(render=False).step_budget_scale == 1.0
 
 
 # ---- the matrix ------------------------------------------------------------------------------

@@ -47,6 +47,10 @@ class ScreenSpec:
     def landscape(self) -> bool:
         return self.width > self.height
 
+    @property
+    def height_dp(self) -> float:
+        return self.height * 160 / self.dpi
+
 
 SCREENS: dict[str, ScreenSpec] = {
     "default": ScreenSpec(1080, 2400, 420),
@@ -112,6 +116,18 @@ class SimProfile:
     @property
     def is_default(self) -> bool:
         return self == SimProfile()
+
+    @property
+    def step_budget_scale(self) -> float:
+        """How much more than upstream's step budget this screen needs: the default screen's
+        height over this one's, to one decimal, never below 1 (small 1.2, landscape 2.2).
+
+        Upstream's budgets (10 x complexity) were set on a portrait Pixel 6. A shorter screen
+        shows fewer list rows, so finding a row takes more scrolls: in landscape (3 Markor rows
+        on screen) no path through the app's UI fits some draws into upstream's budget, and a
+        score there would measure the screen, not the agent. `env.sim.scale_step_budget:
+        false` keeps upstream's budget under every profile."""
+        return max(1.0, round(SCREENS["default"].height_dp / self.screen.height_dp, 1))
 
 
 class ProfileError(ValueError):

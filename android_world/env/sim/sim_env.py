@@ -57,6 +57,7 @@ class SimEnv(interface.AsyncEnv):
         render: bool = True,
         data_dir: str | None = None,
         profile: sim_profile.SimProfile | str | None = None,
+        scale_step_budget: bool = True,
     ):
         self.seed = seed
         self.render = render
@@ -74,6 +75,8 @@ class SimEnv(interface.AsyncEnv):
         self._transition: _Transition | None = None
         self.interaction_cache = ""
         self._closed = False
+        # Read by the runner (suite_utils.step_budget): upstream's budget times this.
+        self.step_budget_scale = self.profile.step_budget_scale if scale_step_budget else 1.0
 
     # AsyncEnv ------------------------------------------------------------------------------
     @property
