@@ -38,6 +38,7 @@ from android_world.task_evals.single.table_tasks import (
     _AddRowsTask,
     _DeleteRowsTask,
     _TableTask,
+    insert_rows,
 )
 
 APP_NAME = "pro expense"
@@ -277,14 +278,7 @@ def clear(env: interface.AsyncEnv) -> None:
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[dict[str, Any]]) -> None:
-    """One multi-row INSERT (one sqlite round trip, also over adb); ids follow list order."""
-    if not rows:
-        return
-    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
-    params = tuple(r[f] for r in rows for f in _FIELDS)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO expense ({', '.join(_FIELDS)}) VALUES {values}", params
-    )
+    insert_rows(env, DB, "expense", _FIELDS, rows)
 
 
 def list_rows(env: interface.AsyncEnv) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from android_world.task_evals.single.table_tasks import (
     _DeleteDuplicateTask,
     _DeleteRowsTask,
     _TableTask,
+    insert_rows,
 )
 
 APP_NAME = "broccoli app"
@@ -121,14 +122,8 @@ def clear(env: interface.AsyncEnv) -> None:
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[Recipe]) -> None:
-    """One multi-row INSERT; ids follow list order (upstream's targets come last)."""
-    if not rows:
-        return
-    marks = ", ".join(["(" + ", ".join("?" * len(_INSERTED)) + ")"] * len(rows))
-    params = tuple(r[f] for r in rows for f in _INSERTED)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO recipes ({', '.join(_INSERTED)}) VALUES {marks}", params
-    )
+    """Ids follow list order (upstream's targets come last)."""
+    insert_rows(env, DB, "recipes", _INSERTED, rows)
 
 
 def list_rows(env: interface.AsyncEnv) -> list[Recipe]:

@@ -23,6 +23,20 @@ NOISE_ROW_OBJECTS = "noise_row_objects"
 Row = dict[str, Any]
 
 
+def insert_rows(
+    env: interface.AsyncEnv, db: str, table: str, fields: tuple[str, ...], rows: list[Row]
+) -> None:
+    """One multi-row INSERT of `fields` (one sqlite round trip, also over adb); ids follow
+    list order."""
+    if not rows:
+        return
+    marks = ", ".join(["(" + ", ".join("?" * len(fields)) + ")"] * len(rows))
+    params = tuple(r[f] for r in rows for f in fields)
+    env.controller.sqlite_execute(
+        db, f"INSERT INTO {table} ({', '.join(fields)}) VALUES {marks}", params
+    )
+
+
 def removal_ok(before: list[dict], after: list[dict], ids: set[int], key: str) -> bool:
     """Upstream's `validate_rows_removal_integrity`: targets gone, the rest unchanged, nothing new."""
     for row in before:

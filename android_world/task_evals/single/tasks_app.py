@@ -34,6 +34,7 @@ from android_world.task_evals.single.information_retrieval import (
     date_phrases,
     parse_time,
 )
+from android_world.task_evals.single.table_tasks import insert_rows
 
 APP_NAME = "tasks"
 DB = tasks_app.DB
@@ -134,14 +135,9 @@ def clear(env: interface.AsyncEnv) -> None:
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[Row]) -> None:
-    if not rows:
-        return
-    marks = ", ".join(["(" + ", ".join("?" * len(_FIELDS)) + ")"] * len(rows))
+    """Each row gets its sync id (`remoteId`) here."""
     rows = [{**r, "remoteId": str(uuid.uuid4().int)} for r in rows]
-    params = tuple(r[f] for r in rows for f in _FIELDS)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO tasks ({', '.join(_FIELDS)}) VALUES {marks}", params
-    )
+    insert_rows(env, DB, "tasks", _FIELDS, rows)
 
 
 # ---- reading the screen (oracles) -------------------------------------------------------------
