@@ -316,6 +316,7 @@ class _ExpenseDeleteMultiple(_DeleteRowsTask, _Expense):
         return {ROW_OBJECTS: rows[: cls.n_rows], NOISE_ROW_OBJECTS: rows[cls.n_rows :]}
 
     def find_targets(self, before: list[dict[str, Any]]) -> set[int]:
+        """By name, as upstream finds them (names are unique in these tables)."""
         names = {r["name"] for r in self.params[ROW_OBJECTS]}
         return {r["expense_id"] for r in before if r["name"] in names}
 
