@@ -195,17 +195,13 @@ def _targets_and_one_noise(rows, task) -> list[int]:
 
 
 def _both_duplicates(rows, task) -> list[int]:
-    return list(task.duplicate_ids)
+    return list(task.copy_ids)
 
 
 def _a_near_duplicate(rows, task) -> list[int]:
     target = task.params[expense.ROW_OBJECTS][0]
-    near = [
-        r for r in rows if r["name"] == target["name"] and r["expense_id"] not in task.duplicate_ids
-    ]
-    return [
-        (near or [r for r in rows if r["expense_id"] not in task.duplicate_ids])[0]["expense_id"]
-    ]
+    near = [r for r in rows if r["name"] == target["name"] and r["expense_id"] not in task.copy_ids]
+    return [(near or [r for r in rows if r["expense_id"] not in task.copy_ids])[0]["expense_id"]]
 
 
 def _add_all_but_one(env, task) -> None:

@@ -20,7 +20,7 @@ from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import calendar as calendar_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import task_eval
-from android_world.task_evals.single import expense
+from android_world.task_evals.single.table_tasks import addition_ok, removal_ok
 
 APP_NAME = "simple calendar pro"
 DB = calendar_app.DB
@@ -289,7 +289,7 @@ class SimpleCalendarAddOneEvent(_SimpleCalendar):
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        ok = expense.addition_ok(
+        ok = addition_ok(
             self.before,
             list_events(env),
             self.params[ROW_OBJECTS],
@@ -354,9 +354,7 @@ class SimpleCalendarDeleteOneEvent(_SimpleCalendar):
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        return (
-            1.0 if expense.removal_ok(self.before, list_events(env), self.target_ids, "id") else 0.0
-        )
+        return 1.0 if removal_ok(self.before, list_events(env), self.target_ids, "id") else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         p = self.params

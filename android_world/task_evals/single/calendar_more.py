@@ -20,7 +20,7 @@ from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import calendar as calendar_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as cal
-from android_world.task_evals.single import expense
+from android_world.task_evals.single.table_tasks import removal_ok
 
 UTC = datetime.UTC
 TODAY = cal.TODAY
@@ -239,7 +239,7 @@ class SimpleCalendarDeleteEvents(cal._SimpleCalendar):
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
         super().is_successful(env)
-        ok = expense.removal_ok(self.before, cal.list_events(env), self.target_ids, "id")
+        ok = removal_ok(self.before, cal.list_events(env), self.target_ids, "id")
         return 1.0 if ok else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:

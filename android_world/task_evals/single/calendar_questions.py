@@ -15,12 +15,12 @@ import dataclasses
 import datetime
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
-from android_world.task_evals import answer_check, upstream_pools
 from android_world.task_evals import oracle_utils as ui
+from android_world.task_evals import upstream_pools
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import information_retrieval as ir
@@ -240,33 +240,20 @@ def noise_event(conditions: Sequence[Exclusion], max_tries: int = 100) -> dict[s
     raise ValueError("Could not draw a noise event outside the exclusion conditions.")
 
 
-def date_of(text: str) -> datetime.date:
-    return datetime.datetime.strptime(text, answer_check.DATE_FORMAT).date()
-
-
 def event_at(
     day: str, time: str, title: str, duration: str | None = None, location: str = ""
 ) -> dict[str, Any]:
     """An event as upstream's `create_event_from_proto` builds it (no description)."""
-    start = datetime.datetime.combine(date_of(day), ir.parse_time(time), tzinfo=UTC)
+    start = datetime.datetime.combine(ir.date_of(day), ir.parse_time(time), tzinfo=UTC)
     seconds = ir.parse_duration(duration) if duration else DEFAULT_DURATION_S
     ts = int(start.timestamp())
     return cal.make_event(ts, ts + seconds, title, "", location)
 
 
-def without(pool: Sequence[str], *used: str) -> list[str]:
-    """Upstream's `_without_replacement` pools: one occurrence of each used value removed."""
-    rest = list(pool)
-    for value in used:
-        if value in rest:
-            rest.remove(value)
-    return rest
-
-
 def dated(params: dict[str, Any]) -> dict[str, Any]:
     """Keep the exact date and word the goal's date as upstream's `_maybe_replace_date` does."""
     params["target_date"] = params["date"]
-    params["date"] = random.choice(ir.date_phrases(date_of(params["date"])))
+    params["date"] = random.choice(ir.date_phrases(ir.date_of(params["date"])))
     return params
 
 
@@ -341,11 +328,6 @@ def read_rows(
     return seen
 
 
-def answer(text: str) -> Iterator[JSONAction]:
-    yield JSONAction(action_type="answer", text=text)
-    yield ui.done()
-
-
 def search(env: interface.AsyncEnv, query: str) -> Iterator[JSONAction]:
     yield ui.open_app("Simple Calendar Pro")
     yield ui.tap(env, desc="Search")
@@ -368,17 +350,46 @@ class _UpstreamCalendarQuestion(ir._InformationRetrieval):
         " initialisation); the exact date is kept as params['target_date']",
     )
 
+    # The template's parameters, each drawn from its pool in this order (upstream's order:
+    # it fixes what a seed draws); the goal's date is then worded (`dated`).
+    param_pools: ClassVar[dict[str, Sequence[str]]] = {}
+    time_param = "time"  # the parameter holding the relevant event's start time
+
+    @classmethod
+    def draw_params(cls) -> dict[str, Any]:
+        return {name: random.choice(pool) for name, pool in cls.param_pools.items()}
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        return dated(cls.draw_params())
+
     def relevant_events(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """The one event the question is about, as the params describe it (with the drawn
+        duration and location, if the template has them)."""
+        p = self.params
+        start = p[self.time_param]
+        title = self.event_title()
+        return [event_at(p["target_date"], start, title, p.get("duration"), p.get("location", ""))]
+
+    def event_title(self) -> str:
+        return self.params["title"]
 
     def exclusions(self) -> list[Exclusion]:
         raise NotImplementedError
 
+    def on_day_at(self, op: str) -> list[Exclusion]:
+        """Noise is redrawn when on the target day and starting `op` the params' time."""
+        return [
+            Exclusion("start_date", "eq", self.target_day()),
+            Exclusion("start_time", op, ir.parse_time(self.params[self.time_param])),
+        ]
+
+    def start_clock(self) -> str:
+        """The params' time as the app's rows show it ("HH:MM")."""
+        return f"{ir.parse_time(self.params[self.time_param]):%H:%M}"
+
     def expected(self) -> list[Any]:
         return [e["title"] for e in self.relevant_events()]
-
-    def target_day(self) -> datetime.date:
-        return date_of(self.params["target_date"])
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
@@ -412,32 +423,15 @@ class SimpleCalendarEventOnDateAtTime(_UpstreamCalendarQuestion):
         " list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(
-            {
-                "date": random.choice(DATES),
-                "time": random.choice(TIMES),
-                "duration": random.choice(DURATIONS),
-                "title": random.choice(TITLES),
-            }
-        )
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [event_at(p["target_date"], p["time"], p["title"], p["duration"])]
+    param_pools = {"date": DATES, "time": TIMES, "duration": DURATIONS, "title": TITLES}
 
     def exclusions(self) -> list[Exclusion]:
-        return [
-            Exclusion("start_date", "eq", self.target_day()),
-            Exclusion("start_time", "eq", ir.parse_time(self.params["time"])),
-        ]
+        return self.on_day_at("eq")
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        at = f"{ir.parse_time(self.params['time']):%H:%M}"
+        at = self.start_clock()
         rows = yield from self.day_rows(env)
-        titles = [t for _, t, s, e in rows if s <= at <= _end_minutes(s, e)]
-        yield from answer(", ".join(titles))
+        yield from self.answer([t for _, t, s, e in rows if s <= at <= _end_minutes(s, e)])
 
 
 class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
@@ -457,20 +451,13 @@ class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
         " there are multiples titles, format your answer in a comma separated list."
     )
 
+    param_pools = {"date": DATES, "title": TITLES, "time": TIMES}
+
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        params = {
-            "date": random.choice(DATES),
-            "title": random.choice(TITLES),
-            "time": random.choice(TIMES),
-        }
-        titles, times = without(TITLES, params["title"]), without(TIMES, params["time"])
-        events = []
-        for _ in range(3):
-            title, time = random.choice(titles), random.choice(times)
-            titles, times = without(titles, title), without(times, time)
-            events.append({"title": title, "time": time})
-        params["events"] = events
+        params = cls.draw_params()
+        titles, times = ir.Pool(TITLES, params["title"]), ir.Pool(TIMES, params["time"])
+        params["events"] = [{"title": titles.take(), "time": times.take()} for _ in range(3)]
         return dated(params)
 
     def relevant_events(self) -> list[dict[str, Any]]:
@@ -482,7 +469,7 @@ class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         rows = yield from self.day_rows(env)
-        yield from answer(", ".join(title for _, title, _, _ in rows))
+        yield from self.answer([title for _, title, _, _ in rows])
 
 
 class SimpleCalendarNextMeetingWithPerson(_UpstreamCalendarQuestion):
@@ -500,19 +487,10 @@ class SimpleCalendarNextMeetingWithPerson(_UpstreamCalendarQuestion):
         " the format <month name> <day> <year> <hour in 24-hour format>:<minutes>."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(
-            {
-                "person": random.choice(PERSONS),
-                "date": random.choice(DATES),
-                "time": random.choice(MEETING_TIMES),
-            }
-        )
+    param_pools = {"person": PERSONS, "date": DATES, "time": MEETING_TIMES}
 
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [event_at(p["target_date"], p["time"], f"Drinks with {p['person']}")]
+    def event_title(self) -> str:
+        return f"Drinks with {self.params['person']}"
 
     def exclusions(self) -> list[Exclusion]:
         return [
@@ -533,7 +511,7 @@ class SimpleCalendarNextMeetingWithPerson(_UpstreamCalendarQuestion):
         now = (TODAY, f"{NOW:%H:%M}")
         upcoming = [m for m in meetings if m >= now] or meetings
         day, start = upcoming[0]
-        yield from answer(f"{day:%B %d %Y} {start}")
+        yield from self.answer([f"{day:%B %d %Y} {start}"])
 
 
 class SimpleCalendarLocationOfEvent(_UpstreamCalendarQuestion):
@@ -547,20 +525,12 @@ class SimpleCalendarLocationOfEvent(_UpstreamCalendarQuestion):
         " location only."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(
-            {
-                "title": random.choice(LOCATION_TITLES),
-                "location": random.choice(LOCATIONS),
-                "date": random.choice(DATES),
-                "time": random.choice(MEETING_TIMES),
-            }
-        )
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [event_at(p["target_date"], p["time"], p["title"], location=p["location"])]
+    param_pools = {
+        "title": LOCATION_TITLES,
+        "location": LOCATIONS,
+        "date": DATES,
+        "time": MEETING_TIMES,
+    }
 
     def exclusions(self) -> list[Exclusion]:
         return [Exclusion("title", "contains", self.params["title"])]
@@ -585,7 +555,7 @@ class SimpleCalendarLocationOfEvent(_UpstreamCalendarQuestion):
             raise RuntimeError(f"Oracle found no event {title!r} in the search results.")
         yield JSONAction(action_type="click", index=index)
         where = ui.find(ui.elements(env), ui.hint_is("Location"), need_visible=False)
-        yield from answer((ui.elements(env)[where].text or "") if where is not None else "")
+        yield from self.answer([(ui.elements(env)[where].text or "") if where is not None else ""])
 
 
 class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
@@ -606,26 +576,25 @@ class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
         " answer in a comma separated list."
     )
 
+    param_pools = {
+        "date": NEXT_WEEK_DATES,
+        "duration": DURATIONS,
+        "title": NEXT_WEEK_TITLES,
+        "person": PERSONS,
+        "time": NEXT_WEEK_TIMES,
+    }
+
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        params = {
-            "date": random.choice(NEXT_WEEK_DATES),
-            "duration": random.choice(DURATIONS),
-            "title": random.choice(NEXT_WEEK_TITLES),
-            "person": random.choice(PERSONS),
-            "time": random.choice(NEXT_WEEK_TIMES),
-        }
+        params = cls.draw_params()
         titles = [t.format(person=params["person"]) for t in NEXT_WEEK_TITLES]
         params["title"] = params["title"].format(person=params["person"])
-        dates, times = (
-            without(NEXT_WEEK_DATES, params["date"]),
-            without(NEXT_WEEK_TIMES, params["time"]),
-        )
+        dates = ir.Pool(NEXT_WEEK_DATES, params["date"])
+        times = ir.Pool(NEXT_WEEK_TIMES, params["time"])
         events = []
         for k in range(2):
-            day, time = random.choice(dates), random.choice(times)
-            dates, times = without(dates, day), without(times, time)
-            title = params["title"] if k == 0 else random.choice(without(titles, params["title"]))
+            day, time = dates.take(), times.take()
+            title = params["title"] if k == 0 else ir.Pool(titles, params["title"]).take()
             events.append({"date": day, "time": time, "title": title})
         params["events"] = events
         return dated(params)
@@ -650,8 +619,7 @@ class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
         yield ui.tap(env, desc="Change view")
         yield ui.tap(env, text="Event list view")
         rows = yield from read_rows(env, until=sunday)
-        titles = [t for day, t, _, _ in rows if day and monday <= day <= sunday]
-        yield from answer(", ".join(titles))
+        yield from self.answer([t for day, t, _, _ in rows if day and monday <= day <= sunday])
 
 
 class SimpleCalendarFirstEventAfterStartTime(_UpstreamCalendarQuestion):
@@ -666,33 +634,21 @@ class SimpleCalendarFirstEventAfterStartTime(_UpstreamCalendarQuestion):
         " list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(
-            {
-                "date": random.choice(DATES),
-                "title": random.choice(FIRST_AFTER_TITLES),
-                "time": random.choice(FIRST_AFTER_TIMES),
-                "duration": random.choice(DURATIONS),
-            }
-        )
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [event_at(p["target_date"], p["time"], p["title"], p["duration"])]
+    param_pools = {
+        "date": DATES,
+        "title": FIRST_AFTER_TITLES,
+        "time": FIRST_AFTER_TIMES,
+        "duration": DURATIONS,
+    }
 
     def exclusions(self) -> list[Exclusion]:
-        return [
-            Exclusion("start_date", "eq", self.target_day()),
-            Exclusion("start_time", "ge", ir.parse_time(self.params["time"])),
-        ]
+        return self.on_day_at("ge")
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        after = f"{ir.parse_time(self.params['time']):%H:%M}"
+        after = self.start_clock()
         rows = yield from self.day_rows(env)
         later = sorted(start for _, _, start, _ in rows if start >= after)
-        titles = [t for _, t, start, _ in rows if later and start == later[0]]
-        yield from answer(", ".join(titles))
+        yield from self.answer([t for _, t, start, _ in rows if later and start == later[0]])
 
 
 class SimpleCalendarEventsInTimeRange(_UpstreamCalendarQuestion):
@@ -714,29 +670,18 @@ class SimpleCalendarEventsInTimeRange(_UpstreamCalendarQuestion):
         " separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(
-            {
-                "start_time": random.choice(RANGE_START_TIMES),
-                "date": random.choice(DATES),
-                "title": random.choice(RANGE_TITLES),
-                "duration": random.choice(DURATIONS),
-            }
-        )
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [event_at(p["target_date"], p["start_time"], p["title"], p["duration"])]
+    param_pools = {
+        "start_time": RANGE_START_TIMES,
+        "date": DATES,
+        "title": RANGE_TITLES,
+        "duration": DURATIONS,
+    }
+    time_param = "start_time"
 
     def exclusions(self) -> list[Exclusion]:
-        return [
-            Exclusion("start_date", "eq", self.target_day()),
-            Exclusion("start_time", "ge", ir.parse_time(self.params["start_time"])),
-            Exclusion("start_time", "le", datetime.time(20, 0)),
-        ]
+        return [*self.on_day_at("ge"), Exclusion("start_time", "le", datetime.time(20, 0))]
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        lo = f"{ir.parse_time(self.params['start_time']):%H:%M}"
+        lo = self.start_clock()
         rows = yield from self.day_rows(env)
-        yield from answer(", ".join(t for _, t, start, _ in rows if lo <= start <= "20:00"))
+        yield from self.answer([t for _, t, start, _ in rows if lo <= start <= "20:00"])

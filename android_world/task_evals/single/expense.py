@@ -17,7 +17,6 @@ from typing import Any
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
-from android_world.task_evals import answer_check, task_eval
 from android_world.task_evals.oracle_utils import (
     click,
     desc_is,
@@ -32,12 +31,20 @@ from android_world.task_evals.oracle_utils import (
     type_into,
     visible,
 )
+from android_world.task_evals.single.table_tasks import (
+    NOISE_ROW_OBJECTS,
+    ROW_OBJECTS,
+    Table,
+    _AddRowsTask,
+    _DeleteRowsTask,
+    _TableTask,
+    insert_rows,
+)
 
 APP_NAME = "pro expense"
 DB = expense_app.DB
-ROW_OBJECTS = "row_objects"
-NOISE_ROW_OBJECTS = "noise_row_objects"
 CATEGORIES = expense_app.CATEGORIES
+TEXT_REPRESENTATION_TYPE = "text_representation_type"
 
 
 # ---- data -----------------------------------------------------------------------------------
@@ -249,82 +256,44 @@ def rows_as_text(rows: list[dict[str, Any]], format_type: str) -> str:
     return "\n".join(blocks)
 
 
+def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONAction]:
+    """Fill and save the Add expense form for `row` (from the expense list)."""
+    yield click(env, desc_is("Add expense"), "the Add expense button")
+    yield type_into(env, hint_is("Name"), row["name"], "the Name field")
+    yield type_into(env, hint_is("Amount"), f"{row['amount'] / 100:.2f}", "the Amount field")
+    yield click(env, text_is("Category"), "the Category row")
+    category = CATEGORIES[row["category"]]
+    index = yield from scroll_to(
+        env, text_is(category), category, container=res_is("category_list")
+    )
+    yield JSONAction(action_type="click", index=index)
+    yield type_into(env, hint_is("Note"), row["note"], "the Note field")
+    index = yield from scroll_to(env, text_is("Save"), "the Save button")
+    yield JSONAction(action_type="click", index=index)
+
+
 def clear(env: interface.AsyncEnv) -> None:
     env.controller.sqlite_execute(DB, expense_app.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM expense")
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[dict[str, Any]]) -> None:
-    """One multi-row INSERT (one sqlite round trip, also over adb); ids follow list order."""
-    if not rows:
-        return
-    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
-    params = tuple(r[f] for r in rows for f in _FIELDS)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO expense ({', '.join(_FIELDS)}) VALUES {values}", params
-    )
+    insert_rows(env, DB, "expense", _FIELDS, rows)
 
 
 def list_rows(env: interface.AsyncEnv) -> list[dict[str, Any]]:
     return env.controller.sqlite_query(DB, "SELECT * FROM expense ORDER BY expense_id")
 
 
-def removal_ok(before: list[dict], after: list[dict], ids: set[int], key: str) -> bool:
-    """Upstream's `validate_rows_removal_integrity`: targets gone, the rest unchanged, nothing new."""
-    for row in before:
-        if row[key] in ids:
-            if row in after:
-                return False
-        elif row not in after:
-            return False
-    return all(row in before for row in after)
-
-
-def addition_ok(
-    before: list[dict],
-    after: list[dict],
-    wanted: list[dict],
-    compare: tuple[str, ...],
-    free_form: tuple[str, ...],
-) -> bool:
-    """Upstream's `validate_rows_addition_integrity`."""
-
-    def matches(reference: dict, row: dict) -> bool:
-        for field in compare:
-            if field in free_form:
-                if not answer_check.fuzzy_match(reference[field], row[field]):
-                    return False
-            elif reference[field] != row[field]:
-                return False
-        return True
-
-    if not all(any(matches(w, row) for row in after) for w in wanted):
-        return False
-    if len(after) != len(before) + len(wanted):
-        return False
-    return all(row in after for row in before)
-
-
 # ---- tasks ----------------------------------------------------------------------------------
 
 
-class _Expense(task_eval.TaskEval):
+class _Expense(_TableTask):
     app_names = (APP_NAME,)
-    schema: dict[str, Any] = {}
-    template = ""  # goals are built in `goal`, as upstream does
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        clear(env)
-        add_rows(env, self.params.get(NOISE_ROW_OBJECTS, []))
-        env.controller.close_recents()
-
-    def tear_down(self, env: interface.AsyncEnv) -> None:
-        clear(env)
-        super().tear_down(env)
+    table = Table(clear, add_rows, list_rows, key="expense_id")
 
 
-class _ExpenseDeleteMultiple(_Expense):
+class _ExpenseDeleteMultiple(_DeleteRowsTask, _Expense):
     """Delete the named expenses; every other row must survive unchanged (upstream's rule)."""
 
     n_rows = 3
@@ -333,11 +302,6 @@ class _ExpenseDeleteMultiple(_Expense):
     difficulty = "easy"
     tags = ("data_edit", "parameterized")
     optimal_steps = 10
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.before: list[dict[str, Any]] = []
-        self.target_ids: set[int] = set()
 
     @property
     def goal(self) -> str:
@@ -351,23 +315,10 @@ class _ExpenseDeleteMultiple(_Expense):
             return {ROW_OBJECTS: rows}
         return {ROW_OBJECTS: rows[: cls.n_rows], NOISE_ROW_OBJECTS: rows[cls.n_rows :]}
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        add_rows(env, self.params[ROW_OBJECTS])
-        self.before = list_rows(env)
+    def find_targets(self, before: list[dict[str, Any]]) -> set[int]:
+        """By name, as upstream finds them (names are unique in these tables)."""
         names = {r["name"] for r in self.params[ROW_OBJECTS]}
-        self.target_ids = {r["expense_id"] for r in self.before if r["name"] in names}
-        if (
-            len(self.before) != self.n_rows + self.n_rows_noise
-            or len(self.target_ids) != self.n_rows
-        ):
-            raise RuntimeError(f"{self.name}: unexpected initial expense table.")
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        return (
-            1.0 if removal_ok(self.before, list_rows(env), self.target_ids, "expense_id") else 0.0
-        )
+        return {r["expense_id"] for r in before if r["name"] in names}
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield open_app("Pro Expense")
@@ -423,7 +374,20 @@ class ExpenseDeleteMultiple(_ExpenseDeleteMultiple):
     complexity = 2
 
 
-class ExpenseAddSingle(_Expense):
+class _ExpenseAdd(_AddRowsTask, _Expense):
+    """Add the expenses the goal describes (csv or text block); upstream compares name and
+    note fuzzily, amount and category exactly."""
+
+    compare = ("name", "amount", "category", "note")
+    free_form = ("name", "note")
+
+    @property
+    def goal(self) -> str:
+        text = rows_as_text(self.params[ROW_OBJECTS], self.params[TEXT_REPRESENTATION_TYPE])
+        return f"Add the following expenses into the {APP_NAME}:\n{text}"
+
+
+class ExpenseAddSingle(_ExpenseAdd):
     """Add one expense described in csv or text-block form, with ten noise rows present."""
 
     n_rows_noise = 10
@@ -432,15 +396,6 @@ class ExpenseAddSingle(_Expense):
     tags = ("parameterized", "data_entry", "search")
     optimal_steps = 6
 
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.before: list[dict[str, Any]] = []
-
-    @property
-    def goal(self) -> str:
-        text = rows_as_text(self.params[ROW_OBJECTS], self.params["text_representation_type"])
-        return f"Add the following expenses into the {APP_NAME}:\n{text}"
-
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
         target = generate_expense()
@@ -448,37 +403,10 @@ class ExpenseAddSingle(_Expense):
         return {
             ROW_OBJECTS: [target],
             NOISE_ROW_OBJECTS: noise,
-            "text_representation_type": random.choice(["csv", "text_block"]),
+            TEXT_REPRESENTATION_TYPE: random.choice(["csv", "text_block"]),
         }
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        self.before = list_rows(env)
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        ok = addition_ok(
-            self.before,
-            list_rows(env),
-            self.params[ROW_OBJECTS],
-            compare=("name", "amount", "category", "note"),
-            free_form=("name", "note"),
-        )
-        return 1.0 if ok else 0.0
-
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        row = self.params[ROW_OBJECTS][0]
         yield open_app("Pro Expense")
-        yield click(env, desc_is("Add expense"), "the Add expense button")
-        yield type_into(env, hint_is("Name"), row["name"], "the Name field")
-        yield type_into(env, hint_is("Amount"), f"{row['amount'] / 100:.2f}", "the Amount field")
-        yield click(env, text_is("Category"), "the Category row")
-        category = CATEGORIES[row["category"]]
-        index = yield from scroll_to(
-            env, text_is(category), category, container=res_is("category_list")
-        )
-        yield JSONAction(action_type="click", index=index)
-        yield type_into(env, hint_is("Note"), row["note"], "the Note field")
-        index = yield from scroll_to(env, text_is("Save"), "the Save button")
-        yield JSONAction(action_type="click", index=index)
+        yield from add_via_form(env, self.params[ROW_OBJECTS][0])
         yield done()

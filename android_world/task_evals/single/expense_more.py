@@ -22,21 +22,19 @@ from android_world.task_evals.single.expense import (
     CATEGORIES,
     NOISE_ROW_OBJECTS,
     ROW_OBJECTS,
+    TEXT_REPRESENTATION_TYPE,
     _Expense,
+    _ExpenseAdd,
     _ExpenseDeleteMultiple,
-    add_rows,
-    addition_ok,
+    add_via_form,
     generate_expense,
-    list_rows,
     random_october_ms,
-    removal_ok,
     rows_as_text,
 )
 from android_world.task_evals.single.files import clear_folder
 from android_world.task_evals.single.markor import NOTEBOOK
 from android_world.task_evals.single.markor_more import editor_text
-
-TEXT_REPRESENTATION_TYPE = "text_representation_type"
+from android_world.task_evals.single.table_tasks import _DeleteDuplicateTask
 
 
 def random_rows(n: int, keep=lambda row: True) -> list[dict[str, Any]]:
@@ -155,21 +153,6 @@ def delete_open_expense(env: interface.AsyncEnv) -> Iterator[JSONAction]:
     yield ui.click(env, ui.matching(text="Delete", class_suffix="Button"), "the Delete button")
 
 
-def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONAction]:
-    yield ui.click(env, ui.desc_is("Add expense"), "the Add expense button")
-    yield ui.type_into(env, ui.hint_is("Name"), row["name"], "the Name field")
-    yield ui.type_into(env, ui.hint_is("Amount"), f"{row['amount'] / 100:.2f}", "the Amount field")
-    yield ui.click(env, ui.text_is("Category"), "the Category row")
-    category = CATEGORIES[row["category"]]
-    index = yield from ui.scroll_to(
-        env, ui.text_is(category), category, container=ui.res_is("category_list")
-    )
-    yield JSONAction(action_type="click", index=index)
-    yield ui.type_into(env, ui.hint_is("Note"), row["note"], "the Note field")
-    index = yield from ui.scroll_to(env, ui.text_is("Save"), "the Save button")
-    yield JSONAction(action_type="click", index=index)
-
-
 # ---- tasks -----------------------------------------------------------------------------------
 
 
@@ -213,7 +196,7 @@ class ExpenseDeleteMultiple2(_ExpenseDeleteMultiple):
         yield ui.done()
 
 
-class _ExpenseDeleteDuplicates(_Expense):
+class _ExpenseDeleteDuplicates(_DeleteDuplicateTask, _Expense):
     """Two identical rows among noise; exactly one of them must go, everything else stays."""
 
     n_rows = 1
@@ -222,11 +205,6 @@ class _ExpenseDeleteDuplicates(_Expense):
     difficulty = "medium"
     tags = ("data_edit", "screen_reading")
     optimal_steps = 4
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.before: list[dict[str, Any]] = []
-        self.duplicate_ids: list[int] = []
 
     @property
     def goal(self) -> str:
@@ -240,25 +218,6 @@ class _ExpenseDeleteDuplicates(_Expense):
         rows = random_rows(cls.n_rows_noise + cls.n_rows)
         target = rows.pop()
         return {ROW_OBJECTS: [target, dict(target)], NOISE_ROW_OBJECTS: rows}
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        first, second = self.params[ROW_OBJECTS]
-        if first != second:
-            raise ValueError(f"{self.name}: the two target rows must be equal.")
-        add_rows(env, self.params[ROW_OBJECTS])
-        self.before = list_rows(env)
-        if len(self.before) != 2 + self.n_rows_noise:
-            raise ValueError(f"{self.name}: unexpected initial expense table.")
-        self.duplicate_ids = [row["expense_id"] for row in self.before[-2:]]
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        after = list_rows(env)
-        ok = any(
-            removal_ok(self.before, after, {row_id}, "expense_id") for row_id in self.duplicate_ids
-        )
-        return 1.0 if ok else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Pro Expense")
@@ -301,7 +260,7 @@ class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
         return {ROW_OBJECTS: [target, dict(target)], NOISE_ROW_OBJECTS: noise + variations}
 
 
-class ExpenseAddMultiple(_Expense):
+class ExpenseAddMultiple(_ExpenseAdd):
     """Three expenses described in csv or text-block form, ten noise rows present."""
 
     n_rows = 3
@@ -310,15 +269,6 @@ class ExpenseAddMultiple(_Expense):
     difficulty = "medium"
     tags = ("data_entry", "parameterized")
     optimal_steps = 20
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.before: list[dict[str, Any]] = []
-
-    @property
-    def goal(self) -> str:
-        text = rows_as_text(self.params[ROW_OBJECTS], self.params[TEXT_REPRESENTATION_TYPE])
-        return f"Add the following expenses into the {APP_NAME}:\n{text}"
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -330,21 +280,6 @@ class ExpenseAddMultiple(_Expense):
             NOISE_ROW_OBJECTS: noise,
             TEXT_REPRESENTATION_TYPE: random.choice(["csv", "text_block"]),
         }
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        self.before = list_rows(env)
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        ok = addition_ok(
-            self.before,
-            list_rows(env),
-            self.params[ROW_OBJECTS],
-            compare=("name", "amount", "category", "note"),
-            free_form=("name", "note"),
-        )
-        return 1.0 if ok else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Pro Expense")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from android_world.env import device, interface
@@ -101,6 +101,26 @@ def parse_duration(text: str) -> int:
     raise ValueError(f"Invalid duration {text!r}")
 
 
+def date_of(text: str) -> datetime.date:
+    """'October 15 2023' (upstream's date params) -> a date."""
+    return datetime.datetime.strptime(text, answer_check.DATE_FORMAT).date()
+
+
+class Pool:
+    """A template parameter's values for `*_without_replacement` draws: the value the
+    parameter itself took is removed first, then every draw removes what it took."""
+
+    def __init__(self, values: Sequence[str], used: str | None = None):
+        self.values = list(values)
+        if used in self.values:
+            self.values.remove(used)
+
+    def take(self) -> str:
+        value = random.choice(self.values)
+        self.values.remove(value)
+        return value
+
+
 def date_phrases(day: datetime.date, today: datetime.date = TODAY) -> list[str]:
     """Upstream's natural-language wordings of a date, relative to the device's today."""
     options = [day.strftime("%B %d"), day.strftime(answer_check.DATE_FORMAT)]
@@ -158,6 +178,15 @@ class _InformationRetrieval(task_eval.TaskEval):
         return answer_check.score_answer(
             env.interaction_cache, self.expected(), self.match_type, self.tolerance
         )
+
+    def target_day(self) -> datetime.date:
+        """The exact date of the question (params['target_date']; the goal may word it)."""
+        return date_of(self.params["target_date"])
+
+    def answer(self, values: list[str]) -> Iterator[JSONAction]:
+        """The oracle's last steps: answer with the values, comma separated, and stop."""
+        yield JSONAction(action_type="answer", text=", ".join(values))
+        yield ui.done()
 
 
 class _CalendarQuestion(_InformationRetrieval):
@@ -225,27 +254,21 @@ class SimpleCalendarEventsOnDate(_CalendarQuestion):
             "title": random.choice(_EVENTS_ON_DATE_TITLES),
         }
 
-    def _day(self) -> datetime.date:
-        return datetime.datetime.strptime(
-            self.params["target_date"], answer_check.DATE_FORMAT
-        ).date()
-
     def relevant_events(self) -> list[dict[str, Any]]:
         p = self.params
         return [
             random_event_at(
-                self._day(), parse_time(p["time"]), parse_duration(p["duration"]), p["title"]
+                self.target_day(), parse_time(p["time"]), parse_duration(p["duration"]), p["title"]
             )
         ]
 
     def excluded(self, start: datetime.datetime) -> bool:
-        return start.date() == self._day()
+        return start.date() == self.target_day()
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield from cal.open_day(env, self._day())
+        yield from cal.open_day(env, self.target_day())
         rows = yield from self.read_day(env)
-        yield JSONAction(action_type="answer", text=", ".join(title for title, _, _ in rows))
-        yield ui.done()
+        yield from self.answer([title for title, _, _ in rows])
 
 
 class SimpleCalendarNextEvent(_CalendarQuestion):
@@ -298,8 +321,7 @@ class SimpleCalendarNextEvent(_CalendarQuestion):
                 break
             yield ui.click(env, ui.desc_is("Next day"), "Next day")
             now = "00:00"
-        yield JSONAction(action_type="answer", text=", ".join(answer))
-        yield ui.done()
+        yield from self.answer(answer)
 
 
 class SimExpenseTotalForCategory(_InformationRetrieval):
@@ -378,5 +400,4 @@ class SimExpenseTotalForCategory(_InformationRetrieval):
             yield JSONAction(action_type="scroll", direction="down")
             if [e.text for e in ui.elements(env) if e.text] == before:
                 break
-        yield JSONAction(action_type="answer", text=f"{sum(seen.values()) / 100:.2f}")
-        yield ui.done()
+        yield from self.answer([f"{sum(seen.values()) / 100:.2f}"])

@@ -458,7 +458,47 @@ class MarkorMergeNotes(_MarkorTask):
         yield ui.done()
 
 
-class MarkorChangeNoteContent(_MarkorTask):
+class _MarkorEditAndRename(_MarkorTask):
+    """Edit a note's text and rename it. Set-up writes the note (params["original_content"],
+    if any) and 20 noise notes; the old name must be gone and the renamed note must hold what
+    `renamed_ok` wants. The oracle edits in the editor (`edited_text`), then renames."""
+
+    fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
+
+    def renamed_ok(self, content: str | None) -> bool:
+        """Whether the renamed note's text (None: no such note) is what the goal asked for."""
+        raise NotImplementedError
+
+    def edited_text(self, env: interface.AsyncEnv) -> str:
+        """The text the oracle types over the open note's."""
+        raise NotImplementedError
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        original = self.params["original_name"]
+        echo_to(env, f"{NOTEBOOK}/{original}", self.params.get("original_content", ""))
+        for name in noise_names(original, NOTE_TITLES, 1, 20):
+            if name != self.params["new_name"]:
+                echo_to(env, f"{NOTEBOOK}/{name}")
+        env.controller.close_recents()
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        if env.controller.exists(f"{NOTEBOOK}/{self.params['original_name']}"):
+            return 0.0
+        return 1.0 if self.renamed_ok(read_note(env, self.params["new_name"])) else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield open_markor()
+        yield from ui.scroll_and_tap(env, self.params["original_name"])
+        yield replace_editor_text(env, self.edited_text(env))
+        yield ui.tap(env, desc="Navigate up")  # leaving the editor saves the note
+        yield from select_note(env, self.params["original_name"])
+        yield from rename_selected(env, self.params["new_name"])
+        yield ui.done()
+
+
+class MarkorChangeNoteContent(_MarkorEditAndRename):
     """Replace a note's text and rename it; the old name must be gone, the new one must hold
     the new text (fuzzy)."""
 
@@ -479,7 +519,6 @@ class MarkorChangeNoteContent(_MarkorTask):
         'Update the content of {original_name} to "{updated_content}" in Markor and change its '
         "name to {new_name}."
     )
-    fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -489,34 +528,14 @@ class MarkorChangeNoteContent(_MarkorTask):
             "updated_content": random_string(20),
         }
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        echo_to(env, f"{NOTEBOOK}/{self.params['original_name']}")
-        for name in noise_names(self.params["original_name"], NOTE_TITLES, 1, 20):
-            if name != self.params["new_name"]:
-                echo_to(env, f"{NOTEBOOK}/{name}")
-        env.controller.close_recents()
+    def renamed_ok(self, content: str | None) -> bool:
+        return content is not None and fuzzy_match(content.strip(), self.params["updated_content"])
 
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        if env.controller.exists(f"{NOTEBOOK}/{self.params['original_name']}"):
-            return 0.0
-        content = read_note(env, self.params["new_name"])
-        if content is None:
-            return 0.0
-        return 1.0 if fuzzy_match(content.strip(), self.params["updated_content"]) else 0.0
-
-    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield open_markor()
-        yield from ui.scroll_and_tap(env, self.params["original_name"])
-        yield replace_editor_text(env, self.params["updated_content"])
-        yield ui.tap(env, desc="Navigate up")  # leaving the editor saves the note
-        yield from select_note(env, self.params["original_name"])
-        yield from rename_selected(env, self.params["new_name"])
-        yield ui.done()
+    def edited_text(self, env: interface.AsyncEnv) -> str:
+        return self.params["updated_content"]
 
 
-class MarkorAddNoteHeader(_MarkorTask):
+class MarkorAddNoteHeader(_MarkorEditAndRename):
     """Put a line and a blank line above a note's text and rename it; the renamed note must be
     exactly `header`, a blank line, the original text and a newline."""
 
@@ -538,7 +557,6 @@ class MarkorAddNoteHeader(_MarkorTask):
         "Update the Markor note {original_name} by adding the following text, along with a new "
         'blank line before the existing content: "{header}", and rename it to {new_name}.'
     )
-    fidelity_notes = ("no noise note is given the new name (upstream could, by chance)",)
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
@@ -549,28 +567,9 @@ class MarkorAddNoteHeader(_MarkorTask):
             "header": random_string(20),
         }
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        echo_to(env, f"{NOTEBOOK}/{self.params['original_name']}", self.params["original_content"])
-        for name in noise_names(self.params["original_name"], NOTE_TITLES, 1, 20):
-            if name != self.params["new_name"]:
-                echo_to(env, f"{NOTEBOOK}/{name}")
-        env.controller.close_recents()
+    def renamed_ok(self, content: str | None) -> bool:
+        return content == f"{self.params['header']}\n\n{self.params['original_content']}\n"
 
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        if env.controller.exists(f"{NOTEBOOK}/{self.params['original_name']}"):
-            return 0.0
-        content = read_note(env, self.params["new_name"])
-        wanted = f"{self.params['header']}\n\n{self.params['original_content']}\n"
-        return 1.0 if content == wanted else 0.0
-
-    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield open_markor()
-        yield from ui.scroll_and_tap(env, self.params["original_name"])
-        shown = editor_text(env).rstrip("\n")
-        yield replace_editor_text(env, f"{self.params['header']}\n\n{shown}")
-        yield ui.tap(env, desc="Navigate up")
-        yield from select_note(env, self.params["original_name"])
-        yield from rename_selected(env, self.params["new_name"])
-        yield ui.done()
+    def edited_text(self, env: interface.AsyncEnv) -> str:
+        shown = editor_text(env).rstrip("\n")  # the note as the editor shows it
+        return f"{self.params['header']}\n\n{shown}"

@@ -2,9 +2,9 @@
 
 Rows are plain dicts with upstream's `Recipe` columns. Goals, complexities, row counts and
 success rules are upstream's: deleting must remove exactly the target rows and leave every other
-row as it was (`expense.removal_ok`); a duplicate task accepts the removal of either copy;
+row as it was (`table_tasks.removal_ok`); a duplicate task accepts the removal of either copy;
 adding must add exactly the described recipe (text fields fuzzy, `favorite` exact) and change
-nothing else (`expense.addition_ok`). Random recipes come from upstream's generator pools
+nothing else (`table_tasks.addition_ok`). Random recipes come from upstream's generator pools
 (`recipe_data`). Oracles read the live screen through `oracle_utils` only.
 
 Kept differences (see `RecipeDeleteMultipleRecipesWithConstraint`): the ingredient is matched
@@ -24,14 +24,20 @@ from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import broccoli as broccoli_app
 from android_world.task_evals import oracle_utils as ui
-from android_world.task_evals import task_eval
 from android_world.task_evals.single import recipe_data as data
-from android_world.task_evals.single.expense import addition_ok, removal_ok
+from android_world.task_evals.single.table_tasks import (
+    NOISE_ROW_OBJECTS,
+    ROW_OBJECTS,
+    Table,
+    _AddRowsTask,
+    _DeleteDuplicateTask,
+    _DeleteRowsTask,
+    _TableTask,
+    insert_rows,
+)
 
 APP_NAME = "broccoli app"
 DB = broccoli_app.DB
-ROW_OBJECTS = "row_objects"
-NOISE_ROW_OBJECTS = "noise_row_objects"
 TEXT_REPRESENTATION_TYPE = "text_representation_type"
 _INSERTED = (
     "title",
@@ -116,14 +122,8 @@ def clear(env: interface.AsyncEnv) -> None:
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[Recipe]) -> None:
-    """One multi-row INSERT; ids follow list order (upstream's targets come last)."""
-    if not rows:
-        return
-    marks = ", ".join(["(" + ", ".join("?" * len(_INSERTED)) + ")"] * len(rows))
-    params = tuple(r[f] for r in rows for f in _INSERTED)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO recipes ({', '.join(_INSERTED)}) VALUES {marks}", params
-    )
+    """Ids follow list order (upstream's targets come last)."""
+    insert_rows(env, DB, "recipes", _INSERTED, rows)
 
 
 def list_rows(env: interface.AsyncEnv) -> list[Recipe]:
@@ -313,29 +313,12 @@ def search(env: interface.AsyncEnv, term: str) -> Iterator[JSONAction]:
 # ---- tasks ----------------------------------------------------------------------------------
 
 
-class _Recipe(task_eval.TaskEval):
+class _Recipe(_TableTask):
     app_names = (APP_NAME,)
-    schema: dict[str, Any] = {}
-    template = ""  # goals are built in `goal`, as upstream does
-    n_rows = 0
-    n_rows_noise = 0
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.before: list[Recipe] = []
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        clear(env)
-        add_rows(env, self.params.get(NOISE_ROW_OBJECTS, []))
-        env.controller.close_recents()
-
-    def tear_down(self, env: interface.AsyncEnv) -> None:
-        clear(env)
-        super().tear_down(env)
+    table = Table(clear, add_rows, list_rows, key="recipeId")
 
 
-class _RecipeDeleteMultipleRecipes(_Recipe):
+class _RecipeDeleteMultipleRecipes(_DeleteRowsTask, _Recipe):
     """Delete the named recipes: exactly they disappear, every other row stays as it was."""
 
     complexity = 2
@@ -344,10 +327,6 @@ class _RecipeDeleteMultipleRecipes(_Recipe):
     difficulty = "medium"
     tags = ("data_edit", "parameterized")
     optimal_steps = 12
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.target_ids: set[int] = set()
 
     @property
     def goal(self) -> str:
@@ -367,24 +346,6 @@ class _RecipeDeleteMultipleRecipes(_Recipe):
                 NOISE_ROW_OBJECTS: recipes[: cls.n_rows_noise],
             }
         return {ROW_OBJECTS: recipes}
-
-    def expected_initial_rows(self) -> int | None:
-        return self.n_rows + self.n_rows_noise
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        targets = self.params[ROW_OBJECTS]
-        add_rows(env, targets)
-        self.before = list_rows(env)
-        self.target_ids = {r["recipeId"] for r in self.before[len(self.before) - len(targets) :]}
-        wanted = self.expected_initial_rows()
-        if wanted is not None and len(self.before) != wanted:
-            raise RuntimeError(f"{self.name}: {len(self.before)} recipes seeded, not {wanted}.")
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        ok = removal_ok(self.before, list_rows(env), self.target_ids, "recipeId")
-        return 1.0 if ok else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Broccoli")
@@ -478,7 +439,7 @@ class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDeleteMultipleRecipes):
         yield ui.done()
 
 
-class _RecipeDeleteDuplicates(_Recipe):
+class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
     """Delete one copy of the exactly duplicated recipe; either copy may go."""
 
     complexity = 1
@@ -492,10 +453,6 @@ class _RecipeDeleteDuplicates(_Recipe):
         "Delete all but one of any recipes in the Broccoli app that are exact duplicates,"
         " ensuring at least one instance of each unique recipe remains"
     )
-
-    def __init__(self, params: dict[str, Any]):
-        super().__init__(params)
-        self.copy_ids: list[int] = []
 
     @property
     def goal(self) -> str:
@@ -522,20 +479,6 @@ class _RecipeDeleteDuplicates(_Recipe):
             value = random_recipes(1, same, distinct=False)[0]
             if value != target and value not in noise:
                 noise.append(value)
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        add_rows(env, self.params[ROW_OBJECTS])
-        self.before = list_rows(env)
-        self.copy_ids = [r["recipeId"] for r in self.before[-2:]]
-        if len(self.before) != 2 + self.n_rows_noise:
-            raise RuntimeError(f"{self.name}: unexpected initial recipe table.")
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        after = list_rows(env)
-        ok = any(removal_ok(self.before, after, {i}, "recipeId") for i in self.copy_ids)
-        return 1.0 if ok else 0.0
 
     # Try look-alike cards as soon as a screen shows all of them: where the noise is random,
     # look-alikes are most likely the copies; decoy look-alikes (the harder variants) make
@@ -677,8 +620,9 @@ class RecipeDeleteDuplicateRecipes3(_RecipeDeleteDuplicates):
         return target, noise
 
 
-class _RecipeAddRecipes(_Recipe):
-    """Add recipes described in the goal, with ten other recipes already present."""
+class _RecipeAddRecipes(_AddRowsTask, _Recipe):
+    """Add recipes described in the goal, with ten other recipes already present; upstream
+    compares every text field fuzzily and `favorite` exactly."""
 
     complexity = 3
     n_rows = 3
@@ -686,6 +630,17 @@ class _RecipeAddRecipes(_Recipe):
     difficulty = "medium"
     tags = ("data_entry", "parameterized")
     optimal_steps = 10
+    compare = (
+        "title",
+        "description",
+        "servings",
+        "preparationTime",
+        "source",
+        "ingredients",
+        "directions",
+        "favorite",
+    )
+    free_form = tuple(f for f in compare if f != "favorite")
 
     @property
     def goal(self) -> str:
@@ -704,38 +659,6 @@ class _RecipeAddRecipes(_Recipe):
             NOISE_ROW_OBJECTS: noise,
             TEXT_REPRESENTATION_TYPE: random.choice(["csv", "text_block"]),
         }
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        self.before = list_rows(env)
-
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        ok = addition_ok(
-            self.before,
-            list_rows(env),
-            self.params[ROW_OBJECTS],
-            compare=(
-                "title",
-                "description",
-                "servings",
-                "preparationTime",
-                "source",
-                "ingredients",
-                "directions",
-                "favorite",
-            ),
-            free_form=(
-                "title",
-                "description",
-                "servings",
-                "preparationTime",
-                "source",
-                "ingredients",
-                "directions",
-            ),
-        )
-        return 1.0 if ok else 0.0
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         yield ui.open_app("Broccoli")

@@ -23,11 +23,18 @@ from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim import widgets
 from android_world.env.sim.apps import tasks as tasks_app
-from android_world.task_evals import answer_check, task_eval
+from android_world.task_evals import answer_check
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import tasks_app_data as data
-from android_world.task_evals.single.information_retrieval import date_phrases, parse_time
+from android_world.task_evals.single.information_retrieval import (
+    Pool,
+    _InformationRetrieval,
+    date_of,
+    date_phrases,
+    parse_time,
+)
+from android_world.task_evals.single.table_tasks import insert_rows
 
 APP_NAME = "tasks"
 DB = tasks_app.DB
@@ -52,13 +59,9 @@ Row = dict[str, Any]
 # ---- data -----------------------------------------------------------------------------------
 
 
-def day_of(text: str) -> datetime.date:
-    return datetime.datetime.strptime(text, DATE).date()
-
-
 def ms_at(day: str | datetime.date, time_text: str = "") -> int:
     """Upstream's `convert_datetime_to_unix_ts` in ms: a date at a time (midnight if none)."""
-    when = day_of(day) if isinstance(day, str) else day
+    when = date_of(day) if isinstance(day, str) else day
     at = parse_time(time_text) if time_text else datetime.time(0, 0)
     return int(datetime.datetime.combine(when, at, tzinfo=UTC).timestamp()) * 1000
 
@@ -126,35 +129,15 @@ def due_day(row: Row) -> datetime.date:
     return datetime.datetime.fromtimestamp(row["dueDate"] / 1000, tz=UTC).date()
 
 
-class Pool:
-    """A template parameter's values for `*_without_replacement` draws: the value the
-    parameter itself took is removed first, then every draw removes what it took."""
-
-    def __init__(self, values: tuple[str, ...], used: str | None = None):
-        self.values = list(values)
-        if used in self.values:
-            self.values.remove(used)
-
-    def take(self) -> str:
-        value = random.choice(self.values)
-        self.values.remove(value)
-        return value
-
-
 def clear(env: interface.AsyncEnv) -> None:
     env.controller.sqlite_execute(DB, tasks_app.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM tasks")
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[Row]) -> None:
-    if not rows:
-        return
-    marks = ", ".join(["(" + ", ".join("?" * len(_FIELDS)) + ")"] * len(rows))
+    """Each row gets its sync id (`remoteId`) here."""
     rows = [{**r, "remoteId": str(uuid.uuid4().int)} for r in rows]
-    params = tuple(r[f] for r in rows for f in _FIELDS)
-    env.controller.sqlite_execute(
-        DB, f"INSERT INTO tasks ({', '.join(_FIELDS)}) VALUES {marks}", params
-    )
+    insert_rows(env, DB, "tasks", _FIELDS, rows)
 
 
 # ---- reading the screen (oracles) -------------------------------------------------------------
@@ -268,11 +251,9 @@ def past(day: datetime.date) -> Callable[[list[ListedTask]], bool]:
 # ---- tasks ----------------------------------------------------------------------------------
 
 
-class _TasksQuestion(task_eval.TaskEval):
+class _TasksQuestion(_InformationRetrieval):
     app_names = (APP_NAME,)
     complexity = 1
-    schema: dict[str, Any] = {}
-    match_type = MatchType.STRING
     n_noise = 20
     difficulty = "easy"
     tags: tuple[str, ...] = ("information_retrieval", "parameterized", "screen_reading")
@@ -285,9 +266,6 @@ class _TasksQuestion(task_eval.TaskEval):
     def expected(self) -> list[Any]:
         return [r["title"] for r in self.params["relevant"]]
 
-    def target_day(self) -> datetime.date:
-        return day_of(self.params["target_date"])
-
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         rows = [dict(r) for r in self.params["relevant"]]
@@ -297,22 +275,21 @@ class _TasksQuestion(task_eval.TaskEval):
         add_rows(env, rows)
         env.controller.close_recents()
 
-    def is_successful(self, env: interface.AsyncEnv) -> float:
-        super().is_successful(env)
-        return answer_check.score_answer(env.interaction_cache, self.expected(), self.match_type)
-
     def tear_down(self, env: interface.AsyncEnv) -> None:
         clear(env)
         super().tear_down(env)
 
-    def answer(self, values: list[str]) -> Iterator[JSONAction]:
-        yield JSONAction(action_type="answer", text=", ".join(values))
-        yield ui.done()
+    def read_through(self, env: interface.AsyncEnv, day: datetime.date) -> Iterator[JSONAction]:
+        """Open Tasks and read its list (by due date) until past `day`:
+        `rows = yield from self.read_through(env, day)`."""
+        yield ui.open_app("Tasks")
+        rows = yield from read_list(env, day.year, past(day))
+        return rows
 
 
 def _date_params(values: tuple[str, ...]) -> dict[str, str]:
     target = random.choice(values)
-    return {"target_date": target, "date": random.choice(date_phrases(day_of(target)))}
+    return {"target_date": target, "date": random.choice(date_phrases(date_of(target)))}
 
 
 def _dates(first: int, last: int) -> tuple[str, ...]:
@@ -359,8 +336,7 @@ class TasksDueOnDate(_TasksQuestion):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         day = self.target_day()
-        yield ui.open_app("Tasks")
-        rows = yield from read_list(env, day.year, past(day))
+        rows = yield from self.read_through(env, day)
         yield from self.answer([r.title for r in rows if r.due == day])
 
 
@@ -440,8 +416,7 @@ class TasksHighPriorityTasksDueOnDate(_TasksQuestion):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         day = self.target_day()
-        yield ui.open_app("Tasks")
-        rows = yield from read_list(env, day.year, past(day))
+        rows = yield from self.read_through(env, day)
         yield from self.answer(
             [r.title for r in rows if r.due == day and r.priority == "High priority"]
         )
@@ -490,8 +465,7 @@ class TasksDueNextWeek(_TasksQuestion):
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         monday = TODAY + datetime.timedelta(days=7 - TODAY.weekday())
         sunday = monday + datetime.timedelta(days=6)
-        yield ui.open_app("Tasks")
-        rows = yield from read_list(env, TODAY.year, past(sunday))
+        rows = yield from self.read_through(env, sunday)
         count = sum(1 for r in rows if r.due is not None and monday <= r.due <= sunday)
         yield from self.answer([str(count)])
 
@@ -586,8 +560,7 @@ class TasksIncompleteTasksOnDate(_TasksQuestion):
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         day = self.target_day()
-        yield ui.open_app("Tasks")
-        rows = yield from read_list(env, day.year, past(day))
+        rows = yield from self.read_through(env, day)
         yield from self.answer(
             [r.title for r in rows if not r.done and r.due is not None and r.due <= day]
         )
