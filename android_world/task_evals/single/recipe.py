@@ -254,12 +254,13 @@ def scan_titles(
 ) -> Iterator[JSONAction]:
     """Scroll the recipe list once, top to bottom; return (for each card's title and
     description, the most such cards seen on one screen; whether the list needed scrolling;
-    whether `visit` ended the scan).
+    whether `visit` ended the scan; whether the scan saw the whole list).
 
     Windows overlap by a few cards and same-titled cards sit together (the list is A-Z), so
     look-alike cards share some screen: counting per screen never counts a card twice. A screen
-    of nothing but look-alikes (four or more) ends the scan: no group can show more on one
-    screen, so it leads the candidates; so does a scroll that moved the list less than the
+    of nothing but look-alikes (five or more) ends the scan: no group can show more on one
+    screen, so it leads the candidates (a landscape screen holds four cards, and four random
+    look-alikes, none the copy, do occur); so does a scroll that moved the list less than the
     swipe (its end). `visit(previous, at_end)` runs on every screen before scrolling on (with
     the cards and places of the screen before, None at the top); True ends the scan.
     """
@@ -273,17 +274,19 @@ def scan_titles(
         for card in cards:
             counts[card] = max(counts.get(card, 0), cards.count(card))
         if visit is not None and (yield from visit(previous if scrolled else None, at_end)):
-            return counts, scrolled, True
-        if at_end or list_ends_on_screen(env) or (len(cards) >= 4 and len(set(cards)) == 1):
+            return counts, scrolled, True, False
+        if at_end or list_ends_on_screen(env):
+            return counts, scrolled, False, True
+        if len(cards) >= 5 and len(set(cards)) == 1:
             break
         yield JSONAction(action_type="scroll", direction="down")
         after = cards_on_screen(env)
         placed = [(c, y) for _, c, y in window], [(c, y) for _, c, y in after]
         if placed[0] == placed[1]:
-            break
+            return counts, scrolled, False, True
         at_end = stopped_short(*placed, drag_length(env))
         scrolled, window, previous = True, after, placed[0]
-    return counts, scrolled, False
+    return counts, scrolled, False, False
 
 
 def read_details(env: interface.AsyncEnv) -> tuple[str, ...]:
@@ -493,11 +496,17 @@ class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
             if not self.eager:
                 return False
             titles = None if previous is None else [c[0] for c, _ in previous]
-            for card in closed_groups(env, titles, at_end):
-                if card not in tried:
-                    tried.add(card)
-                    if (yield from self.find_copy(env, card, bottom_up=previous is not None)):
-                        return True
+            # The whole list on one screen: every look-alike group is known, and the task has
+            # one pair, so once the others are ruled out a last group of two is that pair.
+            whole = previous is None and (at_end or list_ends_on_screen(env))
+            groups = [c for c in closed_groups(env, titles, at_end) if c not in tried]
+            for i, card in enumerate(groups):
+                tried.add(card)
+                last = whole and i == len(groups) - 1
+                if (
+                    yield from self.find_copy(env, card, bottom_up=previous is not None, last=last)
+                ):
+                    return True
             if previous is None or at_end:
                 return False
             now = [(c, y) for _, c, y in cards_on_screen(env)]
@@ -510,13 +519,13 @@ class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
                     yield JSONAction(action_type="scroll", direction="down")
             return False
 
-        counts, scrolled, found = yield from scan_titles(env, visit)
+        counts, scrolled, found, whole = yield from scan_titles(env, visit)
         # Titles with look-alike cards, the most repeated first: the likeliest copies.
         candidates = [
             c for c in sorted(counts, key=lambda c: -counts[c]) if counts[c] > 1 and c not in tried
         ]
         searched = False
-        for title, description in [] if found else candidates:
+        for i, (title, description) in enumerate([] if found else candidates):
             if scrolled:  # narrow the list to these look-alikes, so they fit on one screen
                 if not searched:
                     yield ui.tap(env, desc="Search")
@@ -527,31 +536,47 @@ class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
                     clear_text=True,
                 )
                 searched = True
-            found = yield from self.find_copy(env, (title, description), overflow=scrolled)
+            last = whole and i == len(candidates) - 1  # the others ruled out: the pair's group
+            found = yield from self.find_copy(
+                env, (title, description), overflow=scrolled, last=last
+            )
             if found:
                 break
+        if not found:  # never a "complete" for a task left undone
+            raise RuntimeError("Oracle found no two recipes with the same details.")
         yield ui.done()
 
     @staticmethod
     def find_copy(
-        env: interface.AsyncEnv, card: Card, overflow: bool = False, bottom_up: bool = False
+        env: interface.AsyncEnv,
+        card: Card,
+        overflow: bool = False,
+        bottom_up: bool = False,
+        last: bool = False,
     ) -> Iterator[JSONAction]:
         """Open the cards that look like `card` one by one; delete the first whose details
         repeat an earlier one's. True if one was deleted.
 
         `overflow`: the (searched) list may be longer than the screen; then scroll to its end
         and compare from the bottom up (`bottom_up`: the list was scrolled to these cards), the
-        nearest first, as copies sit side by side in the A-Z list.
+        nearest first, as copies sit side by side in the A-Z list. `last`: every other group
+        was ruled out, so two look-alikes here are the pair: delete one without comparing.
         """
         if overflow and any(e.package_name == ui.IME_PACKAGE for e in ui.elements(env)):
             yield JSONAction(action_type="navigate_back")  # the keyboard hides most of the list
+        longer = False  # the list runs on above this screen
         while overflow and not list_ends_on_screen(env):
             before = [(c, y) for _, c, y in cards_on_screen(env)]
             yield JSONAction(action_type="scroll", direction="down")
             if [(c, y) for _, c, y in cards_on_screen(env)] == before:  # look-alikes: by place
                 break
-            bottom_up = True
+            bottom_up = longer = True
         count = sum(c == card for _, c, _ in cards_on_screen(env))
+        if last and count == 2 and not longer:
+            first = next(c for c in cards_on_screen(env) if c[1] == card)
+            yield JSONAction(action_type="click", index=first[0])
+            yield from delete_open_recipe(env)
+            return True
         seen: list[tuple[str, ...]] = []
         for position in range(count):
             same = [c for c in cards_on_screen(env) if c[1] == card]
@@ -564,7 +589,60 @@ class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
                 return True
             seen.append(details)
             yield JSONAction(action_type="navigate_back")
-        return False
+        if not longer:
+            return False
+        return (yield from compare_upward(env, card, seen))
+
+
+def compare_upward(
+    env: interface.AsyncEnv, card: Card, seen: list[tuple[str, ...]]
+) -> Iterator[JSONAction]:
+    """The searched list is longer than the screen and its last screen held no copy: walk it
+    up, opening each look-alike not opened yet; True once a copy is found and deleted.
+
+    Look-alike cards cannot be told apart by sight, so each keeps its place on the list: the
+    walk scrolls on a card's description (a drag of half its height, less than half a card's
+    pitch), so how far the list moved is the one shift under half a pitch that maps the cards
+    before onto the cards after."""
+    opened = [y for _, c, y in cards_on_screen(env) if c == card]  # places on the first screen
+    shift = 0
+    for _ in range(64):
+        before = cards_on_screen(env)
+        if not before:
+            return False
+        descriptions = [
+            i
+            for i, e in enumerate(ui.elements(env))
+            if e.resource_name == "card_text_view_description" and ui.visible(e)
+        ]
+        if not descriptions:
+            return False
+        yield JSONAction(action_type="scroll", direction="up", index=descriptions[0])
+        after = cards_on_screen(env)
+        moved = list_shift([y for _, _, y in before], [y for _, _, y in after])
+        if not moved:
+            return False  # the list's top
+        shift += moved
+        for index, other, y in after:
+            place = y - shift
+            if other != card or any(abs(place - p) <= 3 for p in opened):
+                continue
+            opened.append(place)
+            yield JSONAction(action_type="click", index=index)
+            details = read_details(env)
+            if details in seen:
+                yield from delete_open_recipe(env)
+                return True
+            seen.append(details)
+            yield JSONAction(action_type="navigate_back")
+    return False
+
+
+def list_shift(before: list[int], after: list[int], most: int = 100) -> int:
+    """How far a small scroll up moved the cards (0 if not at all): the smallest downward
+    move of at most `most` px that takes some card's top before to some card's top after."""
+    moves = sorted({b - a for a in before for b in after if 0 <= b - a <= most})
+    return moves[0] if moves else 0
 
 
 class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
