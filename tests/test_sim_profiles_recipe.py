@@ -118,3 +118,41 @@ def test_offset_showing_moves_a_list_just_enough_to_show_the_field():
     assert layout.offset_showing(form(), "f5", view, 0, {}) == 5 * 120 + 100 + 24 - 300
     assert layout.offset_showing(form(), "f0", view, 400, {}) == 0  # above: up to it
     assert layout.offset_showing(form(), "nope", view, 70, {}) == 70
+
+
+@pytest.mark.parametrize(
+    ("profile", "name", "seed"),
+    [
+        # Three look-alike groups on one screen: the last group of two is the pair, deleted
+        # without opening both (10 steps: out of steps before).
+        ("default", "RecipeDeleteDuplicateRecipes", 54),
+        ("default", "RecipeDeleteDuplicateRecipes", 58),
+        # The same deduction after a scan of the whole list (24 steps).
+        ("default", "RecipeDeleteDuplicateRecipes2", 54),
+        # Said "complete" with nothing deleted before.
+        ("landscape", "RecipeDeleteDuplicateRecipes2", 47),
+    ],
+)
+def test_recipe_duplicates_that_the_oracle_missed_before(profile, name, seed):
+    env = SimEnv(seed=0, render=False, profile=profile)
+    try:
+        random.seed(seed)
+        params = REGISTRY[name].generate_random_params()
+        params["seed"] = seed
+        episode = suite_utils.run_task(
+            REGISTRY[name](params), OracleAgent(env), print_fn=lambda *_: None
+        )
+    finally:
+        env.close()
+    assert episode["is_successful"] == 1.0, episode["error"] or episode["episode_length"]
+    assert episode["episode_length"] <= episode["step_budget"]
+
+
+def test_list_shift_is_the_one_small_move_that_maps_cards_before_onto_after():
+    from android_world.task_evals.single.recipe import list_shift
+
+    before = [267, 475, 683, 891]  # look-alike cards, 208 px apart
+    assert list_shift(before, [319, 527, 735, 943]) == 52
+    assert list_shift(before, [267, 475, 683, 891]) == 0  # did not move: the list's top
+    assert list_shift(before, [300, 508, 716]) == 33
+    assert list_shift(before, []) == 0
