@@ -268,7 +268,8 @@ _ensure_realmodel() {
   if ! _check_requirements "$CELIL_ROOT/requirements-realmodel.txt"; then
     _say "installing the real-model tier's server packages from requirements-realmodel.txt ..."
     "$PYTHON" -m pip install -q --disable-pip-version-check -r "$CELIL_ROOT/requirements-realmodel.txt" \
-      || { _realmodel_unavailable "could not install requirements-realmodel.txt (no network?)"; return 0; }
+      >>"$(_pip_log)" 2>&1 \
+      || { _realmodel_unavailable "could not install requirements-realmodel.txt (no network?); see .cache/pip-install.log"; return 0; }
   fi
   _ensure_realmodel_gguf || return 0
   _ensure_llama_cpp || return 0
