@@ -135,9 +135,10 @@ class SimSection(_Strict):
     """`env.sim`: the simulated phone's profile (see `env/sim_profile.py`, `--list profiles`)."""
 
     profile: list[str] = []  # parts, e.g. [small, dialogs]; empty = default
-    # A screen shorter than the Pixel 6 gets a larger step budget (small x1.2, landscape x2.2;
-    # SimProfile.step_budget_scale); false = upstream's 10 x complexity under every profile.
-    scale_step_budget: bool = True
+    # A profile's extra steps come with it: a screen shorter than the Pixel 6 scales the step
+    # budget (small x1.2, landscape x2.2), `dialogs` adds one step per app of the task (its
+    # pop-up); false = upstream's 10 x complexity under every profile. SimEnv.step_budget.
+    adjust_step_budget: bool = True
 
     @pydantic.field_validator("profile", mode="before")
     @classmethod

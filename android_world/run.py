@@ -205,18 +205,24 @@ def make_env(cfg: config_lib.CelilConfig) -> interface.AsyncEnv:
         seed=cfg.env.seed,
         render=cfg.env.render,
         profile=cfg.env.sim.profile,
-        scale_step_budget=cfg.env.sim.scale_step_budget,
+        adjust_step_budget=cfg.env.sim.adjust_step_budget,
     )
 
 
 def _profile_label(cfg: config_lib.CelilConfig) -> str:
-    """` (profile landscape; step budgets x2.2)` for a sim run with a profile, else ``."""
+    """` (profile landscape,dialogs; step budgets x2.2, +1 per app for its pop-up)` for a sim
+    run with a profile, else ``."""
     if cfg.env.type != "sim" or not cfg.env.sim.profile:
         return ""
     from android_world.env import sim_profile
 
-    scale = sim_profile.parse(cfg.env.sim.profile).step_budget_scale
-    budgets = f"; step budgets x{scale:g}" if cfg.env.sim.scale_step_budget and scale > 1 else ""
+    profile = sim_profile.parse(cfg.env.sim.profile)
+    extras = []
+    if cfg.env.sim.adjust_step_budget and profile.step_budget_scale > 1:
+        extras.append(f"x{profile.step_budget_scale:g}")
+    if cfg.env.sim.adjust_step_budget and profile.dialogs:
+        extras.append("+1 per app for its pop-up")
+    budgets = f"; step budgets {', '.join(extras)}" if extras else ""
     return f" (profile {','.join(cfg.env.sim.profile)}{budgets})"
 
 

@@ -13,7 +13,6 @@ import datetime
 import difflib
 import hashlib
 import json
-import math
 import random
 import statistics
 import time
@@ -163,13 +162,25 @@ def memory_hit_from(summary: Mapping[str, Any]) -> bool | None:
     return hit if isinstance(hit, bool) else None
 
 
-def step_budget(complexity: float, scale: Any = 1.0) -> int:
-    """Upstream's step budget, 10 steps per unit of complexity, times an env's
-    `step_budget_scale` when that is a number above 1 (a sim screen that shows fewer rows)."""
-    base = int(10 * complexity)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 1.0 < scale < 100:
+def step_budget(task: task_eval.TaskEval, env: Any) -> int:
+    """Upstream's step budget, 10 steps per unit of complexity, or what the env makes of it:
+    a sim profile that costs steps gives them back (`SimEnv.step_budget`: a shorter screen, a
+    first-launch pop-up). An env's answer below upstream's budget, or not an int, is ignored."""
+    base = int(10 * task.complexity)
+    adjust = getattr(env, "step_budget", None)
+    if not callable(adjust):
         return base
-    return math.ceil(round(base * scale, 6))
+    try:
+        budget = adjust(base, tuple(getattr(task, "app_names", ()) or ()))
+    except Exception:
+        return base
+    if (
+        isinstance(budget, bool)
+        or not isinstance(budget, int)
+        or not base <= budget < 100 * max(base, 1)
+    ):
+        return base
+    return budget
 
 
 def run_task(
@@ -198,7 +209,7 @@ def run_task(
         "exception_info": None,
         "error": None,
         "teardown_error": None,
-        "step_budget": step_budget(task.complexity, getattr(env, "step_budget_scale", 1.0)),
+        "step_budget": step_budget(task, env),
         "episode_data": {},
         "aux_data": None,
         "memory_hit": None,

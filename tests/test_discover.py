@@ -85,10 +85,11 @@ def test_dry_run_validates_and_prints_without_running(tmp_path):
     assert none.returncode == 2 and "no task has tags ['multi_app']" in none.stderr
 
     short = _cli("--dry_run", "--sim_profile", "landscape,dialogs", "--tasks", "CameraTakePhoto")
-    assert "env:      sim (profile landscape,dialogs; step budgets x2.2)" in short.stdout
+    label = "sim (profile landscape,dialogs; step budgets x2.2, +1 per app for its pop-up)"
+    assert f"env:      {label}" in short.stdout
     strict = _cli(
         *("--dry_run", "--sim_profile", "landscape", "--tasks", "CameraTakePhoto"),
-        *("--set", "env.sim.scale_step_budget=false"),
+        *("--set", "env.sim.adjust_step_budget=false"),
     )
     assert "env:      sim (profile landscape)\n" in strict.stdout
 

@@ -289,14 +289,34 @@ def test_oracle_solves_every_task_under_the_profile(profile):
         assert popups >= 10  # the pop-ups really showed and were closed
 
 
-def test_a_shorter_screen_gets_a_scaled_step_budget_and_the_oracle_needs_it():
+def test_a_profile_that_costs_steps_gives_them_back_in_the_step_budget():
     scales = [sim_profile.SimProfile(screen_name=n).step_budget_scale for n in sim_profile.SCREENS]
     assert scales == [1.0, 1.2, 1.0, 2.2]  # default, small, large (891 dp), landscape (411 dp)
     assert sim_profile.parse("landscape,dialogs,slow").step_budget_scale == 2.2
-    assert suite_utils.step_budget(1.2) == 12 and suite_utils.step_budget(1.2, 2.2) == 27
-    assert suite_utils.step_budget(1.8, 1.2) == 22
-    for odd in (0.5, True, float("nan"), float("inf"), "2", None):
-        assert suite_utils.step_budget(1.2, odd) == 12
+
+    def budget(profile, name, **env_kw):
+        env = SimEnv(render=False, profile=profile, **env_kw)
+        task = make_task(name, 0)
+        return suite_utils.step_budget(task, env)
+
+    assert budget(None, "MarkorChangeNoteContent") == 12  # upstream's int(10 * 1.2)
+    assert budget("landscape", "MarkorChangeNoteContent") == 27  # ceil(12 * 2.2)
+    assert budget("small", "ExpenseDeleteDuplicates2") == 22  # ceil(18 * 1.2)
+    assert budget("dialogs", "MarkorChangeNoteContent") == 13  # Markor's pop-up
+    assert budget("landscape,dialogs", "MarkorChangeNoteContent") == 28
+    assert budget("small,dialogs,vendor,slow", "MarkorCreateNoteAndSms") == 24  # 22 + 2 apps
+    assert budget("dialogs", "SimpleSmsSendClipboardContent") == 13  # no Clipper in the sim
+    assert budget("vendor,slow", "MarkorChangeNoteContent") == 12
+    assert budget("landscape,dialogs", "MarkorChangeNoteContent", adjust_step_budget=False) == 12
+
+    class Odd:  # an env that answers nonsense gets upstream's budget
+        def __init__(self, answer):
+            self.step_budget = lambda base, apps: answer
+
+    task = make_task("MarkorChangeNoteContent", 0)
+    for answer in (3, True, 12.5, "27", None, 10**6):
+        assert suite_utils.step_budget(task, Odd(answer)) == 12
+    assert suite_utils.step_budget(task, object()) == 12
 
     # Seed 9 puts the note 19th of 21 in a list that shows three rows: 10 fixed actions leave
     # two scrolls in upstream's 12 steps, and two reach the eighth row.
@@ -309,23 +329,24 @@ def test_a_shorter_screen_gets_a_scaled_step_budget_and_the_oracle_needs_it():
         finally:
             env.close()
 
-    strict = run(scale_step_budget=False)
+    strict = run(adjust_step_budget=False)
     assert (strict["step_budget"], strict["episode_length"], strict["is_successful"]) == (12, 12, 0)
     scaled = run()
     assert scaled["step_budget"] == 27 and scaled["is_successful"] == 1.0
     assert 12 < scaled["episode_length"] <= 15
 
 
-def test_the_config_key_turns_the_scaling_off():
+def test_the_config_key_turns_the_adjustment_off():
     from android_world import run as run_lib
 
     cfg = config_lib.CelilConfig.model_validate({"env": {"sim": {"profile": "landscape"}}})
     assert run_lib.make_env(cfg).step_budget_scale == 2.2
     cfg = config_lib.CelilConfig.model_validate(
-        {"env": {"sim": {"profile": "landscape", "scale_step_budget": False}}}
+        {"env": {"sim": {"profile": "landscape,dialogs", "adjust_step_budget": False}}}
     )
-    assert run_lib.make_env(cfg).step_budget_scale == 1.0
-    assert SimEnv(render=False).step_budget_scale == 1.0
+    env = run_lib.make_env(cfg)
+    assert env.step_budget_scale == 1.0 and env.step_budget(12, ("markor",)) == 12
+    assert SimEnv(render=False).step_budget(12, ("markor", "settings")) == 12
 
 
 # ---- the matrix ------------------------------------------------------------------------------

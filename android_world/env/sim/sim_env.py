@@ -10,7 +10,9 @@ whole screen, with upstream's left/right quirk (see `_SWIPES`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -57,7 +59,7 @@ class SimEnv(interface.AsyncEnv):
         render: bool = True,
         data_dir: str | None = None,
         profile: sim_profile.SimProfile | str | None = None,
-        scale_step_budget: bool = True,
+        adjust_step_budget: bool = True,
     ):
         self.seed = seed
         self.render = render
@@ -75,8 +77,7 @@ class SimEnv(interface.AsyncEnv):
         self._transition: _Transition | None = None
         self.interaction_cache = ""
         self._closed = False
-        # Read by the runner (suite_utils.step_budget): upstream's budget times this.
-        self.step_budget_scale = self.profile.step_budget_scale if scale_step_budget else 1.0
+        self.adjust_step_budget = adjust_step_budget
 
     # AsyncEnv ------------------------------------------------------------------------------
     @property
@@ -231,6 +232,26 @@ class SimEnv(interface.AsyncEnv):
         if self._scale == 1.0:
             return x, y
         return x / self._scale, y / self._scale
+
+    # step budget --------------------------------------------------------------------------
+    @property
+    def step_budget_scale(self) -> float:
+        return self.profile.step_budget_scale if self.adjust_step_budget else 1.0
+
+    def step_budget(self, upstream_budget: int, app_names: Sequence[str] = ()) -> int:
+        """The runner's budget for a task on this phone (suite_utils.run_task asks): upstream's
+        `int(10 * complexity)`, scaled up on a screen shorter than the Pixel 6's, plus one step
+        per app of the task under `dialogs` (closing its first-launch pop-up is an action the
+        task never needed on upstream's set-up phones). See docs/SIM_PROFILES.md."""
+        budget = upstream_budget
+        if not self.adjust_step_budget:
+            return budget
+        if self.step_budget_scale > 1:
+            budget = math.ceil(round(budget * self.step_budget_scale, 6))
+        if self.profile.dialogs:
+            packages = {info.package for info in map(device.find_app, app_names) if info}
+            budget += len(packages)
+        return budget
 
     # geometry and misc ---------------------------------------------------------------------
     @property
