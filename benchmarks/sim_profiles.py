@@ -77,10 +77,22 @@ def matrix_table(columns: Mapping[str, Mapping[str, float]], counts: Mapping[str
 
 
 def run_profile(
-    profile: str, agent: str | None, models: str | None, out: Path, extra: Sequence[str]
+    profile: str,
+    agent: str | None,
+    models: str | None,
+    out: Path,
+    extra: Sequence[str],
+    resume: bool = False,
 ) -> Path:
-    """One ordinary benchmark run under `profile`; returns its run directory."""
+    """One ordinary benchmark run under `profile`; returns its run directory. A directory
+    left by an earlier run is resumed only when asked: resuming keeps every finished episode,
+    so a table from changed code would silently show the old results."""
     run_dir = out / profile.replace(",", "+")
+    if run_dir.exists() and not resume:
+        raise SystemExit(
+            f"error: {run_dir} holds an earlier run; remove it, choose another --output, "
+            "or pass --resume to finish it"
+        )
     cmd = [sys.executable, "-m", "android_world.run", "--config", "config/default.yaml"]
     cmd += ["--sim_profile", profile, "--checkpoint_dir", str(run_dir), "--new"]
     cmd += ["--set", "env.render=false", "--set", "benchmark.save_screenshots=false"]
@@ -104,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--models", default=None, help="offline|auto (default: offline unless --agent is given)"
     )
     parser.add_argument("--output", default=None, help="keep the run directories here")
+    parser.add_argument(
+        "--resume", action="store_true", help="finish the runs an interrupted --output holds"
+    )
     args, extra = parser.parse_known_args(argv)
     extra = [a for a in extra if a != "--"]
     try:
@@ -120,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for profile in profiles:
             start = time.monotonic()
-            scores = read_scores(run_profile(profile, args.agent, models, out, extra))
+            scores = read_scores(run_profile(profile, args.agent, models, out, extra, args.resume))
             columns[profile] = family_means(scores, registry)
             if not counts:
                 counts.update(family_of(name, registry) for name in scores)

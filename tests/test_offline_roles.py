@@ -396,3 +396,50 @@ def test_history_and_goal_are_read_back_from_the_context_summary():
     assert offline_screen.goal_from_context(ctx) == "Add:\nname: X"
     (step,) = offline_screen.parse_history(ctx)
     assert step.step == 3 and step.sub_goal == "Tap Save" and step.ok
+
+
+# --- pop-ups an app shows on its own ------------------------------------------------------------
+
+
+def _whats_new_over_a_calendar() -> Observation:
+    return obs(
+        [
+            el("October 2023", (0, 1080, 200, 300), clickable=False),
+            el("Team lunch", (0, 1080, 400, 500)),
+            el("What's new in Simple Calendar Pro", (100, 980, 900, 1000), clickable=False),
+            el("A fresh look and many small fixes.", (100, 980, 1000, 1200), clickable=False),
+            el("Got it", (700, 980, 1250, 1350), cls="android.widget.Button"),
+        ],
+        activity="com.simplemobiletools.calendar.pro/.activities.MainActivity",
+    )
+
+
+def test_a_pop_up_is_closed_before_reading_and_never_taken_for_the_answer():
+    # Found under the `dialogs` sim profile: the question was answered with the pop-up's title.
+    executor = offline.OfflineActionGenerator()
+    goal = "What is my next upcoming event in Simple Calendar Pro? Answer with the title only."
+    screen_now = _whats_new_over_a_calendar()
+    assert offline_screen.interruption_button(screen_now) == 4
+    proposed = executor.generate_action(
+        "Find the information the question asks for", screen_now, context(goal)
+    )
+    assert proposed.action.action_type == "click" and proposed.action.index == 4
+    assert not proposed.sub_goal_finished and "pop-up" in proposed.thought
+    verifier = offline.OfflineVerifier()
+    score, _ = verifier.verify_action("Find the information", proposed, screen_now, context(goal))
+    assert score >= verifier.threshold
+    # A "Got it" that belongs to the app's content (no pop-up title) is not a pop-up.
+    plain = obs([el("Tips", (0, 1080, 200, 300), clickable=False), el("Got it", cls="Button")])
+    assert offline_screen.interruption_button(plain) is None
+
+
+def test_a_step_that_declined_a_pop_up_does_not_count_for_the_sub_goal():
+    # Found under `dialogs`: "Open the most recent conversation" was taken as done because the
+    # step that closed the notification pop-up "went through" for it; the reply went nowhere.
+    step = offline_screen.PastStep(
+        2, "Open the most recent conversation", 'click on element [5] Button "Don\'t allow"', "ok"
+    )
+    assert offline_screen.closed_interruption(step, "open the most recent conversation")
+    assert not offline_screen.closed_interruption(step, "tap don t allow")
+    saved = offline_screen.PastStep(3, "Save the note", "click on element [9] Button 'Save'", "ok")
+    assert not offline_screen.closed_interruption(saved, "save the note")

@@ -361,3 +361,9 @@ def test_matrix_means_per_family_and_table_fits_80_columns():
     table = sim_profiles.matrix_table(columns, {"system": 2, "clock": 1, "all": 3})
     assert "system (2)" in table and "P8 = small,dialogs,vendor,slow" in table
     assert max(len(line) for line in table.splitlines()) <= 80
+
+
+def test_the_matrix_never_resumes_an_old_output_unless_asked(tmp_path):
+    (tmp_path / "landscape").mkdir()
+    with pytest.raises(SystemExit, match="holds an earlier run; remove it"):
+        sim_profiles.run_profile("landscape", None, "offline", tmp_path, [])

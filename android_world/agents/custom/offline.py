@@ -1214,6 +1214,9 @@ class OfflineActionGenerator:
                 sub_goal_finished=True,
                 finished_content=None,
             )
+        closing = self._close_interruption(observation, signature, sub_goal)
+        if closing is not None:
+            return closing
         reading = self._read(intent, info, observation, context_summary)
         if reading is not None:
             content, why = reading
@@ -1242,6 +1245,28 @@ class OfflineActionGenerator:
         self._tried.setdefault((sub_goal, signature), set()).add(_key(action))
         return ProposedAction(
             action, thought=f"{TAG} {thought}", target_description=target, is_safe=None
+        )
+
+    def _close_interruption(
+        self, observation: Observation, signature: str, sub_goal: str
+    ) -> ProposedAction | None:
+        """Close a pop-up the app showed on its own before anything else: read through, its
+        title passes for content (a question answered "What's new in Simple Calendar Pro")."""
+        index = screen.interruption_button(observation)
+        if index is None:
+            return None
+        action = _action(json_action.CLICK, index=index)
+        if not self._usable(action, signature):
+            action = _action(json_action.NAVIGATE_BACK)
+            if not self._usable(action, signature):
+                return None
+        self._last = (signature, _key(action), sub_goal)
+        label = element_label(observation.ui_elements[index])
+        return ProposedAction(
+            action,
+            thought=f"{TAG} close the pop-up in the way ({label})",
+            target_description=label,
+            is_safe=None,
         )
 
     # --- choosing ----------------------------------------------------------------------------
@@ -2360,6 +2385,8 @@ class OfflineVerifier:
                 return 3.0, f"{TAG} the tap hits no known element"
             if index == screen.grant_button(obs):
                 return 8.5, f"{TAG} accepts a permission request that blocks the app"
+            if index == screen.interruption_button(obs):
+                return 8.5, f"{TAG} closes a pop-up the app showed on its own"
             rel = min(1.0, screen.relevance(obs, index, intent_terms(intent, info)))
             if intent_target_ok(intent, obs, index, info):
                 rel = max(rel, 0.85)

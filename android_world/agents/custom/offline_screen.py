@@ -291,6 +291,36 @@ def grant_button(observation: Observation) -> int | None:
     return None
 
 
+# Pop-ups an app shows on its own (onboarding, rating prompts, notification opt-ins), as apps
+# commonly word them, and the buttons that decline them: a decline never changes app data.
+_INTERRUPTION = re.compile(
+    r"what s new( in .+)?|enjoying .+|rate (this|the|our) app|"
+    r"allow .+ to send you notifications|turn on notifications"
+)
+DECLINE_LABELS = ("not now", "no thanks", "maybe later", "later", "got it", "skip", "dismiss")
+_DECLINE_PERMISSION = ("don t allow", "deny")
+
+
+def interruption_button(observation: Observation) -> int | None:
+    """The button that closes a pop-up nobody asked for (What's new, Enjoying X?, a
+    notification opt-in), when one shows: read through, it would pass for the app's content,
+    e.g. "What's new in Simple Calendar Pro" taken as the answer to a question."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    if not any(
+        _INTERRUPTION.fullmatch(text_lib.normalize(element_label(elements[i])).rstrip(" ?"))
+        and not elements[i].is_clickable
+        for i in indices
+    ):
+        return None
+    for label in (*DECLINE_LABELS, *_DECLINE_PERMISSION):
+        for i in indices:
+            element = elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) == label:
+                return i
+    return None
+
+
 def _best_match(
     observation: Observation, subject: str, kind: Callable[[Element], bool], minimum: float
 ) -> int | None:
@@ -496,6 +526,19 @@ def goal_from_context(context_summary: str) -> str:
     return match.group(1).strip() if match else ""
 
 
+def closed_interruption(step: PastStep, sub_goal_key: str = "") -> bool:
+    """A step that only declined a pop-up (Not now, Got it, Don't allow): it was taken during
+    the sub-goal but did nothing for it, unless the sub-goal names that very button."""
+    labels = re.findall(r""""([^"]+)"|'([^']+)'""", step.action)
+    labels = [double or single for double, single in labels]
+    declined = [
+        text_lib.normalize(label)
+        for label in labels
+        if text_lib.normalize(label) in (*DECLINE_LABELS, *_DECLINE_PERMISSION)
+    ]
+    return bool(declined) and not any(label in sub_goal_key for label in declined)
+
+
 def acted_on(
     history: Sequence[PastStep],
     sub_goal: str,
@@ -509,7 +552,7 @@ def acted_on(
     """
     key = text_lib.normalize(sub_goal)
     for step in reversed(history):
-        if text_lib.normalize(step.sub_goal) != key:
+        if text_lib.normalize(step.sub_goal) != key or closed_interruption(step, key):
             continue
         unchanged = allow_unchanged and "did not change" in step.outcome
         if not step.ok and not unchanged:
