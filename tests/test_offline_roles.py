@@ -443,3 +443,42 @@ def test_a_step_that_declined_a_pop_up_does_not_count_for_the_sub_goal():
     assert not offline_screen.closed_interruption(step, "tap don t allow")
     saved = offline_screen.PastStep(3, "Save the note", "click on element [9] Button 'Save'", "ok")
     assert not offline_screen.closed_interruption(saved, "save the note")
+
+
+def test_a_value_never_goes_into_an_empty_field_named_for_something_else():
+    # Found on the large sim screen: a recipe's directions were typed into "Source", the only
+    # empty field left, and Save was claimed done; a contact's phone label went into "Email".
+    executor = offline.OfflineActionGenerator()
+    form = obs(
+        [
+            el(
+                None,
+                (0, 1080, 300, 400),
+                hint="Title",
+                cls="android.widget.EditText",
+                editable=True,
+            ),
+            el(
+                None,
+                (0, 1080, 420, 520),
+                hint="Source",
+                cls="android.widget.EditText",
+                editable=True,
+            ),
+        ],
+        activity="com.flauschcode.broccoli/.MainActivity",
+    )
+    form.ui_elements[0].text = "Pancakes"
+    goal = "Add a recipe in Broccoli: title Pancakes, directions Mix and fry."
+    proposed = executor.generate_action(
+        "Enter 'Mix and fry.' as the directions", form, context(goal)
+    )
+    assert proposed.action is None or proposed.action.index != 1
+    unnamed = obs(
+        [el(None, (0, 1080, 420, 520), cls="android.widget.EditText", editable=True)],
+        activity="com.flauschcode.broccoli/.MainActivity",
+    )
+    proposed = offline.OfflineActionGenerator().generate_action(
+        "Enter 'Mix and fry.' as the directions", unnamed, context(goal)
+    )
+    assert proposed.action.action_type == "input_text" and proposed.action.index == 0

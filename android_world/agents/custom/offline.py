@@ -1145,6 +1145,18 @@ def _claimed_by_other_slot(
     )
 
 
+def _named_for_something_else(obs: Observation, index: int, field: str) -> bool:
+    """Whether the field carries a name of its own that has nothing to do with this slot: the
+    recipe's directions do not go into an empty "Source" box because it is the only empty one
+    left, nor an SMS text into "Add Contact or Number"."""
+    element = obs.ui_elements[index]
+    names = [n for n in screen.element_names(obs, index) if n != screen.field_text(element)]
+    if not names:
+        return False
+    terms = text_lib.field_terms(field)
+    return max(text_lib.label_relevance(terms, n) for n in names) < 0.3
+
+
 class OfflineActionGenerator:
     """ActionGenerator protocol without a model: grounds the sub-goal on the screen by words.
 
@@ -1699,7 +1711,12 @@ class OfflineActionGenerator:
         others = [f for f, _ in other_fields if f != field]
         empty = [i for i in form if not screen.field_text(elements[i])]
         del others
-        free = [i for i in empty if not _claimed_by_other_slot(obs, i, field, other_fields)]
+        free = [
+            i
+            for i in empty
+            if not _claimed_by_other_slot(obs, i, field, other_fields)
+            and not _named_for_something_else(obs, i, field)
+        ]
         if len(free) == 1 and len(empty) == 1:
             action = _action(json_action.INPUT_TEXT, index=free[0], text=targets[0][1])
             if self._usable(action, signature):
