@@ -582,13 +582,8 @@ class _RecipeDeleteDuplicates(_DeleteDuplicateTask, _Recipe):
             same = [c for c in cards_on_screen(env) if c[1] == card]
             if bottom_up:
                 same.reverse()
-            yield JSONAction(action_type="click", index=same[position][0])
-            details = read_details(env)
-            if details in seen:
-                yield from delete_open_recipe(env)
+            if (yield from open_and_compare(env, same[position][0], seen)):
                 return True
-            seen.append(details)
-            yield JSONAction(action_type="navigate_back")
         if not longer:
             return False
         return (yield from compare_upward(env, card, seen))
@@ -628,13 +623,23 @@ def compare_upward(
             if other != card or any(abs(place - p) <= 3 for p in opened):
                 continue
             opened.append(place)
-            yield JSONAction(action_type="click", index=index)
-            details = read_details(env)
-            if details in seen:
-                yield from delete_open_recipe(env)
+            if (yield from open_and_compare(env, index, seen)):
                 return True
-            seen.append(details)
-            yield JSONAction(action_type="navigate_back")
+    return False
+
+
+def open_and_compare(
+    env: interface.AsyncEnv, index: int, seen: list[tuple[str, ...]]
+) -> Iterator[JSONAction]:
+    """Open the card at `index`: a copy of one opened before is deleted (True); otherwise its
+    details join `seen` and the list is shown again."""
+    yield JSONAction(action_type="click", index=index)
+    details = read_details(env)
+    if details in seen:
+        yield from delete_open_recipe(env)
+        return True
+    seen.append(details)
+    yield JSONAction(action_type="navigate_back")
     return False
 
 
