@@ -525,3 +525,29 @@ IR_DURATIONS: tuple[str, ...] = (
     "75 minutes",
     "5 minutes",
 )
+
+# Upstream's event titles for its calendar questions: work events, then leisure ones; each
+# question's pool adds a few titles of its own around them (order kept: it fixes the draws).
+IR_WORK_EVENT_TITLES: tuple[str, ...] = (
+    "Product demo",
+    "Team lunch",
+    "Coffee with CEO",
+    "Quarterly review",
+    "Scrum meeting",
+    "Doctor's appointment",
+    "Birthday party",
+    "Coding challenge",
+    "Board meeting",
+    "Marketing strategy workshop",
+)
+IR_LEISURE_EVENT_TITLES: tuple[str, ...] = (
+    "Movie night",
+    "Dinner with friends",
+    "Concert",
+    "Game night",
+    "Date night",
+    "Weekend trip",
+    "Family reunion",
+    "Volunteer cleanup",
+    "Sports game",
+)

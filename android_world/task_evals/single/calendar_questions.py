@@ -75,29 +75,8 @@ RANGE_START_TIMES = [
     "4:15pm",
     "11:30am",
 ]
-_COMMON_TITLES = [
-    "Product demo",
-    "Team lunch",
-    "Coffee with CEO",
-    "Quarterly review",
-    "Scrum meeting",
-    "Doctor's appointment",
-    "Birthday party",
-    "Coding challenge",
-    "Board meeting",
-    "Marketing strategy workshop",
-]
-_LEISURE_TITLES = [
-    "Movie night",
-    "Dinner with friends",
-    "Concert",
-    "Game night",
-    "Date night",
-    "Weekend trip",
-    "Family reunion",
-    "Volunteer cleanup",
-    "Sports game",
-]
+_COMMON_TITLES = upstream_pools.IR_WORK_EVENT_TITLES
+_LEISURE_TITLES = upstream_pools.IR_LEISURE_EVENT_TITLES
 TITLES = ["Team Meeting", "1-on-1 with Manager", *_COMMON_TITLES, *_LEISURE_TITLES]
 LOCATION_TITLES = ["Marketing Brainstorm", "Lunch with Client", "Team Offsite", *TITLES[2:]]
 NEXT_WEEK_TITLES = [*_COMMON_TITLES, "Meet with {person}", *_LEISURE_TITLES]
