@@ -216,13 +216,8 @@ def _profile_label(cfg: config_lib.CelilConfig) -> str:
         return ""
     from android_world.env import sim_profile
 
-    profile = sim_profile.parse(cfg.env.sim.profile)
-    extras = []
-    if cfg.env.sim.adjust_step_budget and profile.step_budget_scale > 1:
-        extras.append(f"x{profile.step_budget_scale:g}")
-    if cfg.env.sim.adjust_step_budget and profile.dialogs:
-        extras.append("+1 per app for its pop-up")
-    budgets = f"; step budgets {', '.join(extras)}" if extras else ""
+    note = sim_profile.parse(cfg.env.sim.profile).step_budget_note()
+    budgets = f"; step budgets {note}" if note and cfg.env.sim.adjust_step_budget else ""
     return f" (profile {','.join(cfg.env.sim.profile)}{budgets})"
 
 

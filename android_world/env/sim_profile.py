@@ -15,6 +15,7 @@ depend on the profile: tasks check the same things under every profile.
 from __future__ import annotations
 
 import dataclasses
+import math
 import textwrap
 from collections.abc import Iterable, Sequence
 
@@ -125,9 +126,24 @@ class SimProfile:
         Upstream's budgets (10 x complexity) were set on a portrait Pixel 6. A shorter screen
         shows fewer list rows, so finding a row takes more scrolls: in landscape (3 Markor rows
         on screen) no path through the app's UI fits some draws into upstream's budget, and a
-        score there would measure the screen, not the agent. `env.sim.scale_step_budget:
+        score there would measure the screen, not the agent. `env.sim.adjust_step_budget:
         false` keeps upstream's budget under every profile."""
         return max(1.0, round(SCREENS["default"].height_dp / self.screen.height_dp, 1))
+
+    def step_budget(self, upstream_budget: int, app_packages: Iterable[str] = ()) -> int:
+        """Upstream's budget on this phone: scaled up on a shorter screen, plus one step per
+        app of the task under `dialogs` (closing its first-launch pop-up is an action the task
+        never needed on upstream's set-up phones). See docs/SIM_PROFILES.md."""
+        budget = upstream_budget
+        if self.step_budget_scale > 1:
+            budget = math.ceil(round(budget * self.step_budget_scale, 6))
+        return budget + (len(set(app_packages)) if self.dialogs else 0)
+
+    def step_budget_note(self) -> str:
+        """How `step_budget` changes upstream's, in words ("" when it does not)."""
+        parts = [f"x{self.step_budget_scale:g}"] if self.step_budget_scale > 1 else []
+        parts += ["+1 per app for its pop-up"] if self.dialogs else []
+        return ", ".join(parts)
 
 
 class ProfileError(ValueError):

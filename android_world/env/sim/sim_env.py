@@ -10,7 +10,6 @@ whole screen, with upstream's left/right quirk (see `_SWIPES`).
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Sequence
 
@@ -239,19 +238,12 @@ class SimEnv(interface.AsyncEnv):
         return self.profile.step_budget_scale if self.adjust_step_budget else 1.0
 
     def step_budget(self, upstream_budget: int, app_names: Sequence[str] = ()) -> int:
-        """The runner's budget for a task on this phone (suite_utils.run_task asks): upstream's
-        `int(10 * complexity)`, scaled up on a screen shorter than the Pixel 6's, plus one step
-        per app of the task under `dialogs` (closing its first-launch pop-up is an action the
-        task never needed on upstream's set-up phones). See docs/SIM_PROFILES.md."""
-        budget = upstream_budget
+        """The runner's budget for a task on this phone (suite_utils.run_task asks): the
+        profile's (`SimProfile.step_budget`), unless `adjust_step_budget` is off."""
         if not self.adjust_step_budget:
-            return budget
-        if self.step_budget_scale > 1:
-            budget = math.ceil(round(budget * self.step_budget_scale, 6))
-        if self.profile.dialogs:
-            packages = {info.package for info in map(device.find_app, app_names) if info}
-            budget += len(packages)
-        return budget
+            return upstream_budget
+        packages = [info.package for info in map(device.find_app, app_names) if info]
+        return self.profile.step_budget(upstream_budget, packages)
 
     # geometry and misc ---------------------------------------------------------------------
     @property
