@@ -321,6 +321,15 @@ def false_claims(episode: Mapping[str, Any]) -> tuple[bool | None, bool | None]:
     return claimed == "complete" and float(raw) < 1.0, claimed == "infeasible" and float(raw) >= 1.0
 
 
+def done_unclaimed(episode: Mapping[str, Any]) -> bool:
+    """The task's check passed but the agent never said complete (out of steps, or a wrong
+    "infeasible"): work done and thrown away, the mirror of a false completion."""
+    claimed, raw = episode.get("claimed"), episode.get("raw_score")
+    if raw is None or is_failed(episode):
+        return False
+    return float(raw) >= 1.0 and claimed != "complete"
+
+
 def claims_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
     """One console line reading the agent's claims against the task checks."""
     complete = false_complete = infeasible = false_infeasible = 0

@@ -1,15 +1,19 @@
 """What the verifier gate is worth: success, cost and errors per verification policy.
 
-Run: `python benchmarks/verifier_value.py [--p 0.3] [--q 0.8] [--rho 0 0.5] [--seeds 0]
-[--tasks A B] [--policies off adaptive parallel lazy]`.
+Run: `python benchmarks/verifier_value.py [--p 0.3] [--q 0.8] [--progress_wrong 0.2] [--rho 0 0.5]
+[--seeds 0] [--tasks A B] [--policies off adaptive parallel lazy] [--plan_style all|STYLE ...]`.
 
 A scripted model (benchmarks/scripted_model.py) answers every role over HTTP on 127.0.0.1 from
 each task's reference solution; its executor is wrong with probability p and each verifier
 persona judges with accuracy q (independently, or sharing one judgement with probability rho).
 The agent is the real CelilAgent with its OpenAI backend, JSON executor, gate, evidence checks
-and ledger, over the whole sim suite. Printed per policy and judge regime: success, false
-completions, model calls and estimated tokens per step, wrong actions stopped, good actions
-rejected, replans per episode. A last row runs the default policy with every answer right.
+and ledger, over the whole sim suite. The planner writes its plans in a plan style
+(benchmarks/plan_styles.py) and answers progress questions wrongly with probability
+`progress_wrong`. Printed per plan style, policy and judge regime: success with its standard
+error, false completions, done-but-unclaimed episodes (the task's check passed, the agent never
+said complete), model calls and estimated tokens per step, wrong actions stopped, good actions
+rejected, replans per episode. A last row per style runs the default policy with every answer
+right.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import math
 import os
 import sys
 import tempfile
@@ -27,6 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import plan_styles
 import scripted_model as sm
 
 from android_world import config, suite_utils
@@ -46,9 +52,12 @@ POLICIES = {
 class Row:
     policy: str
     regime: str
+    style: str = "neutral"
     episodes: int = 0
     successes: float = 0.0
     false_complete: int = 0
+    unclaimed: int = 0
+    scores: list[float] = dataclasses.field(default_factory=list)
     steps: int = 0
     calls: int = 0
     tokens: int = 0
@@ -62,13 +71,30 @@ class Row:
     calls_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def success(self) -> float:
+        return self.successes / max(self.episodes, 1)
+
+    @property
+    def standard_error(self) -> float:
+        """Of the mean success over episodes (binomial-like; scores are 0 or 1)."""
+        n = len(self.scores)
+        if n < 2:
+            return 0.0
+        mean = sum(self.scores) / n
+        variance = sum((x - mean) ** 2 for x in self.scores) / (n - 1)
+        return math.sqrt(variance / n)
+
     def cells(self) -> list[str]:
         steps = max(self.steps, 1)
         return [
+            self.style,
             self.policy,
             self.regime,
-            f"{self.successes / max(self.episodes, 1):.2f}",
+            str(self.episodes),
+            f"{self.success:.2f} ± {self.standard_error:.2f}",
             str(self.false_complete),
+            str(self.unclaimed),
             f"{self.calls / steps:.2f}",
             f"{self.tokens / steps / 1000:.1f}k",
             f"{self.wrong_stopped}/{self.wrong_gated}",
@@ -79,10 +105,13 @@ class Row:
 
 
 HEADERS = [
+    "plan style",
     "policy",
     "judges",
-    "success",
+    "episodes",
+    "success ± SE",
     "false done",
+    "done unclaimed",
     "calls/step",
     "tok/step",
     "wrong stopped",
@@ -134,9 +163,12 @@ def _label(proposals: list[dict[str, Any]] | None) -> str | None:
 
 def score_episode(row: Row, episode: dict[str, Any]) -> None:
     row.episodes += 1
-    row.successes += float(episode.get("is_successful") or 0.0)
+    score = float(episode.get("is_successful") or 0.0)
+    row.successes += score
+    row.scores.append(score)
     false_complete, _ = suite_utils.false_claims(episode)
     row.false_complete += int(bool(false_complete))
+    row.unclaimed += int(suite_utils.done_unclaimed(episode))
     row.steps += int(episode.get("episode_length") or 0)
     usage = episode.get("usage") or {}
     row.calls += int(usage.get("model_calls") or 0)
@@ -172,7 +204,7 @@ def run_row(
     seeds: list[int],
     no_memory: bool = False,
 ) -> Row:
-    row = Row(policy, regime)
+    row = Row(policy, regime, rates.plan_style)
     started = time.perf_counter()
     # As the default `memory: fresh`: one memory per run, empty at its start, so a template's
     # later parameter draws may reuse the plan its first verified success stored.
@@ -222,46 +254,78 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def styles_arg(values: list[str]) -> list[str]:
+    """`all` or plan style names, in plan_styles.STYLES order."""
+    wanted = set(plan_styles.STYLES) if "all" in values else set(values)
+    unknown = wanted - set(plan_styles.STYLES)
+    if unknown:
+        raise SystemExit(
+            f"unknown plan style {sorted(unknown)[0]!r}; choose from all, "
+            + ", ".join(plan_styles.STYLES)
+        )
+    return [s for s in plan_styles.STYLES if s in wanted]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--p", type=float, default=0.3, help="executor wrong rate")
     parser.add_argument("--q", type=float, default=0.8, help="persona accuracy")
+    parser.add_argument(
+        "--progress_wrong", type=float, default=0.2, help="planner progress answers wrong rate"
+    )
     parser.add_argument("--rho", type=float, nargs="+", default=[0.0, 0.5])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--tasks", nargs="*", default=None)
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
-    parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 row")
+    parser.add_argument(
+        "--plan_style",
+        nargs="+",
+        default=["neutral"],
+        help="how the scripted planner words its plans: all, or some of "
+        + ", ".join(plan_styles.STYLES),
+    )
+    parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 rows")
+    parser.add_argument("--only_all_right", action="store_true", help="only the p=0, q=1 rows")
     parser.add_argument(
         "--no_memory", action="store_true", help="no episodic memory (every episode plans anew)"
     )
     args = parser.parse_args(argv)
+    styles = styles_arg(args.plan_style)
     logging.disable(logging.WARNING)
     rows: list[Row] = []
-    for rho in args.rho:
-        regime = "independent" if rho == 0 else f"rho={rho:g}"
-        for policy in args.policies:
-            rates = sm.Rates(p=args.p, q=args.q, rho=rho)
-            rows.append(run_row(policy, rates, args.tasks, regime, args.seeds, args.no_memory))
-            print(f"  {policy:9s} {regime:11s} {rows[-1].seconds:6.1f}s", file=sys.stderr)
-    if not args.no_all_right:
-        rows.append(
-            run_row(
-                "adaptive",
-                sm.Rates(p=0.0, q=1.0),
-                args.tasks,
-                "all right",
-                args.seeds,
-                args.no_memory,
+    for style in styles:
+        for rho in [] if args.only_all_right else args.rho:
+            regime = "independent" if rho == 0 else f"rho={rho:g}"
+            for policy in args.policies:
+                rates = sm.Rates(
+                    p=args.p,
+                    q=args.q,
+                    rho=rho,
+                    plan_style=style,
+                    progress_wrong=args.progress_wrong,
+                )
+                rows.append(run_row(policy, rates, args.tasks, regime, args.seeds, args.no_memory))
+                print(
+                    f"  {style:14s} {policy:9s} {regime:11s} {rows[-1].seconds:6.1f}s",
+                    file=sys.stderr,
+                )
+        if not args.no_all_right:
+            rates = sm.Rates(p=0.0, q=1.0, plan_style=style)
+            rows.append(
+                run_row("adaptive", rates, args.tasks, "all right", args.seeds, args.no_memory)
             )
-        )
+            print(f"  {style:14s} all right {rows[-1].seconds:6.1f}s", file=sys.stderr)
     memory = "off" if args.no_memory else "fresh per row, shared across its seeds"
-    print(f"p={args.p} q={args.q} seeds={args.seeds} memory={memory} cores={os.cpu_count()}")
+    print(
+        f"p={args.p} q={args.q} progress_wrong={args.progress_wrong} seeds={args.seeds} "
+        f"memory={memory} cores={os.cpu_count()}"
+    )
     print(table(rows))
     for row in rows:
         steps = max(row.steps, 1)
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
         print(
-            f"{row.policy} {row.regime}: calls/step by role: {roles}; "
+            f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
     return 0
