@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from android_world.agents import base_agent
 from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
+from android_world.agents.custom.celil_completion import GoalTracker
 from android_world.agents.custom.celil_episodic import abstract_goal
 from android_world.agents.custom.celil_maestro import is_question
 from android_world.agents.custom.celil_memory import (
@@ -33,10 +34,13 @@ from android_world.agents.custom.celil_memory import (
     normalize_sub_goal,
 )
 from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNMET,
     ActionGenerator,
     ElementSelector,
     Evidence,
     FailureContext,
+    GoalVerdict,
     Observation,
     Plan,
     Planner,
@@ -282,6 +286,7 @@ class _EpisodeStats:
     unconfirmed_finishes: int = 0
     unusable_answers: int = 0
     warnings: int = 0
+    goal_unmet: int = 0  # times the plan was done but the screens did not show the goal
 
 
 # --------------------------------------------------------------------------------------------
@@ -385,6 +390,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._evidence: dict[str, dict[str, Any]] = {}
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
+        self._goals = GoalTracker()
         # A rejected proposal goes back to the executor with the verifiers' reasons; a second
         # rejection in a row on the same sub-goal costs a rehearsal (a replan).
         self._rejection_feedback: str | None = None
@@ -721,6 +727,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._emit("post_check", ok=ok, screen_changed=changed, reason=reason)
         self._loop_history.append((action_key(action), screen_key(observation), screen_key(after)))
         del self._loop_history[:-8]
+        self._goals.record(
+            self._step_number, observation, action, ok=ok and error_text is None, changed=changed
+        )
         outcome = "ok" if ok else "failed: " + reason
         if ok and not changed and error_text is None and action.action_type in _TAP_TYPES:
             # Not a failure, but not progress either: nothing reads it as a step that worked.
@@ -994,6 +1003,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     def _screen_verdict(
         self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> Evidence:
+        if self._goals.covers_goal(goal, sub_goal) and not is_question(goal):
+            # The goal in other words ("Create a timer with ..." verbatim, restated, "Verify
+            # ..."): done exactly when the goal is, whatever steps went through for it.
+            shown = self._goal_verdict(goal, observation, data)
+            return Evidence(shown.done, shown.reason(), "screen" if shown.done else "none")
         try:
             verdict = self._screen_check().check_sub_goal(goal, sub_goal, observation, context)
         except Exception as error:
@@ -1018,25 +1032,105 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         how = "seen on screen" if grounded else "worked out from the screens seen"
         return Evidence(True, f"read {content!r} ({how})", "reading")
 
-    def _goal_on_screen(
-        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
-    ) -> Evidence | None:
-        """A finish of the plan's last sub-goal claims the goal itself is done: when this screen
-        shows every clause of the goal in its end state (a switch, a slider, the app in front),
-        that is the confirmation and the planner is not asked. Anything less returns None."""
+    def _goal_verdict(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> GoalVerdict:
+        """The screens seen against every clause of the goal (model-free); recorded when it
+        says something new."""
+        self._goals.checker = self._screen_check()
+        try:
+            verdict = self._goals.verdict(goal, observation)
+        except Exception as error:
+            self._warn(f"goal check raised {type(error).__name__}: {error}", data)
+            return GoalVerdict("unknown")
+        if self._goals.changed(verdict):
+            data["goal_check"] = verdict.as_dict()
+            self._emit("goal_check", **verdict.as_dict())
+        return verdict
+
+    def _goal_shown_done(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult | None:
+        """Completion follows the goal: once the screens show every clause of it done, the
+        episode is complete, whatever plan steps remain (a "Tap 'Save'" in an app that saved
+        on its own). Questions end with their answer, so they are not checked here."""
+        if not self.require_evidence or is_question(goal) or not self._goals.trail:
+            return None
+        verdict = self._goal_verdict(goal, observation, data)
+        if not verdict.done:
+            return None
         memory = self._memory
         assert memory is not None
-        if not self._screen_reads_progress() or memory.remaining_sub_goals() != [sub_goal]:
+        skipped = memory.remaining_sub_goals()
+        record = {
+            "sub_goal": goal,
+            "by": "goal_check",
+            "step": self._step_number,
+            "kind": "screen",
+            "text": "; ".join(c.why for c in verdict.checks)[:300],
+            "skipped_sub_goals": skipped,
+        }
+        self._evidence[normalize_sub_goal(goal)] = record
+        data["completed_by"] = "goal_check"
+        self._emit("goal_done", skipped_sub_goals=skipped, **verdict.as_dict())
+        return self._end("complete", data, observation, answer=None)
+
+    def _goal_not_shown(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> str | None:
+        """Why the finished plan has not done the goal, or None when it has. `unknown` goes to a
+        model planner, shown the screen, whose "done" counts only with evidence on it; the
+        offline planner's plan is its own reading of the goal, so its evidence stands."""
+        verdict = self._goal_verdict(goal, observation, data)
+        if verdict.status == GOAL_DONE:
             return None
-        goal_shown = getattr(self._screen_check(), "goal_shown", None)
-        if not callable(goal_shown):
+        if verdict.status == GOAL_UNMET:
+            return verdict.reason()
+        if getattr(self._planner, "reads_screen", False) or self._goals.planner_confirmed:
             return None
-        try:
-            verdict = goal_shown(goal, observation, context)
-        except Exception as error:
-            self._warn(f"goal screen check raised {type(error).__name__}: {error}", data)
+        if not self._can_check():
+            return verdict.reason()
+        memory = self._memory
+        assert memory is not None
+        context = memory.get_context_summary(self.history_steps)
+        answer = self._check_progress(goal, goal, observation, context, data)
+        if answer.done and self._judge(goal, "goal_check", answer, observation, data) is not None:
+            self._goals.planner_confirmed = True
             return None
-        return verdict if verdict.done and verdict.kind == "screen" else None
+        return answer.text if not answer.done and answer.text else verdict.reason()
+
+    def _goal_unmet(
+        self, goal: str, reason: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult:
+        """Every plan step is done but the goal is not: an exhausted plan is no completion. The
+        last step is reopened and the executor told what is missing; when that was tried
+        already, the planner repairs the plan (bounded by the rehearsal budget, after which the
+        episode ends `infeasible` with this reason)."""
+        memory = self._memory
+        assert memory is not None
+        self._stats.goal_unmet += 1
+        last = memory.get_plan()[-1] if memory.get_plan() else goal
+        memory.reopen(last)
+        self._evidence.pop(normalize_sub_goal(last), None)
+        self._record(last, "(complete)", f"the task is not done: {reason}", None, None)
+        self._emit("goal_unmet", sub_goal=last, reason=reason, count=self._stats.goal_unmet)
+        data["outcome"] = "goal_unmet"
+        data["sub_goal"] = last
+        if self._stats.goal_unmet == 1 and self.rejection_retries:
+            self._rejection_feedback = (
+                f"The plan's steps are done but the task is not: {reason}"[:500]
+                + ". Continue with what is still missing."
+            )
+            return base_agent.AgentInteractionResult(False, data)
+        return self._rehearse(
+            "goal_unmet",
+            goal,
+            last,
+            "(complete)",
+            [f"every step of the plan is done but the task is not: {reason}"],
+            observation,
+            data,
+        )
 
     def _can_check(self) -> bool:
         return hasattr(self._planner, "check_sub_goal") or hasattr(
@@ -1112,14 +1206,26 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             record = self._judge(sub_goal, "executor", reading, observation, data)
             if record is not None:
                 return record, ""
-        if verdict is None:
-            verdict = self._goal_on_screen(goal, sub_goal, observation, context, data)
+        memory = self._memory
+        assert memory is not None
+        whole = self._goals.covers_goal(goal, sub_goal)
+        last = memory.remaining_sub_goals() == [sub_goal]
+        if verdict is None and (whole or last) and not is_question(goal):
+            # Finishing the goal itself (or the plan's last step): the screens decide when they
+            # can, at no model call.
+            shown = self._goal_verdict(goal, observation, data)
+            if shown.status == GOAL_DONE:
+                verdict = Evidence(True, shown.reason(), "screen")
+            elif shown.status == GOAL_UNMET:
+                return None, shown.reason()
         if verdict is None and self._can_check():
             verdict = self._check_progress(goal, sub_goal, observation, context, data)
         why = "no screen evidence"
         if verdict is not None and verdict.done:
             record = self._judge(sub_goal, "executor", verdict, observation, data)
             if record is not None:
+                if whole and verdict.kind == "model":
+                    self._goals.planner_confirmed = True
                 return record, ""
             why = data["evidence"][-1]["why"]
         elif verdict is not None and verdict.text:
@@ -1139,6 +1245,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         """
         memory = self._memory
         assert memory is not None
+        shown = self._goal_shown_done(goal, observation, data)
+        if shown is not None:
+            return shown
         advances = 0
         unusable: list[ProposedAction] = []
         verdicts: dict[str, Evidence] = {}
@@ -1361,6 +1470,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if self.require_evidence and unproven:
             self._infeasible_reason = f"unmet sub-goal {unproven[0]!r}: no screen evidence"
             return self._end("infeasible", data, observation, answer=None)
+        if self.require_evidence and not is_question(goal):
+            unmet = self._goal_not_shown(goal, observation, data)
+            if unmet is not None:
+                return self._goal_unmet(goal, unmet, observation, data)
         context = memory.get_context_summary(self.history_steps)
         scratch = memory.scratchpad_summary()
         if scratch:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from android_world.agents.custom import offline_goal
 from android_world.agents.custom import offline_reading as reading
 from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
@@ -30,9 +31,11 @@ from android_world.agents.custom.celil_geometry import element_box, element_labe
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
+    GoalVerdict,
     Observation,
     Plan,
     ProposedAction,
+    TrailStep,
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import (
@@ -365,6 +368,9 @@ _STATE_KINDS |= {"paste"}
 _PASTE_LABEL = re.compile(r"'paste'", re.I)
 
 
+# State kinds that show only a step of the way (a form open), not the values a sub-goal names.
+_WEAK_KINDS = frozenset({"new"})
+
 # Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
 # it: an app in front, a switch's position, a slider at its end, no permission request.
 _END_STATE_KINDS = frozenset({"open", "toggle", "level", "permission"})
@@ -417,6 +423,12 @@ def sub_goal_evidence(
     done, why = sub_goal_done(intent, observation, history)
     if not done:
         return Evidence(False, why, "none")
+    if intent.kind in _WEAK_KINDS or intent.kind not in _STATE_KINDS | {"delete", "level"}:
+        # "A form is open" or "a step for it went through" proves nothing about the values a
+        # sub-goal names ("Create a contact for Ann Lee"): those must show on the screen.
+        missing = offline_goal.values_missing(intent.sub_goal, observation)
+        if missing:
+            return Evidence(False, f"{missing[0]!r} is not on the screen", "none")
     if intent.kind in _STATE_KINDS or intent.kind == "delete":
         return Evidence(True, why, "screen")
     if intent.kind == "level":
@@ -996,7 +1008,7 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
         ):
             return f"no step for {step!r}"
     used = " ".join(plan)
-    for value in goal_values(info):
+    for value in offline_goal.given_values(info):
         value = value.rstrip(".!?") or value
         parts = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
         if not text_lib.value_in_goal(value, used) and not all(
@@ -1004,26 +1016,6 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
         ):
             return f"no step uses {value!r}"
     return None
-
-
-def goal_values(info: text_lib.GoalInfo) -> list[str]:
-    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
-    file and item names (a storage volume's name only says where, so it is not one)."""
-    raw = info.goal
-    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
-    values += [v for _, v in info.fields]
-    # A "|" table's header row names columns, not values.
-    header = next((line for line in raw.splitlines() if "|" in line), "")
-    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
-        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
-            values.append(name)
-    values += wording.capitalised_words(raw, text_lib.app_names())
-    out: list[str] = []
-    for value in values:
-        value = value.strip()
-        if value and not any(value in v for v in out):
-            out = [v for v in out if v not in value] + [value]
-    return out
 
 
 class OfflinePlanner:
@@ -1100,6 +1092,15 @@ class OfflinePlanner:
         intent = parse_sub_goal(sub_goal, text_lib.parse_goal(goal))
         intent = with_today(intent, _fact_today(context_summary), observation)
         return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
+
+    def check_goal(
+        self, goal: str, trail: Sequence[TrailStep], observation: Observation
+    ) -> GoalVerdict:
+        """The whole goal against the episode's screens (see `offline_goal.check_goal`)."""
+        return offline_goal.check_goal(goal, trail, observation)
+
+    def covers_goal(self, goal: str, sub_goal: str) -> bool:
+        return offline_goal.covers_goal(goal, sub_goal)
 
     def goal_shown(self, goal: str, observation: Observation, context_summary: str) -> Evidence:
         """Whether this one screen shows the whole goal done (see `goal_end_state`)."""

@@ -1,0 +1,586 @@
+"""Is the whole goal done? Every clause and value of the goal against what the screens showed.
+
+A plan is the agent's own guess at how to reach a goal; finishing it proves nothing. Before the
+agent says `complete`, and after every action (a goal can be done before the plan is), this
+reads the goal's clauses with the offline goal reader and checks each against the episode's
+trail of screens and actions, model-free:
+
+- a switch or slider the goal names is in the asked position on the last screen that shows it;
+- an app the goal opens is in front (the last clause: on the current screen);
+- a duration shows on the keypad display;
+- values the goal gives (names, numbers, texts) were all shown, and when the goal creates or
+  sends something, the thing was committed after the last typing (a Save/Send/OK tap, or a way
+  out of the editor) and its identifying value then showed outside any text field;
+- each item a delete goal names was on screen when a delete ran, and is gone from its list since;
+- a moved file shows in a listing of its destination;
+- nothing the goal forbids ("Do not start the timer") was tapped.
+
+The answer is `done` only when every clause is covered by such a check and each says done;
+`unmet` when one shows the goal not done (a typo in a saved value, a switch the other way); and
+`unknown` when code cannot tell ("Take a photo", "Delete my newest note"), which the agent then
+puts to the planner with the screenshot, or to the plan's own evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from android_world.agents.custom import offline_screen as screen
+from android_world.agents.custom import offline_text as text_lib
+from android_world.agents.custom import offline_wording as wording
+from android_world.agents.custom.celil_geometry import element_box
+from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNKNOWN,
+    GOAL_UNMET,
+    GoalCheck,
+    GoalVerdict,
+    Observation,
+    TrailStep,
+)
+
+# Verbs whose goal leaves its values saved or sent somewhere; a copy, a search or a share leaves
+# them nowhere the screens can be read for.
+_WRITING_VERBS = frozenset(
+    {"create", "add", "new", "send", "reply", "edit", "rename", "update", "write", "save", "enter"}
+    | {"fill", "type", "record", "set", "change", "make", "log", "schedule", "text", "compose"}
+)
+_DELETE_VERBS = frozenset({"delete", "remove"})
+# Taps that commit what was typed.
+_COMMIT_LABELS = frozenset(
+    {"save", "done", "ok", "send", "create", "add", "confirm", "apply", "submit", "yes", "rename"}
+    | {"navigate up", "back", "save contact", "save event", "add event", "move", "paste"}
+)
+_DELETE_LABELS = ("delete", "remove", "trash", "bin", "discard")
+# Delete "targets" the goal reader finds that name no item ("Delete all my notes").
+_VAGUE_TARGET = re.compile(
+    r"^(?:the|my|all|any|every|each|these|those|it|them|newest|oldest|latest|recipes?|notes?|"
+    r"files?|events?|expenses?|items?|but one of any.*|duplicates?)$",
+    re.I,
+)
+
+
+def _norm(text: str | None) -> str:
+    return text_lib.normalize(text)
+
+
+# --------------------------------------------------------------------------------------------
+# What the screens showed
+
+
+def _texts(observation: Observation, *, editable: bool | None = None) -> list[str]:
+    """Texts a person can read on the screen (element texts and descriptions, OCR lines);
+    `editable` narrows to what sits in text fields (True) or outside them (False)."""
+    out: list[str] = []
+    for i in screen.content_indices(observation):
+        element = observation.ui_elements[i]
+        if editable is not None and screen.is_field(element) != editable:
+            continue
+        values = [screen.field_text(element)] if screen.is_field(element) else []
+        values += [] if screen.is_field(element) else [element.text or ""]
+        values.append(element.content_description or "")
+        out += [v for v in values if v and v.strip()]
+    if editable is not True:
+        out += [line.text for line in observation.ocr_lines if line.text.strip()]
+    return out
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def value_shown(value: str, texts: Sequence[str]) -> bool:
+    """A goal value among shown texts: phone numbers by their digits, amounts by their number,
+    anything else as words (case, spacing and punctuation at the ends ignored)."""
+    want = _norm(value)
+    if not want:
+        return True
+    digits = _digits(value)
+    phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
+    money = wording.money_values(value)
+    for text in texts:
+        if phone and len(_digits(text)) >= 7 and _digits(text)[-10:] == digits[-10:]:
+            return True
+        if money and _same_amount(money[0], text):
+            return True
+        if want in _norm(text):
+            return True
+    return False
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def item_shown(item: str, texts: Sequence[str]) -> bool:
+    """An item of a list (a file, a recipe, an expense) shown as a whole entry: its text is
+    the item's name, with or without a file extension ("notes" is not "notes_edited.md")."""
+    want = _norm(_EXTENSION.sub("", item.strip()))
+    return bool(want) and any(_norm(_EXTENSION.sub("", t.strip())) == want for t in texts)
+
+
+def _same_amount(value: str, text: str) -> bool:
+    want = screen.money(value)
+    return want is not None and any(
+        screen.money(m) == want for m in re.findall(r"\$?\d[\d,]*(?:\.\d+)?", text)
+    )
+
+
+def _screens(trail: Sequence[TrailStep], current: Observation) -> list[Observation]:
+    return [t.screen for t in trail] + [current]
+
+
+def _in_app(observation: Observation, app: str | None) -> bool:
+    return app is None or text_lib.activity_matches_app(observation.foreground_activity, app)
+
+
+# --------------------------------------------------------------------------------------------
+# One check per kind of clause
+
+
+def _switch_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    for subject, wanted in info.toggles:
+        what = f"{subject} {'on' if wanted else 'off'}"
+        shown = _last_state(screens, lambda o, s=subject: _switch_state(o, s))
+        if shown is None:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, f"no {subject} switch was seen"))
+        elif shown == wanted:
+            checks.append(GoalCheck(what, GOAL_DONE, f"the {subject} switch shows it"))
+        else:
+            state = "on" if shown else "off"
+            checks.append(
+                GoalCheck(what, GOAL_UNMET, f"the {subject} switch was last seen {state}")
+            )
+    return checks
+
+
+def _switch_state(observation: Observation, subject: str) -> bool | None:
+    index = screen.find_switch(observation, subject)
+    return None if index is None else bool(observation.ui_elements[index].is_checked)
+
+
+def _last_state(
+    screens: Sequence[Observation], read: Callable[[Observation], bool | None]
+) -> bool | None:
+    for observation in reversed(screens):
+        state = read(observation)
+        if state is not None:
+            return state
+    return None
+
+
+def _level_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    for subject, level in info.levels:
+        what = f"{subject} at its {level}"
+
+        def read(observation: Observation, subject: str = subject, level: str = level):
+            index = screen.find_slider(observation, subject)
+            if index is None:
+                return None
+            return screen.slider_at(observation.ui_elements[index], level)
+
+        shown = _last_state(screens, read)
+        if shown is None:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, f"no {subject} slider showed its value"))
+        else:
+            status = GOAL_DONE if shown else GOAL_UNMET
+            checks.append(GoalCheck(what, status, f"the {subject} slider was last seen there"))
+    return checks
+
+
+def _duration_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    if info.duration is None:
+        return []
+    h, m, s = info.duration
+    wanted = f"{h:02d}{m:02d}{s:02d}".lstrip("0") or "0"
+    what = f"duration {h}h {m}m {s}s"
+    for observation in reversed(screens):
+        shown = screen.keypad_digits(observation)
+        if shown is not None:
+            status = GOAL_DONE if shown == wanted else GOAL_UNMET
+            return [GoalCheck(what, status, f"the display last showed {shown!r}")]
+    return [GoalCheck(what, GOAL_UNKNOWN, "no duration display was seen")]
+
+
+def _open_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    opened = [(i, app) for i, c in enumerate(info.clauses) if (app := text_lib.parse_open(c))]
+    for i, app in opened:
+        last = i == len(info.clauses) - 1 or all(_is_permission(c) for c in info.clauses[i + 1 :])
+        looked = screens[-1:] if last else screens
+        front = any(_in_app(o, app) and not screen.is_launcher(o) for o in looked)
+        status = GOAL_DONE if front else GOAL_UNMET if last else GOAL_UNKNOWN
+        where = "in front now" if last else "seen in front"
+        checks.append(
+            GoalCheck(f"open {app}", status, f"{app} {'is' if front else 'is not'} {where}")
+        )
+    if any(_is_permission(c) for c in info.clauses):
+        current = screens[-1]
+        asking = screen.grant_button(current) is not None or (
+            screen.interruption_button(current) is not None
+        )
+        status = GOAL_UNMET if asking else GOAL_DONE
+        why = "a pop-up is still showing" if asking else "no pop-up or permission request shows"
+        checks.append(GoalCheck("pop-ups cleared", status, why))
+    return checks
+
+
+def _is_permission(clause: str) -> bool:
+    return bool(re.search(r"\b(permissions?|pop-?ups?|allow)\b", clause, re.I))
+
+
+def _forbidden_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[GoalCheck]:
+    checks = []
+    for verb in info.forbidden:
+        tapped = [
+            t
+            for t in trail
+            if t.action_type in ("click", "long_press", "double_tap")
+            and _norm(t.target).split()[:1] == [verb]
+        ]
+        if tapped:
+            why = f"'{tapped[-1].target}' was tapped at step {tapped[-1].step}"
+            checks.append(GoalCheck(f"not {verb}", GOAL_UNMET, why))
+        else:
+            checks.append(GoalCheck(f"not {verb}", GOAL_DONE, f"nothing named {verb!r} was tapped"))
+    return checks
+
+
+def specific_targets(info: text_lib.GoalInfo) -> list[str]:
+    """Items a delete goal names ("Home Repairs", "notes.txt"), not words like "my" or "all"."""
+    return [t for t in info.targets if t.strip() and not _VAGUE_TARGET.match(t.strip())]
+
+
+def _delete_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
+    if not _DELETE_VERBS & set(info.verbs):
+        return []
+    checks = []
+    deletes = [t.step for t in trail if t.ok and _deletes(t)]
+    for target in specific_targets(info):
+        what = f"delete {target!r}"
+        engaged = _engaged_at(trail, target)
+        deleted_at = next(
+            (d for d in reversed(deletes) if engaged is not None and d >= engaged), None
+        )
+        if deleted_at is None:
+            why = "it was never selected or opened and then deleted"
+            checks.append(GoalCheck(what, GOAL_UNMET, why))
+            continue
+        later = [t.screen for t in trail if t.step > deleted_at] + [current]
+        listing = [o for o in later if _is_listing(o)]
+        if not listing:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, "no list was seen after the delete"))
+        elif item_shown(target, _texts(listing[-1])):
+            checks.append(GoalCheck(what, GOAL_UNMET, "it is still in the list"))
+        else:
+            checks.append(GoalCheck(what, GOAL_DONE, "deleted, and gone from the list since"))
+    return checks
+
+
+def _deletes(step: TrailStep) -> bool:
+    """A tap on Delete (or its kin), or a yes to a dialog about deleting."""
+    if step.action_type not in ("click", "long_press", "double_tap"):
+        return False
+    label = _norm(step.target)
+    if any(w in label.split() for w in _DELETE_LABELS):
+        return True
+    return label in screen.YES_LABELS and _mentions_delete(step.screen)
+
+
+def acted_texts(step: TrailStep) -> list[str]:
+    """The texts of what an action touched: the element's own, and those inside its box (a
+    list row's title and details)."""
+    observation = step.screen
+    if step.index is None or not 0 <= step.index < len(observation.ui_elements):
+        return [step.target] if step.target else []
+    box = element_box(observation.ui_elements[step.index], observation.screen_size)
+    texts = [step.target] if step.target else []
+    if box is None:
+        return texts
+    for element in observation.ui_elements:
+        inner = element_box(element, observation.screen_size)
+        if inner is None or not (element.text or element.content_description):
+            continue
+        x, y = inner.center
+        if box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max:
+            texts.append(element.text or element.content_description or "")
+    return texts
+
+
+def _engaged_at(trail: Sequence[TrailStep], target: str) -> int | None:
+    """The first step that selected or opened the target (a tap or long-press on its row), or
+    that deleted on a screen showing it (its own page)."""
+    for t in trail:
+        if not t.ok or t.action_type not in ("click", "long_press", "double_tap"):
+            continue
+        if value_shown(target, acted_texts(t)):
+            return t.step
+        if _deletes(t) and value_shown(target, _texts(t.screen)):
+            return t.step
+    return None
+
+
+def _mentions_delete(observation: Observation) -> bool:
+    return any(
+        any(w in _norm(text).split() for w in _DELETE_LABELS) for text in _texts(observation)
+    )
+
+
+def _is_listing(observation: Observation) -> bool:
+    return screen.shows_empty_list(observation) or (
+        any(e.is_scrollable for e in observation.ui_elements)
+        and not screen.form_fields(observation)
+    )
+
+
+def _move_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    if info.move is None:
+        return []
+    item, _source, destination = info.move
+    what = f"move {item!r} to {destination!r}"
+    for observation in reversed(screens):
+        shown = _texts(observation)
+        if value_shown(item, shown) and _titled(observation, destination):
+            return [GoalCheck(what, GOAL_DONE, f"it shows in {destination}")]
+    return [GoalCheck(what, GOAL_UNKNOWN, f"it was not seen in a listing of {destination}")]
+
+
+def _titled(observation: Observation, folder: str) -> bool:
+    """The screen is a listing of the folder: its name in a title or path, not as a row."""
+    want = _norm(folder)
+    for i in screen.content_indices(observation):
+        element = observation.ui_elements[i]
+        text = _norm(element.text or element.content_description)
+        if not text or element.is_clickable:
+            continue
+        if text == want or text.endswith(f" {want}") or f"/{folder}".casefold() in text:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Values the goal gives, and whether what holds them was committed
+
+
+def _writing(info: text_lib.GoalInfo) -> bool:
+    return bool(_WRITING_VERBS & set(info.verbs)) and not info.is_question
+
+
+def given_values(info: text_lib.GoalInfo) -> list[str]:
+    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
+    file and item names (a storage volume's name only says where, so it is not one)."""
+    raw = info.goal
+    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
+    values += [v for _, v in info.fields]
+    # A "|" table's header row names columns, not values.
+    header = next((line for line in raw.splitlines() if "|" in line), "")
+    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
+        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
+            values.append(name)
+    values += wording.capitalised_words(raw, text_lib.app_names())
+    out: list[str] = []
+    for value in values:
+        value = value.strip()
+        if value and not any(value in v for v in out):
+            out = [v for v in out if v not in value] + [value]
+    return out
+
+
+def goal_values(info: text_lib.GoalInfo) -> list[str]:
+    """The values a writing goal leaves behind: the given ones, each record's, appended text."""
+    values = given_values(info) + [v for r in info.records for _, v in r]
+    if info.append:
+        values.append(info.append)
+    if info.prepend:
+        values.append(info.prepend)
+    keep = []
+    for value in values:
+        value = value.strip().strip("\"'")
+        if value and _norm(value) not in {_norm(v) for v in keep}:
+            keep.append(value)
+    return keep
+
+
+def identity_value(info: text_lib.GoalInfo, values: Sequence[str]) -> str | None:
+    """The value that names what the goal makes (a title, a name, a file, the message): it is
+    the one that shows outside a text field once the thing is saved or sent."""
+    if info.records:
+        first = info.records[0]
+        return first[0][1] if first else None
+    for key in ("title", "name", "subject", "file", "message", "text"):
+        for field, value in info.fields:
+            if field == key and value:
+                return value
+    names = wording.file_names(info.goal) or wording.person_names(info.goal)
+    if names:
+        return names[0]
+    return values[0] if values else None
+
+
+def _value_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
+    if not _writing(info):
+        return []
+    values = goal_values(info)
+    if not values:
+        return []
+    shown = [text for o in _screens(trail, current) for text in _texts(o)]
+    checks = [
+        GoalCheck(
+            f"value {v[:40]!r}",
+            GOAL_DONE if value_shown(v, shown) else GOAL_UNMET,
+            "shown" if value_shown(v, shown) else "never shown as the goal gives it",
+        )
+        for v in values
+    ]
+    if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
+        # The words sent are not in the goal (the clipboard, an address read elsewhere):
+        # code cannot tell whether the right ones went out.
+        checks.append(GoalCheck("message sent", GOAL_UNKNOWN, "the goal does not give its words"))
+    if "save" not in info.forbidden:
+        checks += _commit_checks(info, values, trail, current)
+    return checks
+
+
+def _message(info: text_lib.GoalInfo) -> str | None:
+    return next((v for k, v in info.fields if k in ("message", "text") and v), None)
+
+
+def _commit_checks(
+    info: text_lib.GoalInfo,
+    values: Sequence[str],
+    trail: Sequence[TrailStep],
+    current: Observation,
+) -> list[GoalCheck]:
+    """After the last typing, something committed it (a Save/Send/OK tap, or the form was left),
+    and the thing's name then showed outside any text field (a list row, a title, a bubble)."""
+    typed = [t for t in trail if t.action_type == "input_text" and t.ok]
+    commits = [t for t in trail if t.ok and _commits(t)]
+    if not typed and not commits:
+        return [GoalCheck("saved", GOAL_UNKNOWN, "nothing was typed, saved or sent yet")]
+    since = typed[-1].step if typed else commits[-1].step - 1
+    later = [t for t in trail if t.step > since]
+    if typed and not _committed(typed[-1], later, current):
+        return [GoalCheck("saved", GOAL_UNKNOWN, "the typed values were not saved or sent yet")]
+    identity = identity_value(info, values)
+    if identity is None:
+        return []
+    screens = [t.screen for t in later] + [current]
+    outside = any(value_shown(identity, _texts(o, editable=False)) for o in screens)
+    status = GOAL_DONE if outside else GOAL_UNKNOWN
+    why = "shows outside a text field" if outside else "only seen inside a text field"
+    return [GoalCheck(f"{identity[:40]!r} saved", status, why)]
+
+
+def _committed(typing: TrailStep, later: Sequence[TrailStep], current: Observation) -> bool:
+    """A commit tap after the typing, or a screen since on which the form is gone. Typing
+    itself ends with Enter, which submits a one-field dialog."""
+    if any(t.ok and _commits(t) for t in later):
+        return True
+    screens = [t.screen for t in later] + [current]
+    return any(not screen.form_fields(o) for o in screens)
+
+
+def _commits(step: TrailStep) -> bool:
+    if step.action_type in ("navigate_back", "keyboard_enter"):
+        return True
+    if step.action_type not in ("click", "long_press", "double_tap"):
+        return False
+    label = _norm(step.target)
+    return label in _COMMIT_LABELS or label.split()[:1] in (["save"], ["send"], ["add"])
+
+
+# --------------------------------------------------------------------------------------------
+# The goal, clause by clause
+
+
+def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
+    """A clause some check read: a switch, a slider, an app, a duration, a forbidden tap, a
+    value of a writing goal, a named delete or a move."""
+    if text_lib.parse_toggle(clause) and "switch" in kinds:
+        return True
+    if text_lib.parse_level(clause) and "level" in kinds:
+        return True
+    if (text_lib.parse_open(clause) or _is_permission(clause)) and "open" in kinds:
+        return True
+    if text_lib.parse_duration(clause) and "duration" in kinds:
+        return True
+    if text_lib.forbidden_words(clause) or wording.negated_verbs(clause):
+        return "forbidden" in kinds
+    words = set(text_lib.words(clause))
+    if words & _DELETE_VERBS:
+        return "delete" in kinds
+    if "move" in words:
+        return "move" in kinds
+    if "value" in kinds:
+        values = goal_values(info)
+        return any(_norm(v) in _norm(clause) or _norm(clause) in _norm(v) for v in values) or (
+            bool(words & _WRITING_VERBS) and len(info.clauses) == 1
+        )
+    return False
+
+
+def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
+    """The whole goal against the screens seen: done, unmet or unknown (see the module doc)."""
+    info = text_lib.parse_goal(goal)
+    if info.is_question:
+        return GoalVerdict(GOAL_UNKNOWN, (GoalCheck("answer", GOAL_UNKNOWN, "a question"),))
+    screens = _screens(trail, current)
+    groups = {
+        "switch": _switch_checks(info, screens),
+        "level": _level_checks(info, screens),
+        "duration": _duration_checks(info, screens),
+        "open": _open_checks(info, screens),
+        "forbidden": _forbidden_checks(info, trail),
+        "delete": _delete_checks(info, trail, current),
+        "move": _move_checks(info, screens),
+        "value": _value_checks(info, trail, current),
+    }
+    checks = tuple(c for group in groups.values() for c in group)
+    kinds = {kind for kind, group in groups.items() if group}
+    if any(c.status == GOAL_UNMET for c in checks):
+        return GoalVerdict(GOAL_UNMET, checks)
+    uncovered = [c for c in info.clauses if not _covered(c, info, kinds)]
+    if uncovered:
+        unread = GoalCheck(f"clause {uncovered[0][:60]!r}", GOAL_UNKNOWN, "no check reads it")
+        return GoalVerdict(GOAL_UNKNOWN, (*checks, unread))
+    if checks and all(c.status == GOAL_DONE for c in checks):
+        return GoalVerdict(GOAL_DONE, checks)
+    return GoalVerdict(GOAL_UNKNOWN, checks)
+
+
+_VERIFY_STEP = re.compile(r"^\s*(?:verify|check|confirm|make\s+sure|ensure|double-check)\b", re.I)
+# Share of the goal's naming words a sub-goal must carry to be the goal in other words.
+_RESTATED_SHARE = 0.6
+
+
+def covers_goal(goal: str, sub_goal: str) -> bool:
+    """Whether a sub-goal is the whole goal in other words: the goal verbatim, restated, or a
+    final "verify that ..." step. Such a sub-goal is done only when the goal is."""
+    if _norm(goal) == _norm(sub_goal) or _VERIFY_STEP.match(sub_goal or ""):
+        return True
+    info = text_lib.parse_goal(goal)
+    values = given_values(info)
+    if values and all(value_shown(v, [sub_goal]) for v in values):
+        return True
+    apps = {_norm(a) for a in text_lib.app_names()}
+    wanted = {text_lib.stem(w) for w in text_lib.content_words(goal) if w not in apps}
+    have = {text_lib.stem(w) for w in text_lib.content_words(sub_goal)}
+    return bool(wanted) and len(wanted & have) >= _RESTATED_SHARE * len(wanted)
+
+
+def named_values(sub_goal: str) -> list[str]:
+    """Values a sub-goal names (quoted texts, numbers of note, names): shown on the screen,
+    they are part of its evidence."""
+    return given_values(text_lib.parse_goal(sub_goal))
+
+
+def values_missing(sub_goal: str, observation: Observation) -> list[str]:
+    """The values a sub-goal names that the screen does not show."""
+    shown = _texts(observation)
+    return [v for v in named_values(sub_goal) if not value_shown(v, shown)]
