@@ -66,7 +66,11 @@ def _screen_key(observation) -> tuple:
     return tuple((e.text, e.content_description, e.is_checked) for e in observation.ui_elements)
 
 
-def run_task(name: str, cls: type, seed: int, profile: str | None, tally: Tally) -> None:
+def run_task(
+    name: str, cls: type, seed: int, profile: str | None, tally: Tally, skip: int | None = None
+) -> None:
+    """One reference run; with `skip`, that action (1-based) is left out, as an agent that
+    missed a step would (the solution reads the live screen, so it goes on from there)."""
     random.seed(seed)
     task = cls(cls.generate_random_params())
     env = SimEnv(seed=seed, render=False, profile=profile)
@@ -81,8 +85,15 @@ def run_task(name: str, cls: type, seed: int, profile: str | None, tally: Tally)
 
     try:
         task.initialize_task(env)
-        goal = task.goal
-        observation = perceive()
+    except Exception as error:  # a task that cannot start here is counted, not fatal
+        tally.errors += 1
+        tally.examples.append(f"error {name}#{seed}: {type(error).__name__}: {error}")
+        env.close()
+        return
+    goal = task.goal
+    observation = perceive()
+    stuck = ""
+    try:
         for step, action in enumerate(task.oracle_actions(env), start=1):
             verdict = offline_goal.check_goal(goal, trail, observation)
             tally.checks += 1
@@ -91,6 +102,8 @@ def run_task(name: str, cls: type, seed: int, profile: str | None, tally: Tally)
                 tally.examples.append(f"false done {name}#{seed} step {step}: {verdict.reason()}")
             if action.action_type in (json_action.STATUS, json_action.ANSWER):
                 break
+            if step == skip:
+                continue
             target = ""
             if action.index is not None and int(action.index) < len(observation.ui_elements):
                 target = celil_geometry.element_label(observation.ui_elements[int(action.index)])
@@ -109,26 +122,34 @@ def run_task(name: str, cls: type, seed: int, profile: str | None, tally: Tally)
                 )
             )
             observation = after
-        verdict = offline_goal.check_goal(goal, trail, observation)
-        passed = task.is_successful(env) >= 1.0
-        tally.episodes += 1
-        if verdict.status == GOAL_DONE:
-            tally.end_done += 1
-            if not passed:
-                tally.false_done += 1
-                tally.examples.append(f"false done {name}#{seed} end: {verdict.reason()}")
-        elif verdict.status == GOAL_UNMET:
-            if passed:
-                tally.end_unmet += 1
-                tally.examples.append(f"false unmet {name}#{seed}: {verdict.reason()}")
-        else:
-            tally.end_unknown += 1
-            tally.last_unknown = verdict.reason()
-    except Exception as error:  # a task that cannot run here is counted, not fatal
+    except Exception as error:
+        # The solution cannot go on from here (a step was left out): an agent stuck where it
+        # stands; the check must still not call it done.
+        stuck = f" (stuck: {type(error).__name__})"
         tally.errors += 1
-        tally.examples.append(f"error {name}#{seed}: {type(error).__name__}: {error}")
+    try:
+        _score_end(
+            name, seed, goal, trail, observation, task.is_successful(env) >= 1.0, tally, stuck
+        )
     finally:
         env.close()
+
+
+def _score_end(name, seed, goal, trail, observation, passed, tally, stuck) -> None:
+    verdict = offline_goal.check_goal(goal, trail, observation)
+    tally.episodes += 1
+    if verdict.status == GOAL_DONE:
+        tally.end_done += 1
+        if not passed:
+            tally.false_done += 1
+            tally.examples.insert(0, f"false done {name}#{seed} end{stuck}: {verdict.reason()}")
+    elif verdict.status == GOAL_UNMET:
+        if passed:
+            tally.end_unmet += 1
+            tally.examples.insert(0, f"false unmet {name}#{seed}{stuck}: {verdict.reason()}")
+    else:
+        tally.end_unknown += 1
+        tally.last_unknown = verdict.reason()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,6 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default=None)
     parser.add_argument("--examples", type=int, default=30)
     parser.add_argument("--by_task", action="store_true", help="the end verdicts of each task")
+    parser.add_argument(
+        "--skip_one",
+        type=int,
+        default=0,
+        help="also run N variants per episode that leave one action out (a missed step)",
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     registry = TaskRegistry().get_registry("sim")
@@ -149,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         for seed in args.seeds:
             run_task(name, registry[name], seed, args.profile, tallies[name])
+            for skip in range(1, args.skip_one + 1):
+                run_task(name, registry[name], seed, args.profile, tallies[name], skip=skip * 2)
     total = Tally()
     for tally in tallies.values():
         for field in ("checks", "false_done", "end_done", "end_unknown", "end_unmet"):
@@ -158,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         total.examples += tally.examples
     print(f"split={args.split} tasks={len(names)} seeds={args.seeds} profile={args.profile}")
     print(
-        "| episodes | checks | false done | end done | end unknown | end unmet (false) | errors |"
+        "| episodes | checks | false done | end done | end unknown | end unmet (false) | stuck or errors |"
     )
     print("|---|---|---|---|---|---|---|")
     print(

@@ -68,6 +68,9 @@ EventSink = Callable[[dict[str, Any]], None]
 
 # After something went wrong, this many proposals are voted on as if no step were cheap.
 CAUTIOUS_PROPOSALS = 2
+# Actions spent on a step that names a control ("Tap the 'Save' button") which no screen has
+# shown, before the planner is asked for another route instead of retrying until the budget.
+MISSING_CONTROL_ACTIONS = 3
 
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
@@ -391,6 +394,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
         self._goals = GoalTracker()
+        self._sub_goal_actions: collections.Counter[str] = collections.Counter()
+        self._controls_seen: set[str] = set()
+        self._controls_replanned: set[str] = set()
         # A rejected proposal goes back to the executor with the verifiers' reasons; a second
         # rejection in a row on the same sub-goal costs a rehearsal (a replan).
         self._rejection_feedback: str | None = None
@@ -716,6 +722,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             duration_s=device_s,
         )
         self._actions_on_sub_goal += 1
+        self._sub_goal_actions[normalize_sub_goal(sub_goal)] += 1
 
         # Post-check on the settled screen (kept for the next step's observation).
         after = self._perceive(self.get_post_transition_state())
@@ -939,7 +946,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         for warning in plan.warnings:
             self._warn(f"planner: {warning}", data)
         self._recovery.update(plan.recovery_sub_goals)
-        if plan.sub_goals:
+        if plan.sub_goals or kind == "missing_control":
+            # A step naming a control the app does not have may leave nothing to do: the goal
+            # check then decides whether the task is done.
             memory.revise_plan(plan.sub_goals)
             self._actions_on_sub_goal = 0
             self._emit(
@@ -1164,13 +1173,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         verdict: Evidence,
         observation: Observation,
         data: dict[str, Any],
+        asked: str | None = None,
     ) -> dict[str, Any] | None:
-        """Accept or refuse a verdict against the screen; record it either way.
+        """Accept or refuse a verdict against the screen; record it either way. `asked`: what
+        the planner was asked about, when not the sub-goal (the whole goal).
 
         Returns the evidence record when the sub-goal counts as done.
         """
         if self.require_evidence:
             accepted, why = celil_evidence.accept(verdict, observation, self._seen_texts)
+            if accepted and verdict.kind == "model":
+                accepted, why = self._values_seen(asked or sub_goal, observation, why)
         else:
             accepted, why = verdict.done, verdict.text or "evidence not required"
         record = {**verdict.as_dict(), "accepted": accepted, "why": why}
@@ -1180,6 +1193,18 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if verdict.done and not accepted:
             self._stats.evidence_rejected += 1
         return record if accepted else None
+
+    def _values_seen(self, sub_goal: str, observation: Observation, why: str) -> tuple[bool, str]:
+        """A model's "done" also needs every value the sub-goal names (a name, a number, a
+        text) shown on a screen of this episode: evidence for "Create a contact for Ann Lee"
+        that never showed "Ann Lee" is about something else."""
+        missing_fn = getattr(self._screen_check(), "values_missing", None)
+        if not callable(missing_fn):
+            return True, why
+        missing = missing_fn(sub_goal, observation, sorted(self._seen_texts))
+        if missing:
+            return False, f"{missing[0]!r}, which the sub-goal names, was never on the screen"
+        return True, why
 
     def _confirm_finish(
         self,
@@ -1218,13 +1243,16 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 verdict = Evidence(True, shown.reason(), "screen")
             elif shown.status == GOAL_UNMET:
                 return None, shown.reason()
+        # The plan's last step finishing is the goal finishing: the planner is asked about the
+        # whole goal, once, so its "done" also stands for the goal at the end.
+        subject = goal if (whole or last) and not is_question(goal) else sub_goal
         if verdict is None and self._can_check():
-            verdict = self._check_progress(goal, sub_goal, observation, context, data)
+            verdict = self._check_progress(goal, subject, observation, context, data)
         why = "no screen evidence"
         if verdict is not None and verdict.done:
-            record = self._judge(sub_goal, "executor", verdict, observation, data)
+            record = self._judge(sub_goal, "executor", verdict, observation, data, subject)
             if record is not None:
-                if whole and verdict.kind == "model":
+                if subject == goal:
                     self._goals.planner_confirmed = True
                 return record, ""
             why = data["evidence"][-1]["why"]
@@ -1280,6 +1308,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 evidence = self._judge(sub_goal, by, verdict, observation, data)
                 finished_by = by if evidence is not None else None
             if finished_by is None:
+                missing = self._missing_control(sub_goal, observation)
+                if missing is not None:
+                    data["outcome"] = "missing_control"
+                    return self._rehearse(
+                        "missing_control", goal, sub_goal, "(none)", [missing], observation, data
+                    )
                 proposal = self._propose(sub_goal, observation, context, data)
                 if proposal.sub_goal_finished and proposal.action is None:
                     evidence, why = self._confirm_finish(
@@ -1309,6 +1343,25 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return self._rehearse(
                 "unusable_proposals", goal, sub_goal, "(none)", reasons, observation, data
             )
+
+    def _missing_control(self, sub_goal: str, observation: Observation) -> str | None:
+        """Why to replan a step whose named control never showed ("Tap 'Save'" where the app
+        saves by itself, or calls it Done): once, after a few actions on it; else None."""
+        key = normalize_sub_goal(sub_goal)
+        if key in self._controls_seen or key in self._controls_replanned:
+            return None
+        shown_fn = getattr(self._screen_check(), "control_shown", None)
+        shown = shown_fn(sub_goal, observation) if callable(shown_fn) else None
+        if shown is None:
+            return None
+        if shown:
+            self._controls_seen.add(key)
+            return None
+        spent = self._sub_goal_actions[key]
+        if spent < MISSING_CONTROL_ACTIONS:
+            return None
+        self._controls_replanned.add(key)
+        return f"no screen in {spent} actions showed the control the step names ({sub_goal!r})"
 
     def _unconfirmed_finish(
         self, goal: str, sub_goal: str, why: str, observation: Observation, data: dict[str, Any]

@@ -371,33 +371,6 @@ _PASTE_LABEL = re.compile(r"'paste'", re.I)
 # State kinds that show only a step of the way (a form open), not the values a sub-goal names.
 _WEAK_KINDS = frozenset({"new"})
 
-# Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
-# it: an app in front, a switch's position, a slider at its end, no permission request.
-_END_STATE_KINDS = frozenset({"open", "toggle", "level", "permission"})
-
-
-def goal_end_state(goal: str, observation: Observation, history: list[screen.PastStep]) -> Evidence:
-    """Screen evidence that the whole goal is done, or a "no" that only means "cannot tell".
-
-    Every clause of the goal must be such an end state and every one must show on this screen:
-    "Turn Wi-Fi off, then open Camera" is never confirmed from the Camera screen, whose switch
-    is not in view. Questions and goals that create, edit or delete things are left to the
-    planner: what they leave behind is not a state one screen shows.
-    """
-    info = text_lib.parse_goal(goal)
-    if info.is_question or info.forbidden or not info.clauses:
-        return Evidence(False, "the goal is not a screen state", "none")
-    shown = []
-    for clause in info.clauses:
-        intent = parse_sub_goal(clause, info)
-        if intent.kind not in _END_STATE_KINDS:
-            return Evidence(False, f"{clause!r} is not a state the screen shows", "none")
-        done, why = sub_goal_done(intent, observation, history)
-        if not done or "dragged" in why:
-            return Evidence(False, why, "none")
-        shown.append(why)
-    return Evidence(True, "; ".join(shown), "screen")
-
 
 def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
     """The latest step that went through for this sub-goal aimed at a control the sub-goal
@@ -1059,6 +1032,11 @@ class OfflinePlanner:
         self._rehearsals += 1
         done = {text_lib.normalize(s) for s in ctx.done_sub_goals}
         remaining = [s for s in ctx.plan if text_lib.normalize(s) not in done]
+        if ctx.kind == "missing_control":
+            # The step names a control this app does not show; what it was for is judged by
+            # the goal check, so the plan goes on without it.
+            failed = text_lib.normalize(ctx.failed_sub_goal)
+            remaining = [s for s in remaining if text_lib.normalize(s) != failed]
         info = text_lib.parse_goal(ctx.goal)
         intent = parse_sub_goal(ctx.failed_sub_goal or (remaining[0] if remaining else ""), info)
         app = (
@@ -1102,9 +1080,13 @@ class OfflinePlanner:
     def covers_goal(self, goal: str, sub_goal: str) -> bool:
         return offline_goal.covers_goal(goal, sub_goal)
 
-    def goal_shown(self, goal: str, observation: Observation, context_summary: str) -> Evidence:
-        """Whether this one screen shows the whole goal done (see `goal_end_state`)."""
-        return goal_end_state(goal, observation, screen.parse_history(context_summary))
+    def control_shown(self, sub_goal: str, observation: Observation) -> bool | None:
+        return offline_goal.control_shown(sub_goal, observation)
+
+    def values_missing(
+        self, sub_goal: str, observation: Observation, seen: Sequence[str] = ()
+    ) -> list[str]:
+        return offline_goal.values_missing(sub_goal, observation, seen)
 
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str

@@ -291,6 +291,10 @@ def _deletes(step: TrailStep) -> bool:
     return label in screen.YES_LABELS and _mentions_delete(step.screen)
 
 
+# The tallest element whose inner texts still count as one touched row (a list row, a card).
+_ROW_SHARE = 0.2
+
+
 def acted_texts(step: TrailStep) -> list[str]:
     """The texts of what an action touched: the element's own, and those inside its box (a
     list row's title and details)."""
@@ -299,8 +303,9 @@ def acted_texts(step: TrailStep) -> list[str]:
         return [step.target] if step.target else []
     box = element_box(observation.ui_elements[step.index], observation.screen_size)
     texts = [step.target] if step.target else []
-    if box is None:
-        return texts
+    height = observation.screen_size[1] if observation.screen_size else 0
+    if box is None or not height or box.height > _ROW_SHARE * height:
+        return texts  # a whole list or page: what lies inside it was not what was touched
     for element in observation.ui_elements:
         inner = element_box(element, observation.screen_size)
         if inner is None or not (element.text or element.content_description):
@@ -313,14 +318,14 @@ def acted_texts(step: TrailStep) -> list[str]:
 
 def _engaged_at(trail: Sequence[TrailStep], target: str) -> int | None:
     """The first step that selected or opened the target (a tap or long-press on its row), or
-    that deleted on a screen showing it (its own page)."""
+    that deleted on its own page."""
     for t in trail:
         if not t.ok or t.action_type not in ("click", "long_press", "double_tap"):
             continue
         if value_shown(target, acted_texts(t)):
             return t.step
-        if _deletes(t) and value_shown(target, _texts(t.screen)):
-            return t.step
+        if _deletes(t) and not _is_listing(t.screen) and value_shown(target, _texts(t.screen)):
+            return t.step  # a Delete on the item's own page (a list shows many items)
     return None
 
 
@@ -429,15 +434,25 @@ def _value_checks(
     values = goal_values(info)
     if not values:
         return []
-    shown = [text for o in _screens(trail, current) for text in _texts(o)]
-    checks = [
-        GoalCheck(
-            f"value {v[:40]!r}",
-            GOAL_DONE if value_shown(v, shown) else GOAL_UNMET,
-            "shown" if value_shown(v, shown) else "never shown as the goal gives it",
-        )
-        for v in values
-    ]
+    runs = _form_runs(_screens(trail, current))
+    records = [[v for _, v in r if v.strip()] for r in info.records]
+    if not records:
+        # One new thing holds all the values; an edit and a rename enter theirs on two forms.
+        creating = {"create", "add", "new"} & set(info.verbs)
+        editing = {"edit", "rename", "update", "change"} & set(info.verbs)
+        records = [values] if creating and not editing else [[v] for v in values]
+    checks = []
+    for record in records:
+        # One thing holds all its values: they were entered on one stretch of form screens.
+        together = any(all(_entered(v, texts) for v in record) for texts in runs)
+        for value in record:
+            if together:
+                status, why = GOAL_DONE, "entered with the rest of its record"
+            elif any(_entered(value, texts) for texts in runs):
+                status, why = GOAL_UNMET, "entered, but not on the same form as the rest"
+            else:
+                status, why = GOAL_UNMET, "never entered"
+            checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
     if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
         # The words sent are not in the goal (the clipboard, an address read elsewhere):
         # code cannot tell whether the right ones went out.
@@ -445,6 +460,32 @@ def _value_checks(
     if "save" not in info.forbidden:
         checks += _commit_checks(info, values, trail, current)
     return checks
+
+
+def _form_runs(screens: Sequence[Observation]) -> list[list[str]]:
+    """The texts of each stretch of consecutive form screens (a form and its dialogs, up to
+    the list it returns to): what one record was given."""
+    runs: list[list[str]] = []
+    open_run = False
+    for observation in screens:
+        if screen.form_fields(observation):
+            if not open_run:
+                runs.append([])
+            runs[-1].extend(_texts(observation))
+            open_run = True
+        else:
+            open_run = False
+    return runs
+
+
+def _entered(value: str, form_texts: Sequence[str]) -> bool:
+    """A value on a form being filled in: in a field, or chosen (a picked category shows as
+    text on the form); a name split over first and last name fields counts word by word. A
+    list of other items showing the same words is no entry of this one."""
+    if value_shown(value, form_texts):
+        return True
+    parts = value.split()
+    return 1 < len(parts) <= 4 and all(value_shown(p, form_texts) for p in parts)
 
 
 def _message(info: text_lib.GoalInfo) -> str | None:
@@ -580,7 +621,53 @@ def named_values(sub_goal: str) -> list[str]:
     return given_values(text_lib.parse_goal(sub_goal))
 
 
-def values_missing(sub_goal: str, observation: Observation) -> list[str]:
-    """The values a sub-goal names that the screen does not show."""
-    shown = _texts(observation)
+def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:
+    """The values a sub-goal names that neither the screen nor the `seen` texts show."""
+    shown = _texts(observation) + list(seen)
     return [v for v in named_values(sub_goal) if not value_shown(v, shown)]
+
+
+_NAMED_CONTROL = (
+    re.compile(
+        r"^\s*(?:tap|press|click|hit|select|choose)\s+(?:on\s+)?(?:the\s+)?['\"“‘](.+?)['\"”’]",
+        re.I,
+    ),
+    re.compile(
+        r"^\s*(?:tap|press|click|hit)\s+(?:on\s+)?(?:the\s+)?([A-Za-z][\w -]{0,30}?)\s+"
+        r"(?:button|tab|icon|option|menu item)\b",
+        re.I,
+    ),
+)
+# Words that name the same commit control in other apps and vendors' wording.
+_SAME_CONTROL = {
+    "save": ("done", "ok", "confirm", "apply", "check"),
+    "ok": ("done", "confirm", "save", "yes"),
+    "done": ("save", "ok", "confirm"),
+    "delete": ("remove", "trash", "bin"),
+    "remove": ("delete", "trash"),
+    "send": ("send sms", "submit"),
+}
+
+
+def named_control(sub_goal: str) -> str | None:
+    """The control a "Tap the 'Save' button" step names, or None for a step that names none."""
+    for pattern in _NAMED_CONTROL:
+        match = pattern.match(sub_goal or "")
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def control_shown(sub_goal: str, observation: Observation) -> bool | None:
+    """Whether the control a step names is on the screen (under its name or a name the same
+    control has elsewhere); None when the step names no control."""
+    label = named_control(sub_goal)
+    if label is None:
+        return None
+    names = [label, *_SAME_CONTROL.get(_norm(label), ())]
+    terms = text_lib.expand_terms(names)
+    for i in screen.content_indices(observation):
+        for name in screen.labels(observation.ui_elements[i]):
+            if text_lib.label_relevance(terms, name) >= 0.8:
+                return True
+    return False
