@@ -107,6 +107,9 @@ def test_deadline_defaults_to_twice_the_read_timeout_and_is_configurable():
     config = ModelsConfig.model_validate({"maestro": {"timeout_s": 10, "deadline_s": 12}})
     assert config.role_settings("maestro").request_deadline_s() == 12.0
     assert ModelsConfig().role_settings("verifiers").request_deadline_s() == 120.0
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="deadline_s"):
+            ModelsConfig.model_validate({"maestro": {"deadline_s": bad}})
 
 
 # --------------------------------------------------------------------------------------------------

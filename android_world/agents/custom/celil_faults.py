@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextvars
 import errno
+import math
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -118,7 +119,7 @@ def call_with_deadline(fn: Callable[[], T], seconds: float | None) -> T:
 
     `fn` runs on a daemon thread (with the caller's context variables) so that the caller's wait
     is bounded whatever the HTTP client does; its exceptions are re-raised here."""
-    if seconds is None:
+    if seconds is None or not math.isfinite(seconds):
         return fn()
     outcome: list[tuple[bool, Any]] = []
     finished = threading.Event()

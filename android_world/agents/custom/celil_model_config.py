@@ -81,7 +81,7 @@ class RoleModelConfig(_Strict):
     request counts as timed out (then retried). Ollama's first call also loads the model; raise
     this on slow machines."""
 
-    deadline_s: float | None = Field(default=None, gt=0)
+    deadline_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Total seconds one request may take, connect and every read included, however the answer
     trickles in; past it the request counts as timed out (then retried). None: twice `timeout_s`."""
 
