@@ -226,14 +226,21 @@ def grounding_probe(
         return row(SKIP, None, "no suitable element on the probe screen")
     index, name = target
     sent, sent_size = uitars.resize_for_model(pixels)
-    prompt = uitars.mobile_prompt(f"Tap the '{name}' element on the screen.")
+    # The run's shape: a chat with an earlier screen and answer before the current screen, so a
+    # server that takes one image per request (vLLM's default) is found here, and the count it
+    # takes is learned and shown, as in the run.
+    earlier = uitars.HistoryTurn(sent, "Thought: I look at the screen first.\nAction: press_home()")
+    messages = uitars.build_messages(
+        f"Tap the '{name}' element on the screen.", sent, [earlier], max_images=2
+    )
     started = time.monotonic()
-    result = wrapper.call(celil_models.ModelRequest(prompt, (sent,)))
+    result = wrapper.call(celil_models.ModelRequest.chat(messages))
     latency = time.monotonic() - started
     model = result.record.model or wrapper.model
+    note = f" [{result.record.note}]" if result.record.note else ""
     if not result.ok:
         error = result.record.error or "error"
-        return row(FAIL, latency, error, _fix_for(error), model)
+        return row(FAIL, latency, error + note, _fix_for(error), model)
     action = uitars.parse_uitars_output(result.text)
     if isinstance(action, uitars.UiTarsParseFailure) or getattr(action, "start", None) is None:
         why = (
@@ -241,7 +248,7 @@ def grounding_probe(
             if isinstance(action, uitars.UiTarsParseFailure)
             else "action has no point"
         )
-        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}"
+        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}{note}"
         return row(
             FAIL, latency, detail, "use a UI-TARS model (models.section_leader.ollama_model)", model
         )
@@ -251,7 +258,7 @@ def grounding_probe(
     inside = box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max
     detail = (
         f"'{name}' at ({box.x_min},{box.y_min})-({box.x_max},{box.y_max}); tapped ({x},{y}) "
-        f"[{coordinates}, sent {sent_size[0]}x{sent_size[1]}]"
+        f"[{coordinates}, sent {sent_size[0]}x{sent_size[1]}]{note}"
     )
     if inside:
         return row(PASS, latency, detail, model=model)

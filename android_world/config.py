@@ -18,6 +18,7 @@ import pydantic
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from android_world.agents.custom import celil_secrets
 from android_world.model_config import ModelsConfig
 
 
@@ -31,7 +32,7 @@ def _default_config_path() -> Path:
 
 
 DEFAULT_CONFIG_PATH = _default_config_path()
-REDACTED = "<redacted>"
+REDACTED = celil_secrets.REDACTED
 
 
 class _Yaml12Loader(yaml.SafeLoader):
@@ -400,31 +401,13 @@ def resolve_agent(cfg: CelilConfig, registered: list[str]) -> tuple[str, str, di
 # Writing
 
 
-# Header-style names too (`x-api-key`, `Authorization`): agent kwargs may carry HTTP headers.
-_SECRET_KEY = re.compile(
-    r"(^|[-_.])(api[-_]?key|secret|password|passwd|token|auth|authorization|credentials?|"
-    r"private[-_]?key)$",
-    re.I,
-)
-_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
-# Gemini-style `?key=...` and OAuth `access_token=...` put the secret in the query string.
-_URL_SECRET_PARAM = re.compile(
-    r"([?&](?:key|api[-_]?key|token|access[-_]?token|auth|secret|password)=)[^&#\s]+", re.I
-)
-
-
 def redact(value: Any, key: str = "") -> Any:
-    """A copy with secret-looking values removed; `*_env` keys name variables and are kept."""
-    if isinstance(value, dict):
-        return {k: redact(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v, key) for v in value]
-    if isinstance(value, str) and value:
-        if key and _SECRET_KEY.search(key):
-            return REDACTED
-        value = _URL_USERINFO.sub(f"{REDACTED}@", value)
-        return _URL_SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, value)
-    return value
+    """A copy with secret-looking values removed; `*_env` keys name variables and are kept.
+
+    The rules are the plugin's (celil_secrets), the one redaction for everything printed or
+    written: secret-named keys (`api_key`, `x-api-key`, `Authorization`, ...), URL credentials,
+    secret query parameters and registered keys."""
+    return celil_secrets.redact_value(value, key)
 
 
 def dump_yaml(cfg: CelilConfig) -> str:

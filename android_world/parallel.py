@@ -108,6 +108,8 @@ class Outcome:
     files: dict[str, bytes]
     env_dead: str | None = None  # why this worker's device is unusable now, if it is
     worker: str = ""
+    model_servers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """What this worker's model clients learned about the servers (run_output.model_servers)."""
 
 
 def jobs_for(suite: suite_utils.Suite, done: set[str]) -> list[Job]:
@@ -301,7 +303,14 @@ class EpisodeWorker:
         folder = self.writer.episode_dir(job.name)
         files = read_folder(folder)
         shutil.rmtree(folder, ignore_errors=True)
-        return Outcome(job.name, episode, files, env_problem(self.env), self.name)
+        return Outcome(
+            job.name,
+            episode,
+            files,
+            env_problem(self.env),
+            self.name,
+            run_output.model_servers(),
+        )
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -25,6 +25,7 @@ from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
 from android_world import discover, parallel, run_output, suite_utils
 from android_world.agents import registry as agent_registry
+from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
 from android_world.task_evals import registry as task_registry_lib
 from android_world.task_evals import task_eval
@@ -125,7 +126,7 @@ class UsageError(Exception):
 
 
 def _fail(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    print(redact(f"error: {message}"), file=sys.stderr)
     sys.exit(2)
 
 
@@ -584,6 +585,11 @@ class _ParallelRunDir:
 
     def outcome(self, outcome: parallel.Outcome) -> None:
         ep = outcome.episode
+        if outcome.model_servers:  # learned in the worker, shown as a serial run shows it
+            self.manifest["model_servers"] = _merged_servers(
+                self.manifest.get("model_servers"), outcome.model_servers
+            )
+            self._write_manifest()
         if outcome.files:
             parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
         self.store.save_episodes([ep], ep["name"])
@@ -609,7 +615,7 @@ class _ParallelRunDir:
         self._write_manifest()
 
     def log(self, line: str) -> None:
-        self.bar.write(line, file=sys.stderr)
+        self.bar.write(redact(line), file=sys.stderr)
 
     def _write_manifest(self) -> None:
         checkpointer_lib.write_json_atomic(self.run_dir / "manifest.json", self.manifest)
@@ -691,9 +697,9 @@ def _finish(
     manifest_path = run_dir / "manifest.json"
     checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
     # The manifest says finished before the last report is written, so that report does too.
-    adaptations = _model_server_adaptations()
+    adaptations = run_output.model_servers()
     if adaptations:
-        manifest["model_servers"] = adaptations
+        manifest["model_servers"] = _merged_servers(manifest.get("model_servers"), adaptations)
     if not interrupted:
         manifest["finished_at"] = run_output.utc_now()
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
@@ -710,7 +716,7 @@ def _finish(
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")
     for line in suite_utils.model_error_lines(finished):
-        print(line, file=sys.stderr)
+        print(redact(line), file=sys.stderr)
     if interrupted:
         print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
         sys.exit(130)
@@ -724,13 +730,12 @@ def _finish(
     return summary
 
 
-def _model_server_adaptations() -> list[dict[str, Any]]:
-    """What Celil's model wrappers learned about the servers (JSON form, text-only models)."""
-    try:
-        from android_world.agents.custom import celil_negotiation
-    except ImportError:
-        return []
-    return celil_negotiation.SERVERS.snapshot()
+def _merged_servers(known: Any, learned: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """manifest.json's `model_servers` plus what a worker (or this process) learned since."""
+    from android_world.agents.custom import celil_negotiation
+
+    earlier = [e for e in known if isinstance(e, dict)] if isinstance(known, list) else []
+    return celil_negotiation.merge_snapshots(earlier, learned)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -767,13 +772,31 @@ def agent_line(config_name: str, registry_name: str) -> str:
 
 def _episode_line(ep: dict[str, Any]) -> str:
     if ep.get("error"):
-        return f"{ep['name']}: FAILED ({ep['error']})"
+        return redact(f"{ep['name']}: FAILED ({ep['error']})")
     steps, runtime = ep.get("episode_length"), ep.get("run_time") or 0.0
     return f"{ep['name']}: score {ep['is_successful']} ({steps} steps, {runtime:.1f} s)"
 
 
 def _log(message: str) -> None:
-    print(message, file=sys.stderr)
+    """Console lines of the run (the banner names model servers): redacted like every file."""
+    print(redact(message), file=sys.stderr)
+
+
+class _RedactingFilter(logging.Filter):
+    """Log records pass the same redaction (`--verbosity=1` logs every request's URL)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def redact_logs() -> None:
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactingFilter) for f in handler.filters):
+            handler.addFilter(_RedactingFilter())
 
 
 # Model SDKs log every request at INFO ("HTTP Request: POST ...", "AFC is enabled ..."): most of
@@ -803,6 +826,7 @@ def quiet_third_party_logs() -> None:
 
 def main(argv: Sequence[str]) -> None:
     quiet_third_party_logs()
+    redact_logs()
     if FLAGS.version:
         print(f"celil {android_world.__version__}")
         return

@@ -33,9 +33,10 @@ def fake_model(offset=(0, 0), elements=ELEMENTS):
     def respond(request):
         body = request["body"]
         user = body["messages"][-1]
-        if user.get("images") and "Tap the" in user["content"]:
-            sent = decode_png(user["images"][0])
-            name = re.search(r"Tap the '([^']+)' element", user["content"]).group(1)
+        prompt = next((m["content"] for m in body["messages"] if "Tap the" in m["content"]), "")
+        if user.get("images") and prompt:
+            sent = decode_png(user["images"][-1])
+            name = re.search(r"Tap the '([^']+)' element", prompt).group(1)
             box = next(e.bbox_pixels for e in elements if (e.text or e.content_description) == name)
             cx = (box.x_min + box.x_max) / 2 * sent.shape[1] / W + offset[0]
             cy = (box.y_min + box.y_max) / 2 * sent.shape[0] / H + offset[1]
@@ -132,7 +133,7 @@ def test_output_never_contains_the_key(server):
     lines: list[str] = []
     assert check_models(config, log=lines.append, screen=SCREEN) == 1
     text = "\n".join(lines)
-    assert "bad ***" in text and SECRET not in text
+    assert "bad <redacted>" in text and SECRET not in text
 
 
 def test_pick_target_prefers_unique_named_clickable_elements():

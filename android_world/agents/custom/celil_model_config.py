@@ -77,11 +77,17 @@ class RoleModelConfig(_Strict):
     """Sampling temperature (0 = most deterministic)."""
 
     timeout_s: float = Field(default=60.0, gt=0)
-    """Seconds one request may take before it counts as a timeout (then retried). Ollama's first call
-    also loads the model; raise this on slow machines."""
+    """Seconds the server may stay silent (to connect, or between reads of the answer) before the
+    request counts as timed out (then retried). Ollama's first call also loads the model; raise
+    this on slow machines."""
+
+    deadline_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """Total seconds one request may take, connect and every read included, however the answer
+    trickles in; past it the request counts as timed out (then retried). None: twice `timeout_s`."""
 
     max_retries: int = Field(default=3, ge=0)
-    """Re-sends after a 408/429/5xx or a timeout (so up to max_retries + 1 attempts), with
+    """Re-sends after a 408/429/5xx, a timeout or a reset connection (so up to max_retries + 1
+    attempts; a refused connection is not retried: nothing listens), with
     exponential backoff from `retry_initial_delay_s`, capped at `retry_max_delay_s`."""
 
     retry_initial_delay_s: float = Field(default=2.0, ge=0)
@@ -103,8 +109,10 @@ class RoleModelConfig(_Strict):
 
     images: bool | Literal["auto"] = "auto"
     """Whether this role sends screenshots. `false`: text only (the screen is described in text);
-    `true`: always; `auto`: send them, and when a server rejects a request with images but accepts
-    it without (a text-only model), keep sending text only for the rest of the run."""
+    `true`: always, as many as the role asks for; `auto`: send them, and when a server refuses a
+    request's images, send fewer: the number it states (vLLM: "At most 1 image(s) ..."), else
+    one (the current screen), else none (a text-only model); the count that works is kept for
+    the rest of the run and recorded in manifest.json's `model_servers`."""
 
     thinking_budget: int | None = None
     """Gemini 2.5 thinking tokens (0 = off on Flash; Pro's minimum is 128). None: the role default
@@ -258,6 +266,7 @@ class ModelsConfig(_Strict):
             api_key_env=config.api_key_env,
             temperature=config.temperature,
             timeout_s=config.timeout_s,
+            deadline_s=config.deadline_s,
             max_retries=config.max_retries,
             max_output_tokens=config.max_output_tokens or int(defaults["max_output_tokens"]),  # type: ignore[call-overload]
             structured_output=config.structured_output,
