@@ -334,7 +334,7 @@ def test_default_yaml_carries_a_commented_openai_example_that_validates():
 
 
 def test_the_grounding_fix_never_names_ollama_model_for_an_openai_role(server):
-    server.route("POST", "/chat/completions", [(200, openai_ok("OK"))])
+    server.route("POST", "/chat/completions", [openai_ok("OK")])
     server.route("GET", "/models", [(200, {"data": [{"id": "m"}]})])
     offline = RoleModelConfig(backend="offline")
     models = ModelsConfig(
@@ -388,6 +388,14 @@ import test_harness_fakes as fakes
 from android_world import run
 run.task_registry = lambda family: dict(fakes.TASKS)
 run.make_env = lambda cfg: fakes.FakeEnv()
+
+
+def broken(env, context, **kwargs):
+    raise registry.AgentConfigError("broken_agent", "", "cannot start: no such device")
+
+
+from android_world.agents import registry
+registry.register("broken_agent", broken)
 run.run_cli(sys.argv)
 """
 
@@ -547,6 +555,15 @@ def test_an_explicit_gemini_without_a_key_stops_the_run(tmp_path):
 
 
 def test_a_failure_while_building_the_agent_leaves_no_run_directory(tmp_path):
+    """The start-up checks come first; what only building the agent finds still leaves no run
+    directory with an empty report behind."""
+    done, run_dirs = _run(tmp_path, "--agent", "broken_agent")
+    assert done.returncode == 2 and not run_dirs, done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("cannot start: no such device")
+    assert (tmp_path / "runs").is_dir()  # only the run directory is removed
+
+
+def test_a_memory_file_that_cannot_be_used_stops_the_run_at_start_up(tmp_path):
     done, run_dirs = _run(
         tmp_path,
         "--models",
