@@ -201,8 +201,10 @@ class BenchmarkConfig(_Strict):
             names = [t.strip() for t in value.split(",") if t.strip()]
             if not names:
                 what = {"tasks": "task", "tags": "tag", "difficulty": "difficulty"}
+                purpose = "run" if info.field_name == "tasks" else "keep"
                 raise ValueError(
-                    f"names no {what[info.field_name]}; to keep every task, leave it out or use []"
+                    f"names no {what[info.field_name]}; to {purpose} every task, leave it out "
+                    "(in the file: [])"
                 )
             return names
         if isinstance(value, list) and any(not str(t).strip() for t in value):

@@ -307,6 +307,8 @@ def test_model_is_the_key_and_openai_model_an_alias():
     auto = ModelsConfig(maestro=RoleModelConfig.model_validate({"openai_model": "m"}))
     assert auto.role_settings("maestro").model_for("openai") == "m"  # auto on openai: as before
     assert RoleModelConfig.model_validate({"model": "m", "openai_model": "m"}).model == "m"
+    # A run directory's config.yaml from before wrote `openai_model: ''` beside `model`.
+    assert RoleModelConfig.model_validate({"model": "m", "openai_model": ""}).model == "m"
     with pytest.raises(pydantic.ValidationError, match="openai_model"):
         RoleModelConfig.model_validate({"model": "a", "openai_model": "b"})
     cfg, _ = config_lib.load_config(DEFAULT, ["models.maestro.openai_model=m"])

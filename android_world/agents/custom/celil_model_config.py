@@ -138,12 +138,14 @@ class RoleModelConfig(_Strict):
                 continue
             data = dict(data)
             value = data.pop(alias)
+            if value in (None, ""):  # run directories' config.yaml wrote every key, set or not
+                continue
             if data.get("model") not in (None, "", value):
                 raise ValueError(
                     f"{alias} ({value!r}) and model ({data['model']!r}) disagree; "
                     f"{alias} is another name for model, so set model only"
                 )
-            data["model"] = value or data.get("model") or ""
+            data["model"] = value
         return data
 
 
