@@ -258,14 +258,21 @@ def check_startup(params: CelilAgentConfig, models: celil_model_config.ModelsCon
     """Before anything runs: every configured role's model can work and the episodic memory
     file is usable, or CelilSetupError names the key to fix. Explicit backends get the checks
     `auto` makes before it picks one (server up and serving the model, key set; see
-    celil_startup), `auto` is resolved as the agent will resolve it; no model request is sent."""
+    celil_startup); `auto` with a configured openai_base_url and `replay` are resolved as the
+    agent will resolve them. No model request is sent."""
     context = BuildContext(models=models)
     probed: dict[tuple, Any] = {}
     for role in models.roles():
         settings = _role_settings(context, role, params)
         try:
             celil_startup.check_role(settings, probed)
-            celil_models.resolve_role(role, settings, None)
+            if settings.backend == "replay" or (
+                settings.backend == "auto" and settings.url_for("openai")
+            ):
+                # What check_role leaves: a recording that cannot be read, and `auto`, which
+                # fails only on a configured OpenAI-compatible server it cannot use. Anything
+                # else would only build clients, or repeat probes, the agent makes anyway.
+                celil_models.resolve_role(role, settings, None)
         except celil_startup.StartupCheckError as error:
             raise _config_error(error.key, error.message) from None
         except celil_models.ModelSetupError as error:
