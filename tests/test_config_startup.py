@@ -585,3 +585,21 @@ def test_check_models_with_no_model_says_so_and_does_not_pass(tmp_path):
     assert "no model" in done.stdout
     done, _ = _run(tmp_path, "--check_models", "--models", "offline")
     assert done.returncode == check_models_lib.EXIT_NO_MODEL
+
+
+def test_the_plugin_checks_an_explicit_server_before_building_the_agent():
+    """Upstream's run.py path (factory.create_agent) fails as the harness does."""
+    dead = free_port_url() + "/v1"
+    config = {
+        "models": {
+            "openai_base_url": dead,
+            "maestro": {"backend": "openai", "model": "my-model"},
+            "section_leader": {"backend": "offline"},
+            "verifiers": {"backend": "offline"},
+        },
+        "celil_agent": {"ocr": "off", "memory": "off"},
+    }
+    with pytest.raises(factory.CelilSetupError) as caught:
+        factory.create_agent(celil_fakes.FakePhone(), config)
+    assert caught.value.path == "models.openai_base_url"
+    assert "maestro" in caught.value.message and "not reachable" in caught.value.message

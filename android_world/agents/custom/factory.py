@@ -606,6 +606,7 @@ def create_agent(
     each process starts with an empty memory as the harness's runs do).
     """
     params, models = load_config(config)
+    check_startup(params, models)  # a dead configured server stops here, not an hour in
     where = run_dir or os.environ.get(RUN_DIR_ENV)
     if where is None and params.memory == "fresh":
         where = tempfile.mkdtemp(prefix="celil_run_")
