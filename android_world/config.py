@@ -268,6 +268,12 @@ def parse_set(item: str) -> tuple[list[str], Any]:
     if not sep or not key.strip() or any(not p for p in path):
         raise ConfigError(f"--set {item!r}: expected dotted.key.path=value")
     try:
+        item.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a byte the locale could not decode, kept as a surrogate
+        raise ConfigError(
+            f"--set {item!r}: not UTF-8 text (byte 0x{ord(item[exc.start]) & 0xFF:02x})"
+        ) from None
+    try:
         value = load_yaml(raw) if raw.strip() else ""
     except celil_yaml.DuplicateKeyError as exc:
         raise ConfigError(f"--set {item}: duplicate key {exc.path}; keep one") from None

@@ -209,6 +209,12 @@ def test_a_non_utf8_byte_is_one_line_naming_file_line_and_key(tmp_path):
     assert "not UTF-8" in message and "0xe9" in message
 
 
+def test_a_non_utf8_byte_in_a_set_item_is_refused():
+    item = "models.maestro.model=caf\udce9"  # how Python hands over an undecodable argv byte
+    with pytest.raises(config_lib.ConfigError, match="not UTF-8 text \\(byte 0xe9\\)"):
+        config_lib.load_config(DEFAULT, [item])
+
+
 def test_the_plugin_reads_non_utf8_files_as_one_line_too(tmp_path):
     path = tmp_path / "celil.yaml"
     path.write_bytes(b"celil_agent:\n  ocr: \xff\n")
