@@ -364,7 +364,7 @@ def agent_key_error(
 
 def startup_check(prep: Prepared) -> None:
     """The agent's start-up check (Celil: every configured model can work), before any run
-    directory or episode: a dead server costs three seconds, not a run of failing calls."""
+    directory or episode: a dead server costs one probe, not a run of failing calls."""
     cfg = prep.cfg
     context = agent_registry.RunContext(models=cfg.models, seed=cfg.env.seed, log=_log)
     try:
