@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from android_world.check_models import check_models, pick_target, run_checks
+from android_world.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
 from android_world.env.representation_utils import BoundingBox, UIElement
 from android_world.model_config import ModelsConfig, RoleModelConfig
 
@@ -115,11 +115,13 @@ def test_unreachable_server_and_missing_key_fail_with_their_fixes(monkeypatch):
     assert max(len(x) for line in lines for x in line.splitlines()) <= 80
 
 
-def test_offline_roles_are_skipped_and_do_not_fail():
+def test_offline_roles_are_skipped_and_no_model_at_all_is_not_a_pass():
+    """Issue 31: with no model configured the check says so and exits EXIT_NO_MODEL, not 0."""
     role = RoleModelConfig(backend="offline")
     config = ModelsConfig(maestro=role, section_leader=role, verifiers=role)
     lines: list[str] = []
-    assert check_models(config, log=lines.append) == 0
+    assert check_models(config, log=lines.append) == EXIT_NO_MODEL
+    assert "no model" in "\n".join(lines)
     assert all(r.status == "SKIP" for r in run_checks(config))
 
 
