@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from android_world.agents.custom.celil_secrets import redact
+
 INSTANCE_SEPARATOR = "_"
 Episode = dict[str, Any]
 _SUFFIX = ".json"
@@ -65,7 +67,11 @@ _FILE_MODE = 0o666 & ~_process_umask()
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write via a temp file in the same directory + os.replace (atomic on POSIX)."""
+    """Write via a temp file in the same directory + os.replace (atomic on POSIX).
+
+    Every run file goes through here (results, checkpoints, manifest, episode files, reports), so
+    this is where the one redaction (celil_secrets) keeps URL credentials and keys out of them."""
+    text = redact(text)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -35,6 +35,7 @@ from PIL import Image
 
 from android_world import suite_utils
 from android_world.agents import base_agent
+from android_world.agents.custom.celil_secrets import redact as redact_text
 from android_world.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
 from android_world.config import redact
 from android_world.env import interface, json_action
@@ -364,6 +365,16 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
     return to_jsonable(redact(info))
 
 
+def model_servers() -> list[dict[str, Any]]:
+    """What Celil's model wrappers in this process learned about the servers (JSON form, image
+    limit), for manifest.json; empty when the plugin is not there."""
+    try:
+        from android_world.agents.custom import celil_negotiation
+    except ImportError:
+        return []
+    return celil_negotiation.SERVERS.snapshot()
+
+
 # --------------------------------------------------------------------------------------------
 # The writer the suite runner reports to
 
@@ -435,7 +446,7 @@ class RunWriter:
         if "step" in fields:
             line["agent_step"] = line.pop("step")
         line["step"] = self._step if self._step >= 0 else None
-        self._feedback.write(json.dumps(line, allow_nan=False) + "\n")
+        self._feedback.write(redact_text(json.dumps(line, allow_nan=False)) + "\n")
         self._feedback.flush()
 
     def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None:
