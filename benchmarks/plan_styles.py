@@ -258,10 +258,26 @@ def _unseen_labels(goal: str, app: str, trace: Sequence[TraceStep]) -> list[Styl
     return steps
 
 
+def _distinct(steps: list[StyledStep]) -> list[StyledStep]:
+    """Steps with the same words are one step (a planner does not list "Tap 'Delete'" twice,
+    and the agent would merge them): the later one's truth stands."""
+    out: list[StyledStep] = []
+    for step in steps:
+        key = " ".join(step.text.casefold().split())
+        out = [s for s in out if " ".join(s.text.casefold().split()) != key] + [step]
+    return out
+
+
 def plan_for(
     style: str, goal: str, app: str | None, trace: Sequence[TraceStep] = ()
 ) -> list[StyledStep]:
     """The plan a model would write for `goal` in `style`."""
+    return _distinct(_plan_for(style, goal, app, trace))
+
+
+def _plan_for(
+    style: str, goal: str, app: str | None, trace: Sequence[TraceStep]
+) -> list[StyledStep]:
     app = app or "right"
     if style == "neutral":
         return [StyledStep(NEUTRAL_SUB_GOAL, None)]

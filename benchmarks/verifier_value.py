@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import plan_styles
 import scripted_model as sm
+from goal_check_truth import split_of
 
 from android_world import config, suite_utils
 from android_world.agents import registry
@@ -58,6 +59,7 @@ class Row:
     false_complete: int = 0
     unclaimed: int = 0
     scores: list[float] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
     steps: int = 0
     calls: int = 0
     tokens: int = 0
@@ -169,6 +171,14 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     false_complete, _ = suite_utils.false_claims(episode)
     row.false_complete += int(bool(false_complete))
     row.unclaimed += int(suite_utils.done_unclaimed(episode))
+    if score < 1.0 or false_complete:
+        data = episode.get("episode_data") or {}
+        reasons = [r for r in data.get("infeasible_reason") or [] if r]
+        row.failures.append(
+            f"{episode.get('name')}: claimed {episode.get('claimed')}, raw {episode.get('raw_score')}, "
+            f"{episode.get('episode_length')}/{episode.get('step_budget')} steps"
+            + (f", {reasons[-1][:160]}" if reasons else "")
+        )
     row.steps += int(episode.get("episode_length") or 0)
     usage = episode.get("usage") or {}
     row.calls += int(usage.get("model_calls") or 0)
@@ -285,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(plan_styles.STYLES),
     )
     parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 rows")
+    parser.add_argument(
+        "--failures", action="store_true", help="list every failed or falsely claimed episode"
+    )
+    parser.add_argument("--show_heldout", action="store_true", help="with --failures")
     parser.add_argument("--only_all_right", action="store_true", help="only the p=0, q=1 rows")
     parser.add_argument(
         "--no_memory", action="store_true", help="no episodic memory (every episode plans anew)"
@@ -328,6 +342,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
+        if args.failures:
+            # Held-out tasks' failures stay hidden while rules are tuned; their count shows.
+            hidden = [f for f in row.failures if split_of(f.split("_")[0]) == "heldout"]
+            for line in row.failures:
+                if line not in hidden or args.show_heldout:
+                    print(f"    {line}")
+            if hidden and not args.show_heldout:
+                print(f"    ({len(hidden)} held-out failures not shown; --show_heldout)")
     return 0
 
 

@@ -950,6 +950,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             # A step naming a control the app does not have may leave nothing to do: the goal
             # check then decides whether the task is done.
             memory.revise_plan(plan.sub_goals)
+            if sub_goal and kind != "missing_control" and not memory.remaining_sub_goals():
+                # A repair that only repeats steps marked done would end the plan again at
+                # once: the step that failed is open until the screens show it.
+                memory.reopen(sub_goal)
+                self._evidence.pop(normalize_sub_goal(sub_goal), None)
             self._actions_on_sub_goal = 0
             self._emit(
                 "plan_revised",
@@ -1012,9 +1017,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
     def _screen_verdict(
         self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> Evidence:
-        if self._goals.covers_goal(goal, sub_goal) and not is_question(goal):
+        if self._goals.covers_goal(goal, sub_goal):
             # The goal in other words ("Create a timer with ..." verbatim, restated, "Verify
-            # ..."): done exactly when the goal is, whatever steps went through for it.
+            # ..."): done exactly when the goal is, whatever steps went through for it; a
+            # question's is done by its answer, which the executor reads.
+            if is_question(goal):
+                return Evidence(False, "the answer is read off the screen by the executor")
             shown = self._goal_verdict(goal, observation, data)
             return Evidence(shown.done, shown.reason(), "screen" if shown.done else "none")
         try:
@@ -1245,7 +1253,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 return None, shown.reason()
         # The plan's last step finishing is the goal finishing: the planner is asked about the
         # whole goal, once, so its "done" also stands for the goal at the end.
-        subject = goal if (whole or last) and not is_question(goal) else sub_goal
+        model_planner = not getattr(self._planner, "reads_screen", False)
+        subject = goal if (whole or last) and model_planner and not is_question(goal) else sub_goal
         if verdict is None and self._can_check():
             verdict = self._check_progress(goal, subject, observation, context, data)
         why = "no screen evidence"

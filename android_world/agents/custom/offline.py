@@ -372,6 +372,14 @@ _PASTE_LABEL = re.compile(r"'paste'", re.I)
 _WEAK_KINDS = frozenset({"new"})
 
 
+# Words that talk about the work, not about anything on a screen ("Do the whole task as asked"):
+# a step on a control that happens to share one ("Tasks") is no step for such a sub-goal.
+_META_WORDS = frozenset(
+    {"task", "tasks", "whole", "asked", "goal", "step", "steps", "everything", "done"}
+    | {"complete", "finish", "finished", "verify", "check", "sure", "request", "instructions"}
+)
+
+
 def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
     """The latest step that went through for this sub-goal aimed at a control the sub-goal
     names ("Take a photo" -> 'Shutter'), not at whatever happened to be on screen."""
@@ -379,7 +387,8 @@ def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool
     if step is None:
         return False
     labels = _QUOTED_LABEL.findall(step.action) or [step.action]
-    terms = text_lib.expand_terms(text_lib.content_words(intent.subject or intent.sub_goal))
+    words = text_lib.content_words(intent.subject or intent.sub_goal)
+    terms = text_lib.expand_terms([w for w in words if w not in _META_WORDS])
     return any(text_lib.label_relevance(terms, label) >= 0.5 for label in labels)
 
 
