@@ -71,6 +71,9 @@ CAUTIOUS_PROPOSALS = 2
 # Actions spent on a step that names a control ("Tap the 'Save' button") which no screen has
 # shown, before the planner is asked for another route instead of retrying until the budget.
 MISSING_CONTROL_ACTIONS = 3
+# Plan sources a screen-reading (offline) planner wrote from the goal itself, or a verified
+# success stored in episodic memory.
+OWN_PLANS = ("offline", "memory")
 
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
@@ -1014,17 +1017,22 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._screen_checker = offline.OfflinePlanner()
         return self._screen_checker
 
+    def _goal_worded(
+        self, goal: str, sub_goal: str, observation: Observation, data: dict[str, Any]
+    ) -> Evidence | None:
+        """For the goal in other words ("Create a timer with ..." verbatim, restated, "Verify
+        ..."): done exactly when the goal is, whatever steps went through for it; a question's
+        is done by its answer, which the executor reads. None for any other sub-goal."""
+        if not self.require_evidence or not self._goals.covers_goal(goal, sub_goal):
+            return None
+        if is_question(goal):
+            return Evidence(False, "the answer is read off the screen by the executor")
+        shown = self._goal_verdict(goal, observation, data)
+        return Evidence(shown.done, shown.reason(), "screen" if shown.done else "none")
+
     def _screen_verdict(
         self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> Evidence:
-        if self._goals.covers_goal(goal, sub_goal):
-            # The goal in other words ("Create a timer with ..." verbatim, restated, "Verify
-            # ..."): done exactly when the goal is, whatever steps went through for it; a
-            # question's is done by its answer, which the executor reads.
-            if is_question(goal):
-                return Evidence(False, "the answer is read off the screen by the executor")
-            shown = self._goal_verdict(goal, observation, data)
-            return Evidence(shown.done, shown.reason(), "screen" if shown.done else "none")
         try:
             verdict = self._screen_check().check_sub_goal(goal, sub_goal, observation, context)
         except Exception as error:
@@ -1103,7 +1111,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return None
         if verdict.status == GOAL_UNMET:
             return verdict.reason()
-        if getattr(self._planner, "reads_screen", False) or self._goals.planner_confirmed:
+        if self._goals.planner_confirmed or (
+            getattr(self._planner, "reads_screen", False) and self._plan_source in OWN_PLANS
+        ):
+            # The offline planner's own plan is its reading of the goal, clause by clause, and
+            # each step's evidence is on record; a plan worded by anyone else is not.
             return None
         if not self._can_check():
             return verdict.reason()
@@ -1257,6 +1269,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         subject = goal if (whole or last) and model_planner and not is_question(goal) else sub_goal
         if verdict is None and self._can_check():
             verdict = self._check_progress(goal, subject, observation, context, data)
+            if whole and verdict.done and verdict.kind in ("transition", "action"):
+                # "A step went through" shows nothing of a goal's end state.
+                verdict = Evidence(False, f"only a step went through ({verdict.text})", "none")
         why = "no screen evidence"
         if verdict is not None and verdict.done:
             record = self._judge(sub_goal, "executor", verdict, observation, data, subject)
@@ -1305,7 +1320,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             evidence: dict[str, Any] | None = None
             if sub_goal not in checked and self._progress_check_due():
                 checked.add(sub_goal)
-                if self._screen_reads_progress():
+                whole = self._goal_worded(goal, sub_goal, observation, data)
+                if whole is not None:
+                    by, verdict = "goal_check", whole
+                elif self._screen_reads_progress():
                     # Not kept in `verdicts`: a screen that cannot show it is not a "no".
                     by = "screen_check"
                     verdict = self._screen_verdict(goal, sub_goal, observation, context, data)
