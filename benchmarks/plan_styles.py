@@ -77,12 +77,15 @@ def describe(action: json_action.JSONAction, elements: Sequence) -> TraceStep:
     )
 
 
-def reference_trace(task_cls: type, params: dict, seed: int, limit: int = 80) -> list[TraceStep]:
-    """The reference solution's actions on a shadow phone (same seed, same parameters, default
-    profile). Empty when the solution cannot run there; the fine styles then fall back."""
+def reference_trace(
+    task_cls: type, params: dict, seed: int, profile: object = None, limit: int = 80
+) -> list[TraceStep]:
+    """The reference solution's actions on a shadow phone (same seed, parameters and profile,
+    so its steps line up with the live run's), named with stock labels. Empty when the solution
+    cannot run there; the fine styles then fall back."""
     from android_world.env.sim.sim_env import SimEnv  # a benchmark-only dependency
 
-    env = SimEnv(seed=seed, render=False)
+    env = SimEnv(seed=seed, render=False, profile=profile)
     task = task_cls(dict(params))
     steps: list[TraceStep] = []
     try:

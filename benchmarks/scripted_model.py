@@ -132,7 +132,8 @@ class ScriptedWorld:
         trace: list[ps.TraceStep] = []
         if style not in ("neutral", "verbatim", "restated"):
             seed = getattr(self.env, "seed", 0)
-            trace = ps.reference_trace(type(task), dict(task.params), seed)
+            profile = getattr(self.env, "profile", None)
+            trace = ps.reference_trace(type(task), dict(task.params), seed, profile)
         app = ps.plan_app(list(getattr(task, "app_names", ()) or ()), trace)
         return ps.plan_for(style, task.goal, app, trace)
 

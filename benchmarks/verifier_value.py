@@ -19,9 +19,11 @@ right.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import logging
 import math
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -60,6 +62,7 @@ class Row:
     unclaimed: int = 0
     scores: list[float] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
+    by_episode: dict[str, float] = dataclasses.field(default_factory=dict)
     steps: int = 0
     calls: int = 0
     tokens: int = 0
@@ -168,6 +171,7 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     score = float(episode.get("is_successful") or 0.0)
     row.successes += score
     row.scores.append(score)
+    row.by_episode[f"{episode.get('name')}@{episode.get('seed')}"] = score
     false_complete, _ = suite_utils.false_claims(episode)
     row.false_complete += int(bool(false_complete))
     row.unclaimed += int(suite_utils.done_unclaimed(episode))
@@ -213,6 +217,7 @@ def run_row(
     regime: str,
     seeds: list[int],
     no_memory: bool = False,
+    profile: str | None = None,
 ) -> Row:
     row = Row(policy, regime, rates.plan_style)
     started = time.perf_counter()
@@ -221,7 +226,7 @@ def run_row(
     memory_dir = tempfile.TemporaryDirectory(prefix="celil-vv-memory-")
     memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.json")
     for seed in seeds:
-        env = SimEnv(seed=seed, render=False)
+        env = SimEnv(seed=seed, render=False, profile=profile)
         world = sm.ScriptedWorld(env, dataclasses.replace(rates, seed=seed))
         server = sm.ScriptedServer(world)
         try:
@@ -256,12 +261,44 @@ def run_row(
     return row
 
 
+def paired_gain(gated: Row, off: Row) -> tuple[float, float, int]:
+    """Success with the gate minus success without it, over the episodes both rows ran (the
+    same task draws and seeds), with the standard error of the paired difference."""
+    keys = sorted(set(gated.by_episode) & set(off.by_episode))
+    diffs = [gated.by_episode[k] - off.by_episode[k] for k in keys]
+    n = len(diffs)
+    if n < 2:
+        return (diffs[0] if diffs else 0.0), 0.0, n
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(variance / n), n
+
+
 def table(rows: list[Row]) -> str:
     cells = [HEADERS] + [r.cells() for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(HEADERS))]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in cells]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def _run_unit(unit: tuple[str, sm.Rates, str], common: tuple) -> Row:
+    policy, rates, regime = unit
+    tasks, seeds, no_memory, profile = common
+    logging.disable(logging.WARNING)
+    row = run_row(policy, rates, tasks, regime, seeds, no_memory, profile)
+    print(f"  {rates.plan_style:14s} {policy:9s} {regime:11s} {row.seconds:6.1f}s", file=sys.stderr)
+    return row
+
+
+def run_rows(units: list[tuple[str, sm.Rates, str]], common: tuple, jobs: int) -> list[Row]:
+    """Every row, in order; `jobs` > 1 runs rows in that many processes (each row keeps its own
+    phones, scripted server and memory, so rows are independent)."""
+    if jobs <= 1:
+        return [_run_unit(unit, common) for unit in units]
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        return list(pool.map(_run_unit, units, [common] * len(units)))
 
 
 def styles_arg(values: list[str]) -> list[str]:
@@ -303,10 +340,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no_memory", action="store_true", help="no episodic memory (every episode plans anew)"
     )
+    parser.add_argument(
+        "--sim_profile", default=None, help="a sim profile (--list profiles), e.g. vendor"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="rows run in this many processes")
     args = parser.parse_args(argv)
     styles = styles_arg(args.plan_style)
     logging.disable(logging.WARNING)
-    rows: list[Row] = []
+    units: list[tuple[str, sm.Rates, str]] = []
     for style in styles:
         for rho in [] if args.only_all_right else args.rho:
             regime = "independent" if rho == 0 else f"rho={rho:g}"
@@ -318,23 +359,32 @@ def main(argv: list[str] | None = None) -> int:
                     plan_style=style,
                     progress_wrong=args.progress_wrong,
                 )
-                rows.append(run_row(policy, rates, args.tasks, regime, args.seeds, args.no_memory))
-                print(
-                    f"  {style:14s} {policy:9s} {regime:11s} {rows[-1].seconds:6.1f}s",
-                    file=sys.stderr,
-                )
+                units.append((policy, rates, regime))
         if not args.no_all_right:
-            rates = sm.Rates(p=0.0, q=1.0, plan_style=style)
-            rows.append(
-                run_row("adaptive", rates, args.tasks, "all right", args.seeds, args.no_memory)
-            )
-            print(f"  {style:14s} all right {rows[-1].seconds:6.1f}s", file=sys.stderr)
+            units.append(("adaptive", sm.Rates(p=0.0, q=1.0, plan_style=style), "all right"))
+    common = (args.tasks, args.seeds, args.no_memory, args.sim_profile)
+    rows = run_rows(units, common, args.jobs)
     memory = "off" if args.no_memory else "fresh per row, shared across its seeds"
     print(
         f"p={args.p} q={args.q} progress_wrong={args.progress_wrong} seeds={args.seeds} "
-        f"memory={memory} cores={os.cpu_count()}"
+        f"memory={memory} profile={args.sim_profile or 'default'} cores={os.cpu_count()}"
     )
     print(table(rows))
+    for row in rows:
+        off = next(
+            (
+                r
+                for r in rows
+                if r.policy == "off" and (r.style, r.regime) == (row.style, row.regime)
+            ),
+            None,
+        )
+        if off is not None and row.policy != "off":
+            gain, error, n = paired_gain(row, off)
+            print(
+                f"{row.style} {row.policy} {row.regime}: success gain over off {gain:+.3f} "
+                f"± {error:.3f} (paired, {n} episodes)"
+            )
     for row in rows:
         steps = max(row.steps, 1)
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))

@@ -81,7 +81,7 @@ def test_happy_path_reaches_done_with_status_complete():
     assert results[-1].done
     assert env.saved == ["Bob"]
     assert statuses(env) == ["complete"]
-    assert len(results) == 5  # 4 acting steps + the finishing step
+    assert len(results) == 4  # 4 acting steps; the Save that finished the goal also ends it
     kinds = types(events)
     for kind in ("plan_created", "action_proposed", "vote", "gate", "executed", "post_check"):
         assert kind in kinds

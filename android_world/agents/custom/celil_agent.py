@@ -783,6 +783,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 data,
             )
         data["outcome"] = "acted"
+        # The action may have finished the goal: say so in this step, not one step later (a
+        # step the budget may not have).
+        finished = self._goal_shown_done(goal, after, data)
+        if finished is not None:
+            return finished
         return base_agent.AgentInteractionResult(False, data)
 
     def _vote_unneeded(

@@ -342,27 +342,51 @@ def _is_listing(observation: Observation) -> bool:
     )
 
 
-def _move_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+def _move_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
     if info.move is None:
         return []
     item, _source, destination = info.move
     what = f"move {item!r} to {destination!r}"
+    screens = _screens(trail, current)
     for observation in reversed(screens):
-        shown = _texts(observation)
-        if value_shown(item, shown) and _titled(observation, destination):
+        if item_shown(item, _texts(observation)) and _titled(observation, destination):
             return [GoalCheck(what, GOAL_DONE, f"it shows in {destination}")]
+    moved_at = _move_confirmed_at(trail, item, destination)
+    if moved_at is not None:
+        later = [t.screen for t in trail if t.step > moved_at] + [current]
+        listing = [o for o in later if _is_listing(o)]
+        if listing and not item_shown(item, _texts(listing[-1])):
+            why = f"moved with {destination} chosen, and gone from the list it was in"
+            return [GoalCheck(what, GOAL_DONE, why)]
     return [GoalCheck(what, GOAL_UNKNOWN, f"it was not seen in a listing of {destination}")]
 
 
+def _move_confirmed_at(trail: Sequence[TrailStep], item: str, destination: str) -> int | None:
+    """The step that confirmed a move (OK, Move, Paste) on a screen naming the destination,
+    after the item was selected; None when there was none."""
+    engaged = _engaged_at(trail, item)
+    if engaged is None:
+        return None
+    for t in reversed(trail):
+        if t.step > engaged and t.ok and _commits(t) and _titled(t.screen, destination):
+            return t.step
+    return None
+
+
 def _titled(observation: Observation, folder: str) -> bool:
-    """The screen is a listing of the folder: its name in a title or path, not as a row."""
+    """The screen is in the folder: a path ending in it ("Markor/StudyGuides", ".../Recordings")
+    or its name as the page title, not a row of the list (rows name folders one could open)."""
     want = _norm(folder)
     for i in screen.content_indices(observation):
         element = observation.ui_elements[i]
-        text = _norm(element.text or element.content_description)
-        if not text or element.is_clickable:
+        raw = (element.text or element.content_description or "").strip()
+        if not raw or element.is_clickable:
             continue
-        if text == want or text.endswith(f" {want}") or f"/{folder}".casefold() in text:
+        if "/" in raw and _norm(raw.rstrip("/").rsplit("/", 1)[-1]) == want:
+            return True
+        if _norm(raw) == want and screen.in_title_bar(element, observation.screen_size):
             return True
     return False
 
@@ -581,7 +605,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "open": _open_checks(info, screens),
         "forbidden": _forbidden_checks(info, trail),
         "delete": _delete_checks(info, trail, current),
-        "move": _move_checks(info, screens),
+        "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
     }
     checks = tuple(c for group in groups.values() for c in group)
