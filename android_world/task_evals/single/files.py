@@ -42,9 +42,13 @@ def random_string(length: int) -> str:
 
 
 def modified_name(base: str) -> str:
-    """`base` with a date, a random code or a tag added before or after the stem."""
+    """`base` with a date, a random code or a tag added before or after the stem.
+
+    Draws as upstream's `generate_modified_file_name` does (the kind, then the side, then the
+    mark), so a seed gives upstream's name."""
     stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
     kind = random.choice(("date", "code", "tag"))
+    before = random.choice((True, False))
     if kind == "date":
         day = _FIRST_DATE + datetime.timedelta(
             days=random.randint(0, (_LAST_DATE - _FIRST_DATE).days)
@@ -54,7 +58,7 @@ def modified_name(base: str) -> str:
         mark = random_string(4)
     else:
         mark = random.choice(_TAGS)
-    named = f"{mark}_{stem}" if random.random() < 0.5 else f"{stem}_{mark}"
+    named = f"{mark}_{stem}" if before else f"{stem}_{mark}"
     return named + dot + ext
 
 
