@@ -76,6 +76,11 @@ class AudioRecorderRecordAudio(_AudioRecorderTask):
     difficulty = "easy"
     tags = ("requires_setup",)
     optimal_steps = 6
+    fidelity_notes = (
+        "check: a file counts as changed by its name, size and modified time (upstream's `ls`"
+        " lists access times); the sim's frozen clock stamps every write alike, so only a"
+        " re-recording of the same name and size would slip through, which the app never writes",
+    )
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:

@@ -366,8 +366,12 @@ class MarkorTranscribeVideo(_MarkorTask):
 
 
 def watch_video(env: interface.AsyncEnv, max_waits: int = 40) -> Iterator[JSONAction]:
-    """Wait while the player is open, noting each new text a frame shows; returns them."""
+    """Wait while the player is open, noting each new text a frame shows; returns them.
+
+    Stops at the end, or as soon as the position shown plus one wait's worth of playback (as
+    the position labels measured it) reaches the length: nothing new could show before then."""
     seen: list[str] = []
+    last_position = None
     for _ in range(max_waits):
         items = elements(env)
         if find(items, desc_is("Seek"), need_visible=False) is None:
@@ -376,5 +380,23 @@ def watch_video(env: interface.AsyncEnv, max_waits: int = 40) -> Iterator[JSONAc
         text = items[frame].text if frame is not None else None
         if text and (not seen or seen[-1] != text):
             seen.append(text)
+        position, length = _seconds(items, "player_time"), _seconds(items, "player_length")
+        if (
+            position is not None
+            and length is not None
+            and last_position is not None
+            and position > last_position
+            and position + (position - last_position) >= length
+        ):
+            return seen
+        last_position = position
         yield JSONAction(action_type="wait")
     raise RuntimeError("Oracle watched the video for too long.")
+
+
+def _seconds(items, res: str) -> int | None:
+    """A `m:ss` label's value in seconds."""
+    index = find(items, res_is(res), need_visible=False)
+    text = items[index].text if index is not None else ""
+    minutes, _, seconds = (text or "").partition(":")
+    return int(minutes) * 60 + int(seconds) if minutes.isdigit() and seconds.isdigit() else None
