@@ -172,7 +172,7 @@ class RecorderMain(_RecorderScreen):
             align="center",
         )
         timer = w.label(
-            media.format_duration(seconds), size=120, center=True, h=220, res_id="txt_duration"
+            media.format_duration(seconds), size=96, center=True, h=200, res_id="txt_duration"
         )
         if app.recording:
             controls = w.row(

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
+from collections.abc import Callable
 
 from android_world.env import device
 from android_world.env.device_facts import media
 from android_world.env.device_facts import retro_music as facts
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, OrderedSelecting, Screen, folder_entries
-from android_world.env.sim.widgets import Node
+from android_world.env.sim.widgets import Handler, Node
 
 PLAYLIST_DB = facts.PLAYLIST_DB
 PLAYBACK_DB = facts.PLAYBACK_DB
@@ -255,11 +256,16 @@ class _RetroScreen(Screen):
         self.retro = app
         self.adding: list[Song] = []  # songs the open playlist dialog adds
         self.new_name = ""
-        self.after_add = lambda: None
+        self.after_add: Handler = lambda: None
 
     def song_rows(
-        self, songs: list[Song], selected: list[int] | None = None, on_tap=None, on_long=None
+        self,
+        songs: list[Song],
+        selected: list[int] | None = None,
+        on_tap: Callable[[int], None] | None = None,
+        on_long: Callable[[Song], None] | None = None,
     ) -> list[Node]:
+        """Rows that play their list on a tap, unless `on_tap` (row index) says otherwise."""
         return [
             w.list_row(
                 song.title,
@@ -286,7 +292,7 @@ class _RetroScreen(Screen):
             ]
         )
 
-    def _queued(self, how, songs: list[Song]) -> None:
+    def _queued(self, how: Callable[[list[Song]], None], songs: list[Song]) -> None:
         how(songs)
         self.toast(
             "Added to playing queue"
@@ -305,7 +311,7 @@ class _RetroScreen(Screen):
         )
 
     # adding to a playlist -----------------------------------------------------------------
-    def add_to_playlist(self, songs: list[Song], after=None) -> None:
+    def add_to_playlist(self, songs: list[Song], after: Handler | None = None) -> None:
         self.adding, self.after_add = list(songs), after or (lambda: None)
         self.show_dialog(self._choose_playlist)
 
@@ -410,31 +416,35 @@ class Library(OrderedSelecting, _RetroScreen):
             body = self._playlists()
         else:
             body = self._groups(songs, album=tab == "Albums")
-        queue = self.retro.queue()
-        mini = None
-        if queue:
-            now = queue[min(self.retro.current, len(queue) - 1)]
-            mini = w.row(
-                w.column(
-                    w.label(now["title"], res_id="mini_player_title"),
-                    w.label(now["artist"], size=w.SECONDARY_SIZE, color="secondary"),
-                    flex=1,
-                    align="center",
-                ),
-                w.icon_button(
-                    "Pause" if self.retro.playing else "Play",
-                    "pause" if self.retro.playing else "play",
-                    self._toggle_play,
-                ),
-                h=190,
-                pad=(48, 0, 24, 0),
-                clickable=True,
-                on_click=lambda: self.push(PlayingQueue(self.retro)),
-                res_id="mini_player",
-                style={"bg": "tonal"},
-            )
+        mini = self._mini_player()
         nav = w.tabs(TABS, self.tab, self._select_tab, bottom=True)
         return w.column(bar, body, mini, nav, flex=1)
+
+    def _mini_player(self) -> Node | None:
+        """The song playing (or next), above the tabs, while the queue is not empty."""
+        queue = self.retro.queue()
+        if not queue:
+            return None
+        now = queue[min(self.retro.current, len(queue) - 1)]
+        return w.row(
+            w.column(
+                w.label(now["title"], res_id="mini_player_title"),
+                w.label(now["artist"], size=w.SECONDARY_SIZE, color="secondary"),
+                flex=1,
+                align="center",
+            ),
+            w.icon_button(
+                "Pause" if self.retro.playing else "Play",
+                "pause" if self.retro.playing else "play",
+                self._toggle_play,
+            ),
+            h=190,
+            pad=(48, 0, 24, 0),
+            clickable=True,
+            on_click=lambda: self.push(PlayingQueue(self.retro)),
+            res_id="mini_player",
+            style={"bg": "tonal"},
+        )
 
     def _select_tab(self, index: int) -> None:
         self.tab, self.selected = index, []

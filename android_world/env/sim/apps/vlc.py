@@ -28,7 +28,7 @@ from android_world.env.device_facts import media
 from android_world.env.device_facts import vlc as facts
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, OrderedSelecting, Screen, folder_entries
-from android_world.env.sim.widgets import Node
+from android_world.env.sim.widgets import Handler, Node
 
 DB = facts.MEDIA_DB
 STORAGE = device.EMULATOR_DATA
@@ -36,9 +36,10 @@ AUDIO_EXTENSIONS = (".mp3", ".m4a", ".ogg", ".flac", ".wav")
 TABS = ("Video", "Audio", "Browse", "Playlists")
 _SKIPPED_FOLDERS = ("Android",)  # app-private folders the scanner leaves out
 # A frame is drawn light with dark text: on a dark frame tesseract reads nothing on the page
-# (measured: psm 3 returns no text at all for yellow on slate), and the video's text is what
-# matters. Upstream's frames are noise with yellow text, which OCR reads worse still.
-_FRAME_BG = (200, 205, 214)
+# (psm 3 returned no text at all for yellow on slate), and on a mid-grey one (200) the grey
+# becomes black when the screen is binarised in greyscale, text and all. The video's text is
+# what matters; upstream's frames are noise with yellow text, which OCR reads worse still.
+_FRAME_BG = (225, 228, 234)
 _FRAME_TEXT = (20, 20, 20)
 
 
@@ -233,7 +234,7 @@ def _duration_label(item: MediaItem) -> str:
 class _AddToPlaylist:
     """The "Add to playlist" dialog: create one from a name, or add to an existing one."""
 
-    def __init__(self, screen: Screen, app: VlcApp, items: list[MediaItem], done) -> None:
+    def __init__(self, screen: Screen, app: VlcApp, items: list[MediaItem], done: Handler) -> None:
         self.screen, self.app, self.items, self.done = screen, app, items, done
         self.name = ""
 
