@@ -61,6 +61,7 @@ VARIABLE_SHAPE = {
     "SimpleCalendarLocationOfEvent": 30,
     # 2-5 songs: each length of the list is a template of its own.
     "RetroCreatePlaylist": 4,
+    "RetroSavePlaylist": 4,
     # ... and in the queue goal the unquoted song titles' words shape the template too.
     "RetroPlayingQueue": 6,
 }
