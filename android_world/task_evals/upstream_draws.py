@@ -206,9 +206,7 @@ class Comparison:
         return [s.task for s in self.by_task().values() if s.missing]
 
     def mismatched_tasks(self) -> list[TaskSummary]:
-        return [
-            s for s in self.by_task().values() if not s.missing and s.matched < s.compared
-        ]
+        return [s for s in self.by_task().values() if not s.missing and s.matched < s.compared]
 
 
 def _our_instances(
@@ -217,7 +215,9 @@ def _our_instances(
     made: dict[str, list[task_eval.TaskEval] | Exception] = {}
     for name in names:
         try:
-            suite = suite_utils.create_suite(registry, n_task_combinations=n, seed=seed, tasks=[name])
+            suite = suite_utils.create_suite(
+                registry, n_task_combinations=n, seed=seed, tasks=[name]
+            )
             made[name] = suite[name]
         except Exception as exc:  # a task whose draw raises is a failed comparison, not a crash
             made[name] = exc

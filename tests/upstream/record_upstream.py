@@ -266,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     checkout = os.getcwd()
     if not os.path.isfile(os.path.join(checkout, "android_world", "registry.py")):
-        print(f"{checkout} is not an upstream AndroidWorld checkout (run from one)", file=sys.stderr)
+        print(
+            f"{checkout} is not an upstream AndroidWorld checkout (run from one)", file=sys.stderr
+        )
         return 2
     from android_world import registry as registry_lib
 
