@@ -13,6 +13,11 @@ parameter keys:
 - a draw upstream cannot reproduce itself (it reads the wall clock) is `unreproducible` and left
   out of the rate;
 - a template the sim lacks is `missing`, never a mismatch.
+
+Information-retrieval questions draw again when initialised (upstream seeds `random` with the
+instance's seed, then picks the question's own rows and rewords the goal's date): the recorded
+`init` (params and goal after those draws) is compared with ours after `prepare()` under the same
+seeding, as a second rate.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime
+import hashlib
 import json
 import math
+import random
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -151,6 +158,8 @@ class DrawResult:
     detail: str = ""
     goal_matches: bool | None = None
     extra_keys: tuple[str, ...] = ()
+    init_status: str | None = None  # match | mismatch, for draws at initialisation
+    init_detail: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +172,9 @@ class TaskSummary:
     goals_matched: int
     first_difference: str
     extra_keys: tuple[str, ...]
+    init_matched: int = 0
+    init_compared: int = 0
+    init_difference: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,6 +190,7 @@ class Comparison:
             compared = [r for r in results if r.status in ("match", "mismatch", "error")]
             first = next((r.detail for r in compared if r.status != "match"), "")
             extra = sorted({k for r in results for k in r.extra_keys})
+            inits = [r for r in results if r.init_status is not None]
             summaries[task] = TaskSummary(
                 task=task,
                 matched=sum(r.status == "match" for r in compared),
@@ -187,6 +200,9 @@ class Comparison:
                 goals_matched=sum(bool(r.goal_matches) for r in compared),
                 first_difference=first,
                 extra_keys=tuple(extra),
+                init_matched=sum(r.init_status == "match" for r in inits),
+                init_compared=len(inits),
+                init_difference=next((r.init_detail for r in inits if r.init_detail), ""),
             )
         return summaries
 
@@ -201,6 +217,14 @@ class Comparison:
     @property
     def rate(self) -> float:
         return self.matched / self.compared if self.compared else 0.0
+
+    @property
+    def init_matched(self) -> int:
+        return sum(r.init_status == "match" for r in self.results)
+
+    @property
+    def init_compared(self) -> int:
+        return sum(r.init_status is not None for r in self.results)
 
     def missing_tasks(self) -> list[str]:
         return [s.task for s in self.by_task().values() if s.missing]
@@ -269,7 +293,77 @@ def _compare_one(
     goal = row.get("goal")
     goal_matches = None if goal is None or goal.startswith("<no goal") else _goal(task) == goal
     status = "mismatch" if found else "match"
-    return DrawResult(name, seed, i, status, found or "", goal_matches, extra)
+    init_status, init_detail = _compare_init(task, row.get("init"), recorded)
+    return DrawResult(
+        name, seed, i, status, found or "", goal_matches, extra, init_status, init_detail
+    )
+
+
+# Row fields upstream fills from outside `random` (the recorder leaves them out too).
+UNSEEDED_FIELDS = ("remoteId",)
+
+
+def canonical_rows(
+    rows: list[Mapping[str, Any]], row_type: str, defaults: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Our rows as the recorder writes upstream's: typed, default-valued fields left out."""
+    known = defaults.get(row_type, {})
+    out = []
+    for row in rows:
+        shaped: dict[str, Any] = {_TYPE: row_type}
+        for key, value in plain(dict(row)).items():
+            if key in UNSEEDED_FIELDS or (key in known and known[key] == value):
+                continue
+            shaped[key] = value
+        out.append(shaped)
+    return out
+
+
+def rows_digest(rows: list[Any]) -> dict[str, Any]:
+    """The recorder's digest of a list of rows (count and sha256 of canonical JSON)."""
+    canonical = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {"count": len(rows), "sha256": hashlib.sha256(canonical.encode()).hexdigest()[:16]}
+
+
+def _rows_difference(
+    twin: task_eval.TaskEval, recorded_rows: Any, recorded: Recorded
+) -> str | None:
+    row_type = getattr(twin, "row_type", None)
+    if row_type is None or recorded_rows is None:
+        return None
+    ours = canonical_rows(twin.initial_rows(), row_type, recorded.row_defaults)  # type: ignore[attr-defined]
+    if isinstance(recorded_rows, list):  # recorded with --rows
+        return difference(ours, recorded_rows, recorded.row_defaults, "init.rows")
+    digest = rows_digest(ours)
+    if digest != dict(recorded_rows):
+        return f"init.rows: ours {digest['count']} rows, digest {digest['sha256']}; upstream {recorded_rows.get('count')} rows, digest {recorded_rows.get('sha256')}"
+    return None
+
+
+def _compare_init(
+    task: task_eval.TaskEval, init: Mapping[str, Any] | None, recorded: Recorded
+) -> tuple[str | None, str]:
+    """Upstream's params and goal after initialisation against ours after `prepare()` (the
+    draws our `initialize_task` makes, under the same seeding); (None, "") when there is
+    nothing to compare."""
+    prepare = getattr(task, "prepare", None)
+    if not isinstance(init, Mapping) or "error" in init or not callable(prepare):
+        return None, ""
+    twin = type(task)(json.loads(json.dumps(plain(task.params))))
+    state = random.getstate()
+    try:
+        random.seed(twin.params.get("seed"))
+        twin.prepare()  # type: ignore[attr-defined]
+        found = difference(plain(twin.params), init["params"], recorded.row_defaults, "init.params")
+        if found is None and init.get("goal") is not None and _goal(twin) != init["goal"]:
+            found = f"init.goal: ours {_short(_goal(twin))}, upstream {_short(init['goal'])}"
+        if found is None:
+            found = _rows_difference(twin, init.get("rows"), recorded)
+    except Exception as exc:  # a failing preparation is a mismatch to show, not a crash
+        return "mismatch", f"init: {type(exc).__name__}: {exc}"
+    finally:
+        random.setstate(state)
+    return ("mismatch", found) if found else ("match", "")
 
 
 def report_lines(comparison: Comparison, recorded: Recorded) -> list[str]:
@@ -285,6 +379,15 @@ def report_lines(comparison: Comparison, recorded: Recorded) -> list[str]:
         f"templates drawing other instances: {len(mismatched)}",
     ]
     lines += [f"  {s.task}: {s.matched}/{s.compared}; {s.first_difference}" for s in mismatched]
+    if comparison.init_compared:
+        init_off = [s for s in comparison.by_task().values() if s.init_matched < s.init_compared]
+        lines.append(
+            f"initialisation draws matched (questions' date wording, own rows and noise rows): "
+            f"{comparison.init_matched} of {comparison.init_compared}"
+        )
+        lines += [
+            f"  {s.task}: {s.init_matched}/{s.init_compared}; {s.init_difference}" for s in init_off
+        ]
     unreproducible = [s for s in comparison.by_task().values() if s.unreproducible]
     for s in unreproducible:
         lines.append(f"  {s.task}: {s.unreproducible} draws left out (upstream reads the clock)")

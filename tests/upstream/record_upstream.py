@@ -49,6 +49,7 @@ FORMAT_VERSION = 1
 DEFAULT_SEEDS = (0, 1, 30)  # 30: upstream run.py's default --task_random_seed
 DEFAULT_INSTANCES = 3
 FAMILY = "android_world"
+FULL_ROWS = False  # --rows: write set-up rows in full instead of their digest
 
 
 def _type_name(value: Any) -> str:
@@ -121,6 +122,80 @@ def _goal(task: Any) -> str | None:
         return f"<no goal: {type(exc).__name__}>"
 
 
+class _Capture:
+    """Stands in for the device while an information-retrieval task initialises: the rows its
+    set-up would write are kept instead (upstream writes them over adb)."""
+
+    def __init__(self) -> None:
+        self.rows: list[Any] = []
+        self.interaction_cache = ""
+        self.controller = None
+
+    def keep(self, rows: Any, *unused: Any, **unused_kw: Any) -> None:
+        self.rows.extend(rows)
+
+
+def _patched(target: Any, name: str, value: Any, saved: list[tuple[Any, str, Any]]) -> None:
+    saved.append((target, name, getattr(target, name)))
+    setattr(target, name, value)
+
+
+def record_init(task: Any, encoder: Encoder) -> dict[str, Any] | None:
+    """What an information-retrieval task's `initialize_task` draws (after upstream seeds
+    `random` with the instance's seed): the params with the goal's date reworded, the goal, and
+    the rows it would write; None for other tasks (their set-up needs a device)."""
+    if not hasattr(type(task), "task_template"):
+        return None
+    from android_world.task_evals.information_retrieval import (
+        activity_app_utils,
+        calendar_utils,
+        task_app_utils,
+    )
+
+    from android_world.task_evals import task_eval
+
+    fake = _Capture()
+    noop = lambda *args, **kwargs: None  # noqa: E731
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        _patched(task_eval.TaskEval, "initialize_device_time", noop, saved)
+        _patched(task_eval.TaskEval, "_initialize_apps", noop, saved)
+        _patched(calendar_utils.utils, "clear_calendar_db", noop, saved)
+        _patched(calendar_utils.utils, "add_events", fake.keep, saved)
+        _patched(task_app_utils, "clear_task_db", noop, saved)
+        _patched(task_app_utils, "add_tasks", fake.keep, saved)
+        _patched(activity_app_utils, "clear_db", noop, saved)
+        _patched(activity_app_utils, "_add_activities", fake.keep, saved)
+        try:
+            task.initialize_task(fake)
+        except Exception as exc:  # e.g. Joplin's set-up reads the device: rows unknown
+            return {"error": f"{type(exc).__name__}", "params": encoder.encode(task.params)}
+    finally:
+        for target, name, value in reversed(saved):
+            setattr(target, name, value)
+    rows = [
+        {k: v for k, v in row.items() if k not in UNSEEDED_FIELDS} if isinstance(row, dict) else row
+        for row in encoder.encode(fake.rows)
+    ]
+    return {
+        "params": encoder.encode(task.params),
+        "goal": _goal(task),
+        "rows": rows if FULL_ROWS else rows_digest(rows),
+    }
+
+
+# Row fields upstream fills from outside `random` (Tasks' sync id is a uuid4): not facts of a
+# seed, so left out of the rows and their digest.
+UNSEEDED_FIELDS = ("remoteId",)
+
+
+def rows_digest(rows: list[Any]) -> dict[str, Any]:
+    """The rows' count and a digest of their canonical JSON (sorted keys, no spaces): the
+    rows themselves would make the fixture ten times larger (`--rows` keeps them)."""
+    canonical = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {"count": len(rows), "sha256": hashlib.sha256(canonical.encode()).hexdigest()[:16]}
+
+
 def record_draws(
     registry: dict[str, Any], seeds: list[int], instances: int, encoder: Encoder
 ) -> dict[str, Any]:
@@ -136,13 +211,15 @@ def record_draws(
             rows = []
             for task, twin in zip(made, again[name], strict=True):
                 params = encoder.encode(task.params)
-                rows.append(
-                    {
-                        "params": params,
-                        "goal": _goal(task),
-                        "deterministic": params == encoder.encode(twin.params),
-                    }
-                )
+                row = {
+                    "params": params,
+                    "goal": _goal(task),
+                    "deterministic": params == encoder.encode(twin.params),
+                }
+                init = record_init(task, encoder)
+                if init is not None:
+                    row["init"] = init
+                rows.append(row)
             tasks[name] = rows
         by_seed[str(seed)] = tasks
     return by_seed
@@ -210,6 +287,13 @@ def record_facts(registry: dict[str, Any], checkout: str, encoder: Encoder) -> d
         except Exception as exc:
             schema = {"__error__": type(exc).__name__}
         template = getattr(cls, "template", None)
+        proto = getattr(cls, "task_template", None)
+        if isinstance(proto, property):  # information retrieval: the textproto's task
+            task = proto.fget(None)
+            template = task.prompt
+            pools = {p.name: list(p.possible_values) for p in task.task_params}
+        else:
+            pools = None
         templates[name] = {
             "module": _module_of(cls),
             "app_names": encoder.encode(getattr(cls, "app_names", ())),
@@ -218,6 +302,8 @@ def record_facts(registry: dict[str, Any], checkout: str, encoder: Encoder) -> d
             "template": template if isinstance(template, str) else None,
             "metadata": metadata.get(name),
         }
+        if pools is not None:
+            templates[name]["param_pools"] = pools
     return templates
 
 
@@ -263,7 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--facts", required=True, help="where the templates' facts JSON goes")
     parser.add_argument("--seeds", default=",".join(map(str, DEFAULT_SEEDS)))
     parser.add_argument("--instances", type=int, default=DEFAULT_INSTANCES)
+    parser.add_argument("--rows", action="store_true", help="set-up rows in full (debugging)")
     args = parser.parse_args(argv)
+    global FULL_ROWS
+    FULL_ROWS = args.rows
     checkout = os.getcwd()
     if not os.path.isfile(os.path.join(checkout, "android_world", "registry.py")):
         print(

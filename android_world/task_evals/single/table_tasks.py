@@ -154,10 +154,11 @@ class _DeleteRowsTask(_TableTask):
         self.before = self.table.rows(env)
         self.target_ids = self.find_targets(self.before)
         seeded, wanted = len(self.before), self.expected_initial_rows()
-        if len(self.target_ids) != self.n_rows or wanted not in (None, seeded):
+        targets = len(self.params[ROW_OBJECTS])  # n_rows, or fewer where upstream draws fewer
+        if len(self.target_ids) != targets or wanted not in (None, seeded):
             raise RuntimeError(
                 f"{self.name}: {seeded} rows seeded with {len(self.target_ids)} targets,"
-                f" not {wanted} with {self.n_rows}."
+                f" not {wanted} with {targets}."
             )
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
