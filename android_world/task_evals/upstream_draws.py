@@ -1,5 +1,7 @@
 """Our parameter draws against upstream's, seed by seed: the differential behind `--task_random_seed`.
 
+    python -m android_world.task_evals.upstream_draws     # the report, task by task
+
 Upstream's draws are recorded facts (tests/fixtures/upstream_draws.json, written by
 tests/upstream/record_upstream.py from upstream's own `create_suite`). Here our own `create_suite`
 draws the same seeds and instances, and each instance is compared with upstream's on upstream's
@@ -29,7 +31,7 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -397,5 +399,15 @@ def report_lines(comparison: Comparison, recorded: Recorded) -> list[str]:
     return lines
 
 
-def summarise(names: Iterable[str]) -> str:
-    return ", ".join(sorted(names))
+def main() -> int:
+    """Print the comparison for every task the registry has (a developer's report)."""
+    from android_world.task_evals import registry
+
+    recorded = load()
+    comparison = compare(registry.TaskRegistry().get_registry(), recorded)
+    print("\n".join(report_lines(comparison, recorded)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

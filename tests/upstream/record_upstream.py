@@ -272,10 +272,9 @@ def _metadata(checkout: str) -> dict[str, Any]:
 
 
 def _module_of(cls: type) -> str:
-    module = cls.__module__.removeprefix("android_world.task_evals.")
-    if module.endswith("information_retrieval.information_retrieval_registry"):
+    if isinstance(getattr(cls, "task_template", None), property):  # built from the textproto
         return "information_retrieval/proto/tasks.textproto"
-    return module.replace(".", "/") + ".py"
+    return cls.__module__.removeprefix("android_world.task_evals.").replace(".", "/") + ".py"
 
 
 def record_facts(registry: dict[str, Any], checkout: str, encoder: Encoder) -> dict[str, Any]:
@@ -288,22 +287,29 @@ def record_facts(registry: dict[str, Any], checkout: str, encoder: Encoder) -> d
             schema = {"__error__": type(exc).__name__}
         template = getattr(cls, "template", None)
         proto = getattr(cls, "task_template", None)
+        complexity = encoder.encode(cls.complexity)
+        class_complexity = None
         if isinstance(proto, property):  # information retrieval: the textproto's task
             task = proto.fget(None)
             template = task.prompt
             pools = {p.name: list(p.possible_values) for p in task.task_params}
+            # An instance takes the textproto's complexity (what its step budget uses); the
+            # registry's override stays on the class only.
+            class_complexity, complexity = complexity, encoder.encode(task.complexity)
         else:
             pools = None
         templates[name] = {
             "module": _module_of(cls),
             "app_names": encoder.encode(getattr(cls, "app_names", ())),
-            "complexity": encoder.encode(cls.complexity),
+            "complexity": complexity,
             "schema": schema,
             "template": template if isinstance(template, str) else None,
             "metadata": metadata.get(name),
         }
         if pools is not None:
             templates[name]["param_pools"] = pools
+        if class_complexity is not None and class_complexity != complexity:
+            templates[name]["class_complexity"] = class_complexity
     return templates
 
 

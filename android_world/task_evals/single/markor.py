@@ -170,7 +170,7 @@ class MarkorDeleteNote(_MarkorTask):
     complexity = 1
     schema = {
         "type": "object",
-        "properties": {"file_name": {"type": "string"}},
+        "properties": {"file_name": {"type": "string"}, "subfolder": {"type": "string"}},
         "required": ["file_name"],
     }
     template = "Delete the note in Markor named {file_name}."
