@@ -229,24 +229,7 @@ def render(rows: list[Row], comparison: upstream_draws.Comparison | None = None)
         "| success rule (upstream) | notes |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        if row.is_own:
-            name = f"`{row.name}` *own*"
-            complexity = f"{row.complexity:g} / -"
-            theirs = "- (not an upstream task)"
-        else:
-            assert row.upstream is not None
-            name = f"`{row.name}`"
-            upstream_complexity = facts.templates.get(row.name, {}).get("complexity")
-            if upstream_complexity is None:
-                upstream_complexity = row.upstream.complexity
-            complexity = f"{row.complexity:g} / {float(upstream_complexity):g}"
-            theirs = row.upstream.success_rule
-        notes = "; ".join(row.notes) or "-"
-        lines.append(
-            f"| {name} | {row.template} | {row.draws} | {complexity} | {_cell(row.rule)} "
-            f"| {_cell(theirs)} | {_cell(notes)} |"
-        )
+    lines += [_table_line(row, facts) for row in rows]
     missing = [t for t in UPSTREAM_TASKS if t.name not in covered]
     lines += [
         "",
@@ -259,6 +242,26 @@ def render(rows: list[Row], comparison: upstream_draws.Comparison | None = None)
         lines.append(f"| `{t.name}` | {', '.join(t.app_names)} | {t.complexity:g} | {t.module} |")
     lines += _pool_lines(facts)
     return "\n".join(lines) + "\n"
+
+
+def _table_line(row: Row, facts: fidelity_diff.UpstreamFacts) -> str:
+    if row.is_own:
+        name = f"`{row.name}` *own*"
+        complexity = f"{row.complexity:g} / -"
+        theirs = "- (not an upstream task)"
+    else:
+        assert row.upstream is not None
+        name = f"`{row.name}`"
+        upstream_complexity = facts.templates.get(row.name, {}).get("complexity")
+        if upstream_complexity is None:
+            upstream_complexity = row.upstream.complexity
+        complexity = f"{row.complexity:g} / {float(upstream_complexity):g}"
+        theirs = row.upstream.success_rule
+    notes = "; ".join(row.notes) or "-"
+    return (
+        f"| {name} | {row.template} | {row.draws} | {complexity} | {_cell(row.rule)} "
+        f"| {_cell(theirs)} | {_cell(notes)} |"
+    )
 
 
 def _pool_lines(facts: fidelity_diff.UpstreamFacts) -> list[str]:
