@@ -433,6 +433,10 @@ class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDeleteMultipleRecipes):
     def expected_initial_rows(self) -> int | None:
         return None  # upstream does not check the count here
 
+    def expected_targets(self) -> int:
+        """Upstream draws as many targets as it can: none for an ingredient no recipe uses."""
+        return len(self.params[ROW_OBJECTS])
+
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         # Upstream's test of "uses": the ingredient as written in the lowercased directions, so
         # a capitalised one ("Parmesan") is used by no recipe and nothing is to be deleted.
