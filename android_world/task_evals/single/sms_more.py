@@ -133,8 +133,9 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
     tags = ("information_retrieval", "parameterized")
     optimal_steps = 9
     fidelity_notes = (
-        "name2 never shares a word with name1 (upstream means to exclude them, but its split has"
-        " swapped arguments, so two contacts can share a name there)",
+        "name2 is drawn again when it is name1 (upstream means to exclude name1's words, but its"
+        " split has swapped arguments, so the two contacts can share a name there); every other"
+        " draw is upstream's",
         "contacts are cleared before seeding as well as after (upstream: after only)",
     )
     schema = {
