@@ -44,9 +44,8 @@ VARIABLE_SHAPE = {
     "SystemCopyToClipboard": 3,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
-    # A note's text is one of upstream's sentences, and a sentence with a comma ("It's a bird,
-    # it's a plane.", "Hello, World!") reads as two values (seeds 0-5 meet them now that file
-    # names draw as upstream's do).
+    # The note's text is one of upstream's sentences, free-form: "Hello, World!" reads as a
+    # list of two texts.
     "MarkorCreateNote": 2,
     "MarkorCreateNoteAndSms": 2,
     # "recurs daily" or "recurs weekly": the repetition is a word the plan acts on.

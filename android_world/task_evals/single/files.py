@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import os
 import random
 import string
 from collections.abc import Iterator
@@ -44,11 +45,10 @@ def random_string(length: int) -> str:
 def modified_name(base: str) -> str:
     """`base` with a date, a random code or a tag added before or after the stem.
 
-    Draws as upstream's `generate_modified_file_name` does (the kind, then the side, then the
-    mark), so a seed gives upstream's name."""
-    stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
+    Drawn in upstream's order (kind, side, then the mark), so a seed draws upstream's name."""
+    stem, ext = os.path.splitext(base)
     kind = random.choice(("date", "code", "tag"))
-    before = random.choice((True, False))
+    as_prefix = random.choice((True, False))
     if kind == "date":
         day = _FIRST_DATE + datetime.timedelta(
             days=random.randint(0, (_LAST_DATE - _FIRST_DATE).days)
@@ -58,8 +58,7 @@ def modified_name(base: str) -> str:
         mark = random_string(4)
     else:
         mark = random.choice(_TAGS)
-    named = f"{mark}_{stem}" if before else f"{stem}_{mark}"
-    return named + dot + ext
+    return f"{mark}_{stem}{ext}" if as_prefix else f"{stem}_{mark}{ext}"
 
 
 def random_file_name() -> str:
