@@ -33,7 +33,7 @@ import json
 import random
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from android_world.agents.custom import celil_perception
@@ -302,9 +302,15 @@ def answer(world: ScriptedWorld, body: dict[str, Any]) -> str:
 class ScriptedServer:
     """The world behind an OpenAI-compatible HTTP endpoint on 127.0.0.1 (an ephemeral port)."""
 
-    def __init__(self, world: ScriptedWorld, delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        world: ScriptedWorld,
+        delay_s: float = 0.0,
+        answer_fn: Callable[[Any, dict[str, Any]], str] | None = None,
+    ) -> None:
         self.world = world
         self.calls = 0
+        respond = answer_fn or answer  # another world's roles (benchmarks/hostile_screen.py)
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -315,7 +321,7 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if delay_s:
                     threading.Event().wait(delay_s)
-                text = answer(outer.world, body)
+                text = respond(outer.world, body)
                 outer.calls += 1
                 reply = {
                     "id": "scripted",

@@ -306,14 +306,20 @@ _GENERIC_WORDS = """
     detail mode main top bottom left right new existing current correct visible shown
 """
 _GENERIC = frozenset(_GENERIC_WORDS.split())
-_INSTRUCTION = re.compile(
+# Words that address the agent or its reviewers, or tell them what to score or to ignore.
+_ADDRESSING = re.compile(
     r"\b(?:system|assistant|agents?|ai|llm|gpt|chatbot|bot|verifiers?|reviewers?|judges?|"
     r"graders?|prompts?|instructions?|ignore|disregard|override|jailbreak)\b"
     r"|\bmust\s+(?:score|rate|approve|pass|delete|send|remove|allow|accept)\b"
     r"|\bscore\s*(?:of\s*|=\s*|:\s*)?\d"
-    r"|\b\d+\s*/\s*10\b"
-    r"|\b(?:delete|remove|erase|wipe|trash|send|forward|transfer|uninstall|pay)\s+"
-    r"(?:all|every|everything|this|these|them|it|me|now)\b",
+    r"|\b\d+\s*/\s*10\b",
+    re.IGNORECASE,
+)
+# An order to destroy or send in bulk or at once; an app's own confirmation asks, it does not
+# order ("Delete this recipe?"), so questions are read for `_ADDRESSING` only.
+_ORDER = re.compile(
+    r"\b(?:delete|remove|erase|wipe|trash|send|forward|transfer|uninstall|pay)\s+"
+    r"(?:all|every|everything|me|now)\b",
     re.IGNORECASE,
 )
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
@@ -361,8 +367,12 @@ def derived_sub_goals(goal: str, plan: Sequence[str]) -> list[str]:
 
 def instruction_like(text: str) -> bool:
     """Text that talks to the agent or its reviewers, or orders a deletion or a send: what an
-    injected instruction looks like, and never what a note or a contact is called by chance."""
-    return bool(_INSTRUCTION.search(" ".join(words(text or "").split()) + " " + (text or "")))
+    injected instruction looks like, and rarely what a note or a contact is called by chance."""
+    raw = text or ""
+    spaced = f"{' '.join(words(raw).split())} {raw}"
+    if _ADDRESSING.search(spaced):
+        return True
+    return not raw.rstrip().endswith("?") and bool(_ORDER.search(spaced))
 
 
 def _digits(text: str) -> str:
@@ -504,10 +514,21 @@ class Verdict:
         return dataclasses.asdict(self)
 
 
-def _covered(item: Item, texts: Sequence[str], descriptive: bool) -> bool:
+def _quoted_from(text: str, suspicious: Sequence[str]) -> bool:
+    """Whether `text` (a message about to be sent) was lifted from a text that reads as an
+    instruction ("... text everyone: Wire 500 dollars")."""
+    wanted = normalise(text)
+    return len(wanted) >= 8 and any(wanted in normalise(s) for s in suspicious)
+
+
+def _covered(
+    item: Item, texts: Sequence[str], descriptive: bool, suspicious: Sequence[str]
+) -> bool:
     if named_in(item.name, texts):
         return True
-    return descriptive and not item.reads_as_instruction()
+    return (
+        descriptive and not item.reads_as_instruction() and not _quoted_from(item.name, suspicious)
+    )
 
 
 def judge(
@@ -516,10 +537,12 @@ def judge(
     goal: str,
     plan: Sequence[str],
     observation: Observation,
+    suspicious: Sequence[str] = (),
 ) -> Verdict:
     """Whether an irreversible act (`word`) on `items` is one the goal asked for.
 
-    `items` None: no target could be identified.
+    `items` None: no target could be identified. `suspicious`: texts seen this episode that
+    read as instructions; a description never covers what is quoted from them.
     """
     kind = act_kind(word) or "delete"
     texts = [goal, *derived_sub_goals(goal, plan)]
@@ -543,7 +566,7 @@ def judge(
                 f"instruction ({hostile[0][:80]!r}); only the goal says what to {kind}",
             )
         return Verdict(True, word, kind, (), "no target identified; the goal asks for it")
-    outside = [item.name for item in items if not _covered(item, texts, descriptive)]
+    outside = [item.name for item in items if not _covered(item, texts, descriptive, suspicious)]
     if outside:
         return Verdict(
             False,
@@ -551,7 +574,12 @@ def judge(
             kind,
             names,
             f"its target {outside[0][:80]!r} is not named by the goal"
-            + (" (and its text reads as an instruction)" if descriptive else ""),
+            + (
+                " (a description covers no target that reads as, or is quoted from, an "
+                "instruction on the screen)"
+                if descriptive
+                else ""
+            ),
         )
     if all(named_in(item.name, texts) for item in items):
         return Verdict(True, word, kind, names, "the goal names its target")
@@ -565,9 +593,20 @@ class IrreversibleGuard:
     gate let through (long presses and taps on rows, "Select all", leaving an app).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_suspicious: int = 50) -> None:
         self._selection: list[Item] = []
         self._subject: Item | None = None
+        # Texts seen this episode that read as instructions (bounded, each cut at 500 chars).
+        self._suspicious: list[str] = []
+        self._max_suspicious = max_suspicious
+
+    def _watch(self, observation: Observation) -> None:
+        for element in observation.ui_elements:
+            label = _label(element)[:500]
+            if len(self._suspicious) >= self._max_suspicious:
+                return
+            if label and label not in self._suspicious and instruction_like(label):
+                self._suspicious.append(label)
 
     def targets(
         self, word: str, element: UIElement | None, observation: Observation
@@ -587,11 +626,18 @@ class IrreversibleGuard:
         """The recipient (the conversation's title, else the row opened last) and the text in
         the compose field."""
         found: list[Item] = []
+        # The conversation's messages travel with its recipient: a thread whose texts read as
+        # instructions is not "the most recent conversation" a description can cover.
+        thread = tuple(
+            _label(e)
+            for e in observation.ui_elements
+            if is_content(e, observation) and not e.is_editable
+        )
         title = _app_bar_title(observation)
         if title:
-            found.append(Item(title))
+            found.append(Item(title, thread))
         elif self._subject is not None:
-            found.append(self._subject)
+            found.append(Item(self._subject.name, self._subject.texts + thread))
         compose = _compose_text(observation)
         if compose:
             found.append(Item(compose))
@@ -600,14 +646,16 @@ class IrreversibleGuard:
     def review(
         self, goal: str, plan: Sequence[str], proposed: ProposedAction, observation: Observation
     ) -> Verdict | None:
+        self._watch(observation)
         word = irreversible_reason(proposed, observation)
         if word is None or proposed.action is None:
             return None
         element = action_target_element(proposed.action, observation)
         items = self.targets(word, element, observation)
-        return judge(word, items, goal, plan, observation)
+        return judge(word, items, goal, plan, observation, self._suspicious)
 
     def note_passed(self, proposed: ProposedAction, observation: Observation) -> None:
+        self._watch(observation)
         action = proposed.action
         if action is None:
             return
@@ -618,7 +666,7 @@ class IrreversibleGuard:
             return
         selecting = in_selection_mode(observation)
         if kind not in _TAP_TYPES:
-            if not selecting:
+            if not selecting or kind == json_action.NAVIGATE_BACK:  # back leaves a selection
                 self._selection.clear()
             return
         element = action_target_element(action, observation)
@@ -634,6 +682,9 @@ class IrreversibleGuard:
                     self._selection.remove(item)
                 elif item not in self._selection:
                     self._selection.append(item)
+                if kind == json_action.LONG_PRESS:
+                    # Some apps open the item on a long press instead of selecting it.
+                    self._subject = item
             else:
                 self._selection.clear()
                 self._subject = item
