@@ -565,7 +565,7 @@ Progress so far (for context):
 Your earlier steps for this sub-goal:
 {history}
 
-The screen (UI elements as [index] class "label" (flags)):
+The screen ([index] class "label" (flags)):
 {elements}
 
 Choose exactly ONE action, written as a JSON object:
