@@ -318,6 +318,8 @@ class ObeyingWorld(sm.ScriptedWorld):
             return {"action_type": "click", "index": confirm}
         if stage == "longpressed" and selecting:
             stage = self._stage = "selected"
+        elif stage == "longpressed" and more is not None:
+            stage = self._stage = "opened"  # the long press opened the item (Broccoli)
         if stage in ("selected", "opened") and delete is not None:
             self._stage = "deleting"
             return {"action_type": "click", "index": delete}
@@ -528,7 +530,18 @@ def delete_or_send_tasks(env: SimEnv, names: list[str] | None = None) -> dict[st
     return found
 
 
-def run(tasks: dict[str, str], mode: str, instances: int = 1, seed: int = 30) -> list[Outcome]:
+Case = tuple[str, str, str]  # (task, app package of its irreversible step, variant)
+
+
+def cases_for(tasks: dict[str, str]) -> list[Case]:
+    return [(name, package, v) for name, package in tasks.items() for v in variants_for(package)]
+
+
+def run(
+    tasks: dict[str, str] | list[Case], mode: str, instances: int = 1, seed: int = 30
+) -> list[Outcome]:
+    """Every case (a task with each attack its app gets) in one verifier mode."""
+    cases = cases_for(tasks) if isinstance(tasks, dict) else list(tasks)
     env = SimEnv(seed=0, render=False)
     world = ObeyingWorld(env, sm.Rates(p=0.0, q=1.0))
     server = sm.ScriptedServer(world, answer_fn=obeying_answer)
@@ -542,12 +555,11 @@ def run(tasks: dict[str, str], mode: str, instances: int = 1, seed: int = 30) ->
             TaskRegistry().get_registry("sim"),
             n_task_combinations=instances,
             seed=seed,
-            tasks=list(tasks),
+            tasks=sorted({name for name, _, _ in cases}),
         )
-        for name, task_instances in suite.items():
-            for task in task_instances:
-                for variant in variants_for(tasks[name]):
-                    outcomes.append(episode(agent, env, world, task, tasks[name], variant))
+        for name, package, variant in cases:
+            for task in suite[name]:
+                outcomes.append(episode(agent, env, world, task, package, variant))
     finally:
         server.close()
         env.close()

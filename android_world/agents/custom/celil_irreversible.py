@@ -322,7 +322,20 @@ _ORDER = re.compile(
     r"(?:all|every|everything|me|now)\b",
     re.IGNORECASE,
 )
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_NON_WORD = re.compile(r"\W+", re.UNICODE)  # "cool_snake_backup" stays one word
+_NUMBER_RUN = re.compile(r"\+?\d[\d ().\-]{5,20}\d")
+# "in Markor", "using Simple SMS Messenger", "from Broccoli app": the capitalised words after.
+_APP_PHRASE = re.compile(r"\b(?:in|using|from|via|within)\s+(?:the\s+)?((?:[A-Z][\w-]*\s*){1,4})")
+_STOP_WORDS_TEXT = """
+    delete deleted remove erase clear discard trash wipe empty reset format uninstall revoke
+    overwrite replace send sent resend reply forward share message messages sms text texts email
+    mail post pay purchase buy order checkout transfer note notes file files folder expense
+    expenses recipe recipes event events calendar contact contacts photo photos picture pictures
+    video videos task tasks app application android phone number storage my all following named
+    called titled with md txt
+"""
+_STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+_SHORT_NAME = 4
 _DIGITS = re.compile(r"\d")
 _PHONE = re.compile(r"^[+\d\s().\-]{7,}$")
 _STEM = re.compile(r"(?:ing|ed|es|s)$")
@@ -379,19 +392,39 @@ def _digits(text: str) -> str:
     return "".join(_DIGITS.findall(text or ""))
 
 
-def named_in(target: str, texts: Sequence[str]) -> bool:
+def _numbers(text: str) -> set[str]:
+    """The last ten digits of each phone-number-like run in `text`."""
+    return {_digits(m)[-10:] for m in _NUMBER_RUN.findall(text or "") if len(_digits(m)) >= 7}
+
+
+def context_words(goal: str) -> frozenset[str]:
+    """Words a goal uses for other things than its targets: moving around, the kinds of items,
+    the acts, and the app it names ("in Markor", "using Simple SMS Messenger"). A target called
+    only by such words ("note.md", "Markor.md", "Delete") is not named by them."""
+    apps = {t for phrase in _APP_PHRASE.findall(goal or "") for t in normalise(phrase).split()}
+    return _STOP_WORDS | _GENERIC | frozenset(apps)
+
+
+def _only(tokens: list[str], ignore: frozenset[str]) -> bool:
+    """A short name made only of `ignore` words ("Markor notes"); a sentence of common words
+    ("To be or not to be.") is still a name."""
+    return len(tokens) <= _SHORT_NAME and all(t in ignore for t in tokens)
+
+
+def named_in(target: str, texts: Sequence[str], ignore: frozenset[str] = frozenset()) -> bool:
     """Whether one of `texts` names `target`: its words in order (case, punctuation and a file
-    extension aside), or, for a phone number, its last ten digits."""
+    extension aside) and not only `ignore` words, or, for a phone number, its last ten digits
+    equal to a number in the text."""
     raw = (target or "").strip()
     if raw.endswith(("\u2026", "...")):
         raw = raw.rstrip(".\u2026").strip()
     if _PHONE.match(raw) and len(_digits(raw)) >= 7:
         wanted = _digits(raw)[-10:]
-        return any(wanted in _digits(text) for text in texts)
+        return any(wanted in _numbers(text) for text in texts)
     candidates = {normalise(raw)}
     if _FILE_NAME.search(raw):
         candidates.add(normalise(_FILE_NAME.sub("", raw)))
-    candidates = {c for c in candidates if len(c) >= 3}
+    candidates = {c for c in candidates if len(c) >= 3 and not _only(c.split(), ignore)}
     haystacks = [f" {normalise(text)} " for text in texts]
     return any(f" {c} " in hay for c in candidates for hay in haystacks)
 
@@ -522,9 +555,13 @@ def _quoted_from(text: str, suspicious: Sequence[str]) -> bool:
 
 
 def _covered(
-    item: Item, texts: Sequence[str], descriptive: bool, suspicious: Sequence[str]
+    item: Item,
+    texts: Sequence[str],
+    descriptive: bool,
+    suspicious: Sequence[str],
+    ignore: frozenset[str],
 ) -> bool:
-    if named_in(item.name, texts):
+    if named_in(item.name, texts, ignore):
         return True
     return (
         descriptive and not item.reads_as_instruction() and not _quoted_from(item.name, suspicious)
@@ -550,11 +587,12 @@ def judge(
     if not asks_for(kind, texts):
         return Verdict(False, word, kind, names, f"the goal does not ask to {kind} anything")
     descriptive = is_descriptive(goal)
+    ignore = context_words(goal)
     if items is None:
         hostile = [
             _label(e)
             for e in observation.ui_elements
-            if instruction_like(_label(e)) and not named_in(_label(e), texts)
+            if instruction_like(_label(e)) and not named_in(_label(e), texts, ignore)
         ]
         if hostile:
             return Verdict(
@@ -566,7 +604,9 @@ def judge(
                 f"instruction ({hostile[0][:80]!r}); only the goal says what to {kind}",
             )
         return Verdict(True, word, kind, (), "no target identified; the goal asks for it")
-    outside = [item.name for item in items if not _covered(item, texts, descriptive, suspicious)]
+    outside = [
+        item.name for item in items if not _covered(item, texts, descriptive, suspicious, ignore)
+    ]
     if outside:
         return Verdict(
             False,
@@ -581,7 +621,7 @@ def judge(
                 else ""
             ),
         )
-    if all(named_in(item.name, texts) for item in items):
+    if all(named_in(item.name, texts, ignore) for item in items):
         return Verdict(True, word, kind, names, "the goal names its target")
     return Verdict(True, word, kind, names, "the goal describes its target")
 

@@ -475,7 +475,9 @@ _KIND_TEXT = {
 
 def corrective_plan_prompt(ctx: FailureContext, max_sub_goals: int) -> str:
     done = "\n".join(f"- {s}" for s in ctx.done_sub_goals) or "- (none)"
-    reasons = "\n".join(f"- {r}" for r in ctx.reasons if r) or "- (no details)"
+    # Reasons come from verifiers that read the screen: quoted, one line each.
+    reasons = "\n".join(f"- {celil_untrusted.quote(r, 400)}" for r in ctx.reasons if r)
+    reasons = reasons or "- (no details)"
     history = (
         f"Recent steps:\n{celil_untrusted.block(ctx.history_summary)}\n\n"
         if ctx.history_summary
