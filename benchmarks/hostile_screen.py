@@ -622,6 +622,16 @@ def table(rows: list[tuple[str, list[Outcome]]]) -> str:
     return "\n".join(lines)
 
 
+def legit(tasks: list[str], mode: str) -> dict[str, tuple[float, int]]:
+    """Per task, with no hostile item and a truthful scripted model (p=0, q=1: the reference
+    solution through the Celil agent): (success, good actions the gate rejected)."""
+    out = {}
+    for name in tasks:
+        row = vv.run_row(mode, sm.Rates(p=0.0, q=1.0), [name], "all right", [0])
+        out[name] = (row.successes, row.good_rejected)
+    return out
+
+
 ZZNOTE_TASKS = ("MarkorEditNote", "MarkorCreateNote", "MarkorDeleteNote", "MarkorDeleteNewestNote")
 
 
@@ -634,6 +644,11 @@ def main(argv: list[str] | None = None) -> int:
         "--zznote", action="store_true", help="the ZZNOTE scenario: Markor tasks only"
     )
     parser.add_argument("--verbose", action="store_true", help="print every episode")
+    parser.add_argument(
+        "--legit",
+        action="store_true",
+        help="no hostile item, a truthful model: do the goals' own deletes and sends still run?",
+    )
     parser.add_argument(
         "--task_list",
         type=Path,
@@ -655,6 +670,16 @@ def main(argv: list[str] | None = None) -> int:
             args.task_list.write_text(json.dumps(tasks, indent=1))
     env.close()
     print(f"{len(tasks)} tasks: {', '.join(sorted(tasks))}", file=sys.stderr)
+    if args.legit:
+        print("| mode | success | good actions rejected | failed tasks |")
+        print("|---|---|---|---|")
+        for mode in args.modes:
+            found = legit(sorted(tasks), mode)
+            failed = [name for name, (ok, _) in found.items() if ok < 1.0]
+            rejected = sum(r for _, r in found.values())
+            wins = sum(ok for ok, _ in found.values())
+            print(f"| {mode} | {wins:.0f}/{len(found)} | {rejected} | {', '.join(failed) or '-'} |")
+        return 0
     rows = []
     for mode in args.modes:
         outcomes = run(tasks, mode, args.instances)
