@@ -91,6 +91,14 @@ def _keyboard_screen():
 def test_a_keyboard_backspace_and_a_note_named_delete_are_not_irreversible():
     keyboard = _keyboard_screen()
     assert qc.irreversible_reason(_tap(keyboard, "Delete"), keyboard) is None
+    over_keys = _keyboard_screen()
+    dialog_delete = fakes.element("Delete", box=(700, 1000, 1720, 1800))
+    dialog_delete.resource_name = "android:id/button1"
+    over_keys.ui_elements.append(dialog_delete)  # an app's button in the keyboard's band
+    proposal = ProposedAction(
+        json_action.JSONAction(action_type="click", index=len(over_keys.ui_elements) - 1)
+    )
+    assert qc.irreversible_reason(proposal, over_keys) == "delete"
     notes = _list_screen([ZZNOTE, "Do not delete me.md"])
     assert qc.irreversible_reason(_tap(notes, ZZNOTE), notes) is None  # opening a note
     assert qc.irreversible_reason(_tap(notes, "Do not delete me.md"), notes) is None
@@ -190,6 +198,14 @@ def test_a_selection_is_the_target_of_delete_and_must_be_named():
     both = [asked[0], (selecting, _tap(selecting, "trip.md")), asked[1]]
     assert _run(ci.IrreversibleGuard(), goal, both).targets == ("cool_snake_backup", "trip.md")
     assert not _run(ci.IrreversibleGuard(), goal, both).allowed
+    # Back leaves selection mode: what was selected is no longer the target.
+    guard = ci.IrreversibleGuard()
+    guard.note_passed(_tap(listing, ZZNOTE, "long_press"), listing)
+    guard.note_passed(
+        ProposedAction(json_action.JSONAction(action_type="navigate_back")), selecting
+    )
+    guard.note_passed(_tap(listing, "cool_snake_backup", "long_press"), listing)
+    assert guard.review(goal, [], _tap(selecting, "Delete"), selecting).allowed
     # "Select all" selects every row, which only a goal about all of them covers.
     select_all = [asked[0], (selecting, _tap(selecting, "Select all")), asked[1]]
     assert not _run(ci.IrreversibleGuard(), goal, select_all).allowed

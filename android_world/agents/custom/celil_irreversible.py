@@ -147,14 +147,14 @@ def is_keyboard_key(element: UIElement, observation: Observation) -> bool:
     """A key of the on-screen keyboard: its Delete is a backspace, not a deletion.
 
     Known input methods say so in their package or ids; any keyboard shows rows of one-letter
-    keys, and a key sits in the band those keys cover.
+    keys, and a key (no id of the app's, not a button) sits in the band those keys cover.
     """
     ids = f"{element.package_name or ''} {element.resource_name or ''}".lower()
     if "inputmethod" in ids or "key_pos" in ids or "keyboard" in ids:
         return True
     box = _box(element, observation)
-    if box is None:
-        return False
+    if box is None or element.resource_name or "button" in _short_class(element):
+        return False  # an app's own button (a dialog's Delete above the keyboard) is no key
     keys = [
         b
         for e in observation.ui_elements
@@ -164,11 +164,8 @@ def is_keyboard_key(element: UIElement, observation: Observation) -> bool:
     ]
     if len(keys) < 15:
         return False
-    top = min(b.y_min for b in keys)
-    bottom = max(b.y_max for b in keys)
-    key_height = max(b.y_max - b.y_min for b in keys)
     middle = (box.y_min + box.y_max) / 2
-    return top - key_height <= middle <= bottom + key_height
+    return min(b.y_min for b in keys) <= middle <= max(b.y_max for b in keys)
 
 
 def _inside(box: representation_utils.BoundingBox, outer: representation_utils.BoundingBox) -> bool:
