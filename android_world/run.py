@@ -306,6 +306,15 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     cfg, config_path, resuming, flag_sources = _load_run_config(argv_rest)
     if resuming:
         _log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
+    elif FLAGS.checkpoint_dir:
+        from android_world import upstream_checkpoints
+
+        found = len(upstream_checkpoints.files_in(FLAGS.checkpoint_dir))
+        if found:
+            _log(
+                f"Resuming an upstream AndroidWorld run in {FLAGS.checkpoint_dir}: its {found} "
+                "checkpoint file(s) (*.pkl.gz) hold finished episodes; the rest run here."
+            )
 
     registered = agent_registry.list_agents()
     config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
@@ -542,7 +551,7 @@ def _run_in(
     cfg = prep.cfg.model_copy(
         update={"benchmark": prep.cfg.benchmark.model_copy(update={"checkpoint_dir": str(run_dir)})}
     )
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     checkpointer_lib.write_text_atomic(run_dir / "config.yaml", config_lib.dump_yaml(cfg))
 
     manifest_path = run_dir / "manifest.json"
@@ -593,7 +602,7 @@ def _execute_serial(
 
     interrupted = False
     manifest_path = run_dir / "manifest.json"
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     recorder = run_output.RecordingEnv(env)
     context = agent_registry.RunContext(
         models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
@@ -662,7 +671,7 @@ class _ParallelRunDir:
 
     def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
         self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
-        self.store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+        self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
         history = manifest.get("parallel")
         self.sessions = list(history) if isinstance(history, list) else []
@@ -718,7 +727,7 @@ def _execute_parallel(
     from tqdm import tqdm
 
     bench = cfg.benchmark
-    store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    store = run_output.checkpoint_store(run_dir)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
     done = store.load(["name", "error", "exception_info"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
@@ -781,7 +790,7 @@ def _finish(
     interrupted: bool,
 ) -> suite_utils.Summary:
     manifest_path = run_dir / "manifest.json"
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     # The manifest says finished before the last report is written, so that report does too.
     adaptations = run_output.model_servers()
     if adaptations:

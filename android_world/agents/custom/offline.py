@@ -361,11 +361,18 @@ _STATE_KINDS = frozenset(
         "open_item",
     }
 )
-_QUOTED_LABEL = re.compile(r"'([^']+)'")
+# Step descriptions quote labels as JSON strings (celil_untrusted.quote); older records used
+# single quotes.
+_QUOTED_LABEL = re.compile(r""""((?:[^"\\]|\\.)+)"|'([^']+)'""")
+
+
+def _quoted_labels(text: str) -> list[str]:
+    return [double or single for double, single in _QUOTED_LABEL.findall(text)]
+
 
 # A paste is done when a field holds text after a step that chose 'Paste'.
 _STATE_KINDS |= {"paste"}
-_PASTE_LABEL = re.compile(r"'paste'", re.I)
+_PASTE_LABEL = re.compile(r"""["']paste["']""", re.I)
 
 
 # State kinds that show only a step of the way (a form open), not the values a sub-goal names.
@@ -386,7 +393,7 @@ def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool
     step = screen.acted_on(history, intent.sub_goal)
     if step is None:
         return False
-    labels = _QUOTED_LABEL.findall(step.action) or [step.action]
+    labels = _quoted_labels(step.action) or [step.action]
     words = text_lib.content_words(intent.subject or intent.sub_goal)
     terms = text_lib.expand_terms([w for w in words if w not in _META_WORDS])
     return any(text_lib.label_relevance(terms, label) >= 0.5 for label in labels)
