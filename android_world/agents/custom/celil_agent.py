@@ -1640,8 +1640,13 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         reason = self._infeasible_reason if status == "infeasible" else None
         if reason:
             data["infeasible_reason"] = reason
-        data["action"] = status_action.as_dict()
-        data["action_description"] = describe_action(status_action, [])
+        if data.get("executed"):
+            # This step also ran an action (the one that finished the goal): it stays the
+            # step's action; the claim is recorded beside it.
+            data["claim_action"] = status_action.as_dict()
+        else:
+            data["action"] = status_action.as_dict()
+            data["action_description"] = describe_action(status_action, [])
         if data.get("outcome") in (None, "no_answer") or status == "complete":
             data["outcome"] = "finished" if status == "complete" else "infeasible"
         else:
