@@ -113,6 +113,8 @@ class App:
     """An app, addressed by its package name, which must be an entry of `device.APPS`."""
 
     package: ClassVar[str] = ""
+    # File types (lower-case extensions, ".html") the app offers to open from a file manager.
+    opens: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, phone: Phone):
         self.phone = phone
@@ -135,6 +137,10 @@ class App:
 
     def main_screen(self) -> Screen:
         raise NotImplementedError
+
+    def open_file(self, path: str) -> None:
+        """Show the file at device `path` (an "Open with" choice); the app is running."""
+        raise NotImplementedError(f"{type(self).__name__} opens no files.")
 
     # lifecycle, driven by the phone --------------------------------------------------------
     @property

@@ -39,6 +39,7 @@ from android_world.task_evals.single.table_tasks import (
     _DeleteRowsTask,
     _TableTask,
     insert_rows,
+    wrapped,
 )
 
 APP_NAME = "pro expense"
@@ -234,8 +235,11 @@ def amount_dollars(cents: int) -> str:
     return f"${cents / 100}"
 
 
-def rows_as_text(rows: list[dict[str, Any]], format_type: str) -> str:
-    """Upstream's csv / text_block rendering of expenses for goals."""
+def rows_as_text(
+    rows: list[dict[str, Any]], format_type: str, wrap_width: int | None = None
+) -> str:
+    """Upstream's csv / text_block rendering of expenses for goals (`wrap_width`: text-block
+    values wrapped to lines that long, as upstream writes them on a picture)."""
     fields = ("name", "amount_dollars", "category_name", "note")
 
     def value(row: dict[str, Any], field: str) -> str:
@@ -251,7 +255,9 @@ def rows_as_text(rows: list[dict[str, Any]], format_type: str) -> str:
         )
     blocks = []
     for r in rows:
-        block = f"Expense: {r['name']}\n" + "".join(f" {f}: {value(r, f)}\n" for f in fields[1:])
+        block = f"Expense: {r['name']}\n" + "".join(
+            f" {f}: {wrapped(value(r, f), wrap_width)}\n" for f in fields[1:]
+        )
         blocks.append(block)
     return "\n".join(blocks)
 

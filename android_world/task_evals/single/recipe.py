@@ -34,6 +34,7 @@ from android_world.task_evals.single.table_tasks import (
     _DeleteRowsTask,
     _TableTask,
     insert_rows,
+    wrapped,
 )
 
 APP_NAME = "broccoli app"
@@ -104,14 +105,17 @@ def usable_ingredients() -> list[str]:
     return [i for i in data.COMMON_INGREDIENTS if any(i.lower() in t for t in texts)]
 
 
-def rows_as_text(rows: list[Recipe], format_type: str) -> str:
-    """Upstream's csv (`|`-separated) or text-block rendering of recipes for goals."""
+def rows_as_text(rows: list[Recipe], format_type: str, wrap_width: int | None = None) -> str:
+    """Upstream's csv (`|`-separated) or text-block rendering of recipes for goals
+    (`wrap_width`: text-block values wrapped, as upstream writes them on a picture)."""
     if format_type == "csv":
         lines = ["|".join(_GOAL_FIELDS)] + ["|".join(str(r[f]) for f in _GOAL_FIELDS) for r in rows]
         return "\n".join(lines)
     blocks = []
     for r in rows:
-        body = "".join(f" {f}: {r[f]}\n" for f in _GOAL_FIELDS if f != "title")
+        body = "".join(
+            f" {f}: {wrapped(str(r[f]), wrap_width)}\n" for f in _GOAL_FIELDS if f != "title"
+        )
         blocks.append(f"Recipe: {r['title']}\n{body}")
     return "\n".join(blocks)
 
@@ -735,18 +739,23 @@ class _RecipeAddRecipes(_AddRowsTask, _Recipe):
         }
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield ui.open_app("Broccoli")
-        for recipe in self.params[ROW_OBJECTS]:
-            yield ui.tap(env, desc="New recipe")
-            for field, hint in broccoli_app.FORM_FIELDS:
-                if not recipe[field]:
-                    continue
-                index = yield from ui.scroll_to(
-                    env, ui.hint_is(hint), hint, container=ui.res_is("recipe_form")
-                )
-                yield JSONAction(action_type="input_text", index=index, text=recipe[field])
-            yield ui.tap(env, desc="Save")
+        yield from add_recipes(env, self.params[ROW_OBJECTS])
         yield ui.done()
+
+
+def add_recipes(env: interface.AsyncEnv, recipes: list[Recipe]) -> Iterator[JSONAction]:
+    """Open Broccoli and fill and save the New recipe form once per recipe."""
+    yield ui.open_app("Broccoli")
+    for recipe in recipes:
+        yield ui.tap(env, desc="New recipe")
+        for field, hint in broccoli_app.FORM_FIELDS:
+            if not recipe[field]:
+                continue
+            index = yield from ui.scroll_to(
+                env, ui.hint_is(hint), hint, container=ui.res_is("recipe_form")
+            )
+            yield JSONAction(action_type="input_text", index=index, text=recipe[field])
+        yield ui.tap(env, desc="Save")
 
 
 class RecipeAddSingleRecipe(_RecipeAddRecipes):

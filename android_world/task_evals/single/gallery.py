@@ -1,0 +1,239 @@
+"""Upstream's tasks that start from a picture in Simple Gallery Pro (`single/simple_gallery_pro.py`,
+`single/markor.py`'s MarkorTranscribeReceipt, `single/expense.py`'s ExpenseAddMultipleFromGallery).
+
+Set-up clears the shared storage and writes the pictures as real image files where upstream
+writes them (`/sdcard/DCIM`): a receipt drawn from upstream's receipt pools, or the wanted rows
+as text set on a picture. Checks are upstream's: a file named so in Download; receipt.md in
+Markor whose text fuzzy-matches the receipt's transactions as csv; the expense table gained
+exactly the rows the picture lists.
+
+Reading a picture: the gallery shows it as pixels only (no text in the accessibility tree), as
+the real app does. The reference solutions open the picture on screen, as a person would, and
+then type what it says; they take those values from the task's params, which hold exactly what
+the picture shows (tests prove tesseract reads the same values off the phone's screen).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from android_world.env import device, interface
+from android_world.env.device_facts import gallery as gallery_facts
+from android_world.env.json_action import JSONAction
+from android_world.task_evals import gallery_images, task_eval
+from android_world.task_evals import oracle_utils as ui
+from android_world.task_evals.single.expense import add_via_form, rows_as_text
+from android_world.task_evals.single.expense_more import ExpenseAddMultiple
+from android_world.task_evals.single.files import (
+    clear_storage_files,
+    fuzzy_match,
+    random_file_name,
+)
+from android_world.task_evals.single.markor import NOTEBOOK, editor_index, new_file_dialog
+from android_world.task_evals.single.table_tasks import NOISE_ROW_OBJECTS, ROW_OBJECTS
+
+GALLERY = "Simple Gallery Pro"
+PICTURES = gallery_facts.GALLERY_DATA
+TEXT_WRAP = 60  # upstream wraps the values it writes on a picture at 60 characters
+NOISE_PICTURES = 10
+
+
+def write_picture(env: interface.AsyncEnv, name: str, image) -> None:
+    env.controller.write_file(f"{PICTURES}/{name}", gallery_facts.encode_image(image, name))
+
+
+# ---- reaching a picture (oracles) ---------------------------------------------------------------
+
+
+def open_picture(env: interface.AsyncEnv, name: str) -> Iterator[JSONAction]:
+    """Open the gallery's DCIM folder and page through its pictures until the viewer's title is
+    `name`: thumbnails show no names, so a person opens the first and swipes on."""
+    yield ui.open_app(GALLERY)
+    yield ui.click(env, ui.text_is(PICTURES.rsplit("/", 1)[-1]), "the DCIM folder")
+    yield ui.click(env, ui.res_is("medium_thumbnail"), "the first thumbnail")
+    for _ in range(64):
+        if ui.find(ui.elements(env), ui.matching(text=name, res="android:id/title")) is not None:
+            return
+        photo = ui.require(env, ui.res_is("photo_view"), "the photo")
+        before = _viewer_title(env)
+        yield JSONAction(action_type="scroll", direction="right", index=photo)
+        if _viewer_title(env) == before:
+            break  # the last picture
+    raise RuntimeError(f"Oracle could not find the picture {name!r} in the gallery.")
+
+
+def _viewer_title(env: interface.AsyncEnv) -> str | None:
+    items = ui.elements(env)
+    index = ui.find(items, ui.res_is("android:id/title"), need_visible=False)
+    return items[index].text if index is not None else None
+
+
+def clear_shared_storage(env: interface.AsyncEnv) -> None:
+    """Upstream's `clear_device_storage`: every file under shared storage, Download included."""
+    clear_storage_files(env.controller)
+    for folder in (device.DOWNLOAD_DATA, PICTURES):
+        env.controller.make_dirs(folder)
+
+
+# ---- tasks ----------------------------------------------------------------------------------------
+
+
+class SaveCopyOfReceiptTaskEval(task_eval.TaskEval):
+    """Copy a receipt picture from DCIM into Download with its name; only its being there is
+    checked, as upstream (not its content)."""
+
+    app_names = ("simple gallery pro",)
+    complexity = 1.6
+    template = (
+        "In Simple Gallery Pro, copy {file_name} in DCIM and save a copy with the same name in"
+        " Download"
+    )
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    difficulty = "hard"
+    tags = ("parameterized", "complex_ui_understanding")
+    optimal_steps = 8
+    fidelity_notes = (
+        "params keep the receipt as data (seller, slogan, lines), drawn into the picture at"
+        " set-up; upstream keeps a PIL image",
+    )
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        receipt = gallery_images.random_receipt()
+        return {"receipt_image": receipt, "file_name": f"receipt_{random_file_name()}.jpg"}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear_shared_storage(env)
+        image = gallery_images.receipt_image(self.params["receipt_image"])
+        write_picture(env, self.params["file_name"], image)
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_shared_storage(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        names = env.controller.list_dir(device.DOWNLOAD_DATA)
+        return 1.0 if self.params["file_name"] in names else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield from open_picture(env, self.params["file_name"])
+        yield ui.tap(env, desc="More options")
+        yield ui.tap(env, text="Copy to")
+        yield ui.tap(env, text="Other folder")
+        index = yield from ui.scroll_to(env, ui.text_is("Download"), "the Download folder")
+        yield JSONAction(action_type="click", index=index)
+        yield ui.tap(env, text="OK")
+        yield ui.done()
+
+
+class MarkorTranscribeReceipt(task_eval.TaskEval):
+    """receipt.png (1-5 transactions) in DCIM; receipt.md in Markor must hold its transactions
+    as csv with the header, fuzzy-matched (ratio >= 0.9) as upstream's CreateFile check."""
+
+    app_names = ("simple gallery pro", "markor")
+    complexity = 1.8
+    template = (
+        "Create a file in Markor, called receipt.md with the transactions from the receipt.png."
+        " Use Simple Gallery to view the receipt. Please enter transactions in csv format"
+        ' including the header "Date, Item, Amount".'
+    )
+    schema = {
+        "type": "object",
+        "properties": {"file_name": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["file_name", "text"],
+    }
+    difficulty = "medium"
+    tags = (
+        "transcription",
+        "data_entry",
+        "multi_app",
+        "screen_reading",
+        "memorization",
+        "parameterized",
+    )
+    optimal_steps = 9
+    fidelity_notes = (
+        "params keep the receipt as data under 'img' (upstream: a PIL image it pops from"
+        " params), drawn into receipt.png at set-up",
+    )
+    PICTURE = "receipt.png"
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        receipt = gallery_images.random_receipt(random.randint(1, 5))
+        text = "\n".join(gallery_images.receipt_text(receipt).split("\n")[2:])  # no seller
+        return {"img": receipt, "file_name": "receipt.md", "text": text}
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear_shared_storage(env)
+        write_picture(env, self.PICTURE, gallery_images.receipt_image(self.params["img"]))
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_shared_storage(env)
+
+    def is_successful(self, env: interface.AsyncEnv) -> float:
+        super().is_successful(env)
+        path = f"{NOTEBOOK}/{self.params['file_name']}"
+        if self.params["file_name"] not in env.controller.list_dir(NOTEBOOK):
+            return 0.0
+        content = env.controller.read_text(path).replace("\r", "").strip()
+        return 1.0 if fuzzy_match(content, self.params["text"]) else 0.0
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield from open_picture(env, self.PICTURE)
+        # What the receipt on screen says, as a person reads it: the params hold those lines.
+        lines = self.params["text"]
+        yield ui.open_app("Markor")
+        yield from new_file_dialog(env, self.params["file_name"])
+        yield ui.tap(env, text="OK")
+        yield JSONAction(action_type="input_text", index=editor_index(env), text=lines)
+        yield ui.tap(env, desc="Save")
+        yield ui.done()
+
+
+class ExpenseAddMultipleFromGallery(ExpenseAddMultiple):
+    """expenses.jpg lists three expenses (text blocks); ten old_expenses_<i>.jpg list the ten
+    noise rows, which are also in the app already. The three must be added (upstream's rule)."""
+
+    app_names = ("pro expense", "simple gallery pro")
+    complexity = 6
+    n_rows = 3
+    n_rows_noise = 10
+    difficulty = "hard"
+    tags = ("multi_app", "screen_reading", "data_entry", "information_retrieval", "parameterized")
+    optimal_steps = 10
+    PICTURE = "expenses.jpg"
+
+    @property
+    def goal(self) -> str:
+        return f"Add the expenses from {self.PICTURE} in Simple Gallery Pro to pro expense."
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        clear_shared_storage(env)
+        wanted = rows_as_text(self.params[ROW_OBJECTS], "text_block", wrap_width=TEXT_WRAP)
+        write_picture(env, self.PICTURE, gallery_images.text_image(wanted))
+        old = rows_as_text(self.params[NOISE_ROW_OBJECTS], "text_block", wrap_width=TEXT_WRAP)
+        old_picture = gallery_images.text_image(old)
+        for i in range(NOISE_PICTURES):
+            write_picture(env, f"old_expenses_{i}.jpg", old_picture)
+        env.controller.close_recents()
+
+    def tear_down(self, env: interface.AsyncEnv) -> None:
+        super().tear_down(env)
+        clear_shared_storage(env)
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        yield from open_picture(env, self.PICTURE)
+        yield ui.open_app("Pro Expense")
+        for row in self.params[ROW_OBJECTS]:  # what the picture lists, as a person reads it
+            yield from add_via_form(env, row)
+        yield ui.done()
