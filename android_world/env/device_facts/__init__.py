@@ -1,7 +1,8 @@
-"""Facts about apps' on-device data that both the simulated apps and the task code need.
+"""Device facts about single apps: where an app keeps its data and in what form.
 
-Paths, file formats and page contents live here once, so a task that writes a file and the sim
-app that shows it agree by construction. These modules import only `android_world.env.device`
-and third-party packages: task code reads them without importing the simulated phone, and the
-same facts hold on a real device over adb.
+A module here per app (database paths, table schemas, folders, file formats) is imported by both
+sides: the simulated app that writes the data and the tasks that seed and check it through
+`env.controller`. Task code imports these modules, never `android_world.env.sim`, so the same
+task runs against the sim and a real device. `media` holds the file formats several apps share
+(MP3, M4A, MP4 with captions).
 """

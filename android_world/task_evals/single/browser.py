@@ -233,15 +233,23 @@ def palette(env: interface.AsyncEnv) -> list[int]:
 
 
 def _page_fits(env: interface.AsyncEnv) -> bool:
+    """The canvas, every palette button and Submit lie whole inside the page's window."""
     items = ui.elements(env)
-    area = ui.content_area(items)
+    web = ui.find(items, ui.class_endswith("WebView"), need_visible=False)
     wanted = [items[i] for i in palette(env)]
     for match in (ui.res_is("canvas"), ui.text_is("Submit")):
         index = ui.find(items, match, need_visible=False)
         if index is not None:
             wanted.append(items[index])
-    return len(wanted) == len(facts.AVAILABLE_COLORS) + 2 and all(
-        ui.visible(e, area) for e in wanted
+    if web is None or len(wanted) != len(facts.AVAILABLE_COLORS) + 2:
+        return False
+    window = items[web].bbox_pixels
+    return window is not None and all(  # one cut by the window's edge ends on that edge
+        (box := e.bbox_pixels) is not None
+        and not ui.clipped_out(e)
+        and window.y_min < box.y_min
+        and box.y_max < window.y_max
+        for e in wanted
     )
 
 

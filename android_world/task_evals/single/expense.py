@@ -39,7 +39,6 @@ from android_world.task_evals.single.table_tasks import (
     _DeleteRowsTask,
     _TableTask,
     insert_rows,
-    wrapped,
 )
 
 APP_NAME = "pro expense"
@@ -235,11 +234,8 @@ def amount_dollars(cents: int) -> str:
     return f"${cents / 100}"
 
 
-def rows_as_text(
-    rows: list[dict[str, Any]], format_type: str, wrap_width: int | None = None
-) -> str:
-    """Upstream's csv / text_block rendering of expenses for goals (`wrap_width`: text-block
-    values wrapped to lines that long, as upstream writes them on a picture)."""
+def rows_as_text(rows: list[dict[str, Any]], format_type: str) -> str:
+    """Upstream's csv / text_block rendering of expenses for goals."""
     fields = ("name", "amount_dollars", "category_name", "note")
 
     def value(row: dict[str, Any], field: str) -> str:
@@ -255,9 +251,7 @@ def rows_as_text(
         )
     blocks = []
     for r in rows:
-        block = f"Expense: {r['name']}\n" + "".join(
-            f" {f}: {wrapped(value(r, f), wrap_width)}\n" for f in fields[1:]
-        )
+        block = f"Expense: {r['name']}\n" + "".join(f" {f}: {value(r, f)}\n" for f in fields[1:])
         blocks.append(block)
     return "\n".join(blocks)
 

@@ -42,11 +42,9 @@ def random_string(length: int) -> str:
 
 
 def modified_name(base: str) -> str:
-    """`base` with a date, a random code or a tag added before or after the stem, drawn in
-    upstream's order (`generate_modified_file_name`): the kind, the side, then the mark."""
+    """`base` with a date, a random code or a tag added before or after the stem."""
     stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
     kind = random.choice(("date", "code", "tag"))
-    as_prefix = random.choice((True, False))
     if kind == "date":
         day = _FIRST_DATE + datetime.timedelta(
             days=random.randint(0, (_LAST_DATE - _FIRST_DATE).days)
@@ -56,7 +54,7 @@ def modified_name(base: str) -> str:
         mark = random_string(4)
     else:
         mark = random.choice(_TAGS)
-    named = f"{mark}_{stem}" if as_prefix else f"{stem}_{mark}"
+    named = f"{mark}_{stem}" if random.random() < 0.5 else f"{stem}_{mark}"
     return named + dot + ext
 
 

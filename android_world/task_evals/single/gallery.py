@@ -16,6 +16,7 @@ the picture shows (tests prove tesseract reads the same values off the phone's s
 from __future__ import annotations
 
 import random
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,6 +39,19 @@ GALLERY = "Simple Gallery Pro"
 PICTURES = gallery_facts.GALLERY_DATA
 TEXT_WRAP = 60  # upstream wraps the values it writes on a picture at 60 characters
 NOISE_PICTURES = 10
+PICTURE_NOTE = (
+    "pictures use Pillow's bundled font (upstream: the first of Arial, Roboto, DejaVu Sans Bold,"
+    " Liberation Sans found on the host), so the same text has other pixels"
+)
+
+
+def wrap_values(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows whose `fields` hold their text wrapped at 60 characters: written as a text block,
+    they read as upstream writes rows on a picture (each value wrapped, the title not)."""
+    return [
+        {k: "\n".join(textwrap.wrap(v, TEXT_WRAP)) if k in fields else v for k, v in row.items()}
+        for row in rows
+    ]
 
 
 def write_picture(env: interface.AsyncEnv, name: str, image) -> None:
@@ -97,6 +111,7 @@ class SaveCopyOfReceiptTaskEval(task_eval.TaskEval):
     fidelity_notes = (
         "params keep the receipt as data (seller, slogan, lines), drawn into the picture at"
         " set-up; upstream keeps a PIL image",
+        PICTURE_NOTE,
     )
 
     @classmethod
@@ -160,6 +175,7 @@ class MarkorTranscribeReceipt(task_eval.TaskEval):
     fidelity_notes = (
         "params keep the receipt as data under 'img' (upstream: a PIL image it pops from"
         " params), drawn into receipt.png at set-up",
+        PICTURE_NOTE,
     )
     PICTURE = "receipt.png"
 
@@ -210,6 +226,7 @@ class ExpenseAddMultipleFromGallery(ExpenseAddMultiple):
     difficulty = "hard"
     tags = ("multi_app", "screen_reading", "data_entry", "information_retrieval", "parameterized")
     optimal_steps = 10
+    fidelity_notes = (PICTURE_NOTE,)
     PICTURE = "expenses.jpg"
 
     @property
@@ -219,9 +236,10 @@ class ExpenseAddMultipleFromGallery(ExpenseAddMultiple):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         clear_shared_storage(env)
-        wanted = rows_as_text(self.params[ROW_OBJECTS], "text_block", wrap_width=TEXT_WRAP)
+        # The amount and category print short; only a note could reach the wrap width.
+        wanted = rows_as_text(wrap_values(self.params[ROW_OBJECTS], ("note",)), "text_block")
         write_picture(env, self.PICTURE, gallery_images.text_image(wanted))
-        old = rows_as_text(self.params[NOISE_ROW_OBJECTS], "text_block", wrap_width=TEXT_WRAP)
+        old = rows_as_text(wrap_values(self.params[NOISE_ROW_OBJECTS], ("note",)), "text_block")
         old_picture = gallery_images.text_image(old)
         for i in range(NOISE_PICTURES):
             write_picture(env, f"old_expenses_{i}.jpg", old_picture)

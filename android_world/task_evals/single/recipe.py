@@ -34,7 +34,6 @@ from android_world.task_evals.single.table_tasks import (
     _DeleteRowsTask,
     _TableTask,
     insert_rows,
-    wrapped,
 )
 
 APP_NAME = "broccoli app"
@@ -105,17 +104,14 @@ def usable_ingredients() -> list[str]:
     return [i for i in data.COMMON_INGREDIENTS if any(i.lower() in t for t in texts)]
 
 
-def rows_as_text(rows: list[Recipe], format_type: str, wrap_width: int | None = None) -> str:
-    """Upstream's csv (`|`-separated) or text-block rendering of recipes for goals
-    (`wrap_width`: text-block values wrapped, as upstream writes them on a picture)."""
+def rows_as_text(rows: list[Recipe], format_type: str) -> str:
+    """Upstream's csv (`|`-separated) or text-block rendering of recipes for goals."""
     if format_type == "csv":
         lines = ["|".join(_GOAL_FIELDS)] + ["|".join(str(r[f]) for f in _GOAL_FIELDS) for r in rows]
         return "\n".join(lines)
     blocks = []
     for r in rows:
-        body = "".join(
-            f" {f}: {wrapped(str(r[f]), wrap_width)}\n" for f in _GOAL_FIELDS if f != "title"
-        )
+        body = "".join(f" {f}: {r[f]}\n" for f in _GOAL_FIELDS if f != "title")
         blocks.append(f"Recipe: {r['title']}\n{body}")
     return "\n".join(blocks)
 

@@ -25,9 +25,10 @@ from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import recipe_data as data
 from android_world.task_evals.single.files import clear_folder
 from android_world.task_evals.single.gallery import (
-    TEXT_WRAP,
+    PICTURE_NOTE,
     clear_shared_storage,
     open_picture,
+    wrap_values,
     write_picture,
 )
 from android_world.task_evals.single.markor import NOTEBOOK
@@ -178,6 +179,7 @@ class RecipeAddMultipleRecipesFromImage(_RecipeAddRecipes):
         "parameterized",
     )
     optimal_steps = 13
+    fidelity_notes = (PICTURE_NOTE,)
     PICTURE = "recipes.jpg"
 
     @property
@@ -189,7 +191,10 @@ class RecipeAddMultipleRecipesFromImage(_RecipeAddRecipes):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         clear_shared_storage(env)
-        text = rows_as_text(self.params[ROW_OBJECTS], "text_block", wrap_width=TEXT_WRAP)
+        shown = wrap_values(
+            self.params[ROW_OBJECTS], tuple(f for f in _GOAL_FIELDS if f != "title")
+        )
+        text = rows_as_text(shown, "text_block")
         write_picture(env, self.PICTURE, gallery_images.text_image(text))
         env.controller.close_recents()
 

@@ -11,7 +11,6 @@ copy of each rule here keeps the apps' tasks from drifting apart. A task names i
 from __future__ import annotations
 
 import dataclasses
-import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -36,11 +35,6 @@ def insert_rows(
     env.controller.sqlite_execute(
         db, f"INSERT INTO {table} ({', '.join(fields)}) VALUES {marks}", params
     )
-
-
-def wrapped(value: str, width: int | None) -> str:
-    """`textwrap.wrap` lines joined, as upstream wraps text-block values (None: as is)."""
-    return value if width is None else "\n".join(textwrap.wrap(value, width))
 
 
 def removal_ok(before: list[dict], after: list[dict], ids: set[int], key: str) -> bool:

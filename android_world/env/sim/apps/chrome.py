@@ -161,10 +161,18 @@ class BrowserTab(Screen):
         return app.tab
 
     def build(self) -> Node:
-        parts = [self._toolbar(), self._content()]
+        content = self._content()
         if self.zoom_bar and self.tab.page is not None:
-            parts.append(self._zoom_row())
-        return w.column(*parts, flex=1)
+            # A sheet over the page's bottom: the page keeps its size (the zoom shows live).
+            sheet = w.column(w.spacer(flex=1), self._zoom_row(), flex=1)
+            content = Node(
+                kind="box",
+                cls="android.widget.FrameLayout",
+                direction="overlay",
+                children=[content, sheet],
+                flex=1,
+            )
+        return w.column(self._toolbar(), content, flex=1)
 
     # toolbar ------------------------------------------------------------------------------
     def _toolbar(self) -> Node:
@@ -292,6 +300,7 @@ class BrowserTab(Screen):
             pad=(24, 0, 24, 0),
             align="center",
             res_id="com.android.chrome:id/page_zoom_bar",
+            style={"bg": "surface"},
         )
 
     def _zoom(self, step: int) -> None:
