@@ -318,6 +318,7 @@ class TextPage(WebPage):
 
 
 _TAG = re.compile(r"<[^>]*>")
+_BLOCK = re.compile(r"</?(?:p|div|br|h[1-6]|li|tr|pre)\b[^>]*>", re.IGNORECASE)  # line breaks
 _TITLE = re.compile(r"<title>([^<]{0,200})</title>", re.IGNORECASE)
 
 
@@ -343,7 +344,9 @@ def open_document(text: str, fallback_title: str) -> WebPage:
     if page is not None:
         return {"maze": MazePage, "multiply": MultiplyPage, "draw": DrawPage}[page.kind](page.seed)
     found = _TITLE.search(text)
-    body = _TAG.sub(" ", _without_code(text))
+    start = text.lower().find("<body")
+    body = _without_code(text[start:] if start >= 0 else text)
+    body = _TAG.sub(" ", _BLOCK.sub("\n", body))
     lines = [" ".join(html.unescape(line).split()) for line in body.splitlines()]
     title = html.unescape(found.group(1)).strip() if found else fallback_title
     return TextPage(title, [line for line in lines if line])
