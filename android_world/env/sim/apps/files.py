@@ -4,7 +4,9 @@ The storage root is shown as "sdk_gphone_x86_64", as on the emulator upstream us
 to `/storage/emulated/0`; every list is read from the directory tree on each frame, so what
 tasks write appears at once and what the user deletes or moves is gone from the device.
 Long-press starts a selection; the selection bar has Delete (with a confirmation) and an
-overflow menu whose "Move to…" opens a folder chooser with a "Move" button.
+overflow menu whose "Move to…" opens a folder chooser with a "Move" button. Tapping a file
+offers Android's "Open with" for the apps that open its type (`App.opens`: Chrome for .html,
+the gallery for pictures): "Just once" or "Always" opens it there.
 """
 
 from __future__ import annotations
