@@ -28,7 +28,7 @@ from android_world.env.sim.sim_env import SimEnv  # noqa: E402
 from android_world.task_evals import gallery_images  # noqa: E402
 from android_world.task_evals.registry import TaskRegistry  # noqa: E402
 from android_world.task_evals.single import expense, recipe  # noqa: E402
-from android_world.task_evals.single.gallery import open_picture  # noqa: E402
+from android_world.task_evals.single.pictures import open_picture  # noqa: E402
 from android_world.task_evals.single.table_tasks import ROW_OBJECTS  # noqa: E402
 
 TASKS = (

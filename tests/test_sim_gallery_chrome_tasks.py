@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import shutil
+import subprocess
+import sys
 
 import pytest
 from sim_task_support import REGISTRY
@@ -19,8 +21,8 @@ from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import gallery_images
 from android_world.task_evals.fidelity import template_pattern
 from android_world.task_evals.single import expense, recipe
-from android_world.task_evals.single.gallery import open_picture
 from android_world.task_evals.single.markor import NOTEBOOK
+from android_world.task_evals.single.pictures import open_picture
 from android_world.task_evals.single.table_tasks import NOISE_ROW_OBJECTS, ROW_OBJECTS
 from android_world.task_evals.upstream_tasks import UPSTREAM_BY_NAME
 
@@ -318,3 +320,23 @@ def test_receipt_picture_has_upstreams_geometry():
     text = gallery_images.receipt_text(receipt).split("\n")
     assert text[2] == "Date, Item, Amount" and len(text) == 8
     assert text[3:] == gallery_images.receipt_lines(receipt)
+
+
+def test_device_facts_and_the_browser_tasks_need_no_simulated_phone():
+    """Task-side code reads device facts, never `android_world.env.sim` (so it runs over adb)."""
+    modules = (
+        "android_world.env.device_facts.chrome",
+        "android_world.env.device_facts.gallery",
+        "android_world.task_evals.gallery_images",
+        "android_world.task_evals.single.pictures",
+        "android_world.task_evals.single.browser",
+    )
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('android_world.env.sim')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"

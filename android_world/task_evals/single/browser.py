@@ -26,7 +26,7 @@ from android_world.env.device_facts import chrome as facts
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import task_eval
-from android_world.task_evals.single.gallery import clear_shared_storage
+from android_world.task_evals.single.pictures import clear_shared_storage
 
 SEED = "browser_task_seed"
 _PREAMBLE = (

@@ -16,80 +16,26 @@ the picture shows (tests prove tesseract reads the same values off the phone's s
 from __future__ import annotations
 
 import random
-import textwrap
 from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import device, interface
-from android_world.env.device_facts import gallery as gallery_facts
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import gallery_images, task_eval
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single.expense import add_via_form, rows_as_text
 from android_world.task_evals.single.expense_more import ExpenseAddMultiple
-from android_world.task_evals.single.files import (
-    clear_storage_files,
-    fuzzy_match,
-    random_file_name,
-)
+from android_world.task_evals.single.files import fuzzy_match, random_file_name
 from android_world.task_evals.single.markor import NOTEBOOK, editor_index, new_file_dialog
-from android_world.task_evals.single.table_tasks import NOISE_ROW_OBJECTS, ROW_OBJECTS
-
-GALLERY = "Simple Gallery Pro"
-PICTURES = gallery_facts.GALLERY_DATA
-TEXT_WRAP = 60  # upstream wraps the values it writes on a picture at 60 characters
-NOISE_PICTURES = 10
-PICTURE_NOTE = (
-    "pictures use Pillow's bundled font (upstream: the first of Arial, Roboto, DejaVu Sans Bold,"
-    " Liberation Sans found on the host), so the same text has other pixels"
+from android_world.task_evals.single.pictures import (
+    NOISE_PICTURES,
+    PICTURE_NOTE,
+    clear_shared_storage,
+    open_picture,
+    wrap_values,
+    write_picture,
 )
-
-
-def wrap_values(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rows whose `fields` hold their text wrapped at 60 characters: written as a text block,
-    they read as upstream writes rows on a picture (each value wrapped, the title not)."""
-    return [
-        {k: "\n".join(textwrap.wrap(v, TEXT_WRAP)) if k in fields else v for k, v in row.items()}
-        for row in rows
-    ]
-
-
-def write_picture(env: interface.AsyncEnv, name: str, image) -> None:
-    env.controller.write_file(f"{PICTURES}/{name}", gallery_facts.encode_image(image, name))
-
-
-# ---- reaching a picture (oracles) ---------------------------------------------------------------
-
-
-def open_picture(env: interface.AsyncEnv, name: str) -> Iterator[JSONAction]:
-    """Open the gallery's DCIM folder and page through its pictures until the viewer's title is
-    `name`: thumbnails show no names, so a person opens the first and swipes on."""
-    yield ui.open_app(GALLERY)
-    yield ui.click(env, ui.text_is(PICTURES.rsplit("/", 1)[-1]), "the DCIM folder")
-    yield ui.click(env, ui.res_is("medium_thumbnail"), "the first thumbnail")
-    for _ in range(64):
-        if ui.find(ui.elements(env), ui.matching(text=name, res="android:id/title")) is not None:
-            return
-        photo = ui.require(env, ui.res_is("photo_view"), "the photo")
-        before = _viewer_title(env)
-        yield JSONAction(action_type="scroll", direction="right", index=photo)
-        if _viewer_title(env) == before:
-            break  # the last picture
-    raise RuntimeError(f"Oracle could not find the picture {name!r} in the gallery.")
-
-
-def _viewer_title(env: interface.AsyncEnv) -> str | None:
-    items = ui.elements(env)
-    index = ui.find(items, ui.res_is("android:id/title"), need_visible=False)
-    return items[index].text if index is not None else None
-
-
-def clear_shared_storage(env: interface.AsyncEnv) -> None:
-    """Upstream's `clear_device_storage`: every file under shared storage, Download included."""
-    clear_storage_files(env.controller)
-    for folder in (device.DOWNLOAD_DATA, PICTURES):
-        env.controller.make_dirs(folder)
-
+from android_world.task_evals.single.table_tasks import NOISE_ROW_OBJECTS, ROW_OBJECTS
 
 # ---- tasks ----------------------------------------------------------------------------------------
 

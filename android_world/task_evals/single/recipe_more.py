@@ -24,15 +24,15 @@ from android_world.task_evals import gallery_images
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import recipe_data as data
 from android_world.task_evals.single.files import clear_folder
-from android_world.task_evals.single.gallery import (
+from android_world.task_evals.single.markor import NOTEBOOK
+from android_world.task_evals.single.markor_more import editor_text
+from android_world.task_evals.single.pictures import (
     PICTURE_NOTE,
     clear_shared_storage,
     open_picture,
     wrap_values,
     write_picture,
 )
-from android_world.task_evals.single.markor import NOTEBOOK
-from android_world.task_evals.single.markor_more import editor_text
 from android_world.task_evals.single.recipe import (
     _GOAL_FIELDS,
     TEXT_REPRESENTATION_TYPE,
