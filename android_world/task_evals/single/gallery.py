@@ -65,6 +65,11 @@ class SaveCopyOfReceiptTaskEval(task_eval.TaskEval):
         receipt = gallery_images.random_receipt()
         return {"receipt_image": receipt, "file_name": f"receipt_{random_file_name()}.jpg"}
 
+    def upstream_params(self) -> dict[str, Any]:
+        """The params as upstream keeps them: the receipt as its picture."""
+        picture = gallery_images.receipt_image(self.params["receipt_image"])
+        return {**self.params, "receipt_image": picture}
+
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         clear_shared_storage(env)
