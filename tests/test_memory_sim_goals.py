@@ -61,6 +61,11 @@ VARIABLE_SHAPE = {
     "SimpleCalendarFirstEventAfterStartTime": 3,
     # The event's title is unquoted in upstream's goal, so its words shape the template.
     "SimpleCalendarLocationOfEvent": 30,
+    # 2-5 songs: each length of the list is a template of its own.
+    "RetroCreatePlaylist": 4,
+    "RetroSavePlaylist": 4,
+    # ... and in the queue goal the unquoted song titles' words shape the template too.
+    "RetroPlayingQueue": 6,
 }
 APP_PARAMETER_TASKS = ("OpenAppTaskEval", "TurnOnWifiAndOpenApp")
 
