@@ -25,6 +25,8 @@ import numpy as np
 import pytest
 
 from android_world.env import device, representation_utils
+from android_world.env.device_facts import chrome as chrome_facts
+from android_world.env.device_facts import gallery as gallery_facts
 from android_world.env.device_facts import media
 from android_world.env.device_facts import retro_music as retro_facts
 from android_world.env.device_facts import vlc as vlc_facts
@@ -33,6 +35,7 @@ from android_world.env.sim.apps import clock as clock_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.phone import IME_PACKAGE, SYSTEMUI
 from android_world.env.sim.sim_env import SimEnv
+from android_world.task_evals import gallery_images
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as calendar_tasks
 from android_world.task_evals.single import contacts as contacts_tasks
@@ -486,6 +489,25 @@ def menu(setup: Callable[[SimEnv], None]) -> Callable[[SimEnv], None]:
     return go
 
 
+def gallery_viewer(env: SimEnv) -> None:
+    """A receipt open in the viewer: its name is the title (the picture's text is not in the
+    tree; tests/test_sim_gallery_chrome_tasks.py checks it is read off the screen)."""
+    random.seed(5)
+    receipt = gallery_images.random_receipt(3)
+    name = f"{gallery_facts.GALLERY_DATA}/receipt.jpg"
+    env.controller.write_file(
+        name, gallery_facts.encode_image(gallery_images.receipt_image(receipt), name)
+    )
+    open_app("Simple Gallery Pro")(env)
+    tap(env, "DCIM")
+    tap(env, res="medium_thumbnail")
+
+
+def chrome_welcome(env: SimEnv) -> None:
+    env.controller.remove(chrome_facts.DATA_DIR)  # cleared data: the first run shows
+    open_app("Chrome")(env)
+
+
 # Tested: every app's first screen, every dialog, filled forms, a field being typed into, the
 # Timer's digits. About 0.8 s of tesseract each, so further screens are in MORE_FRAMES.
 FRAMES: dict[str, Callable[[SimEnv], None]] = {
@@ -529,6 +551,8 @@ FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "vlc_videos": vlc_videos,
     "vlc_player": vlc_player,
     "simple_draw": open_app("Simple Draw Pro"),
+    "gallery_viewer": gallery_viewer,
+    "chrome_welcome": chrome_welcome,
 }
 MORE_FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "settings_network": settings_page("Network & internet"),
@@ -599,6 +623,8 @@ def test_every_app_has_a_first_screen_frame() -> None:
         "Retro Music": "retro_songs",
         "VLC": "vlc_videos",
         "Simple Draw Pro": "simple_draw",
+        "Simple Gallery Pro": "gallery_viewer",
+        "Chrome": "chrome_welcome",
     }
     assert {a.label for a in device.APPS} <= set(apps), "a new app needs a frame here"
     assert set(apps.values()) <= set(FRAMES)

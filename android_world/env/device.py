@@ -112,6 +112,18 @@ APPS: tuple[AppInfo, ...] = (
         "com.simplemobiletools.draw.pro.activities.MainActivity",
         r"simple draw pro|simple draw",
     ),
+    AppInfo(
+        "Simple Gallery Pro",
+        "com.simplemobiletools.gallery.pro",
+        "com.simplemobiletools.gallery.pro.activities.MainActivity",
+        r"simple gallery pro|simple gallery|gallery",
+    ),
+    AppInfo(
+        "Chrome",
+        "com.android.chrome",
+        "com.google.android.apps.chrome.Main",
+        r"google chrome|chrome",
+    ),
 )
 
 HOME_PACKAGE = "com.google.android.apps.nexuslauncher"

@@ -552,7 +552,6 @@ IR_LEISURE_EVENT_TITLES: tuple[str, ...] = (
     "Sports game",
 )
 
-
 # Audio Recorder: the base names of a recording to save (single/audio_recorder.py).
 AUDIO_RECORDING_NAMES: tuple[str, ...] = (
     "interview",
@@ -741,3 +740,28 @@ DRAWING_EXTENSIONS: tuple[str, ...] = (
     ".svg",
     ".jpg",
 )
+
+# Upstream's receipt generator (`task_evals/utils/receipt_generator.py`): the items bought with
+# the price range each is drawn from (dollars, uniform), the sellers, their slogans, and the
+# footer every receipt prints. A receipt's date is a day of 2023 before the device's date.
+RECEIPT_ITEMS: tuple[tuple[str, tuple[int, int]], ...] = (
+    ("USB-C Cable", (5, 20)),
+    ("Wireless Mouse", (10, 50)),
+    ("Bluetooth Keyboard", (30, 100)),
+    ("External Hard Drive", (50, 150)),
+    ("Webcam", (20, 70)),
+    ("Monitor Stand", (15, 60)),
+)
+RECEIPT_COMPANIES: tuple[str, ...] = (
+    "Tech Gadgets Inc.",
+    "Innovate Solutions Ltd.",
+    "Future Tech LLC",
+    "Gadget Gurus Co.",
+)
+RECEIPT_SLOGANS: tuple[str, ...] = (
+    "Innovating the Future",
+    "Technology for Tomorrow",
+    "Bringing Ideas to Life",
+    "Innovation and Excellence",
+)
+RECEIPT_FOOTER = "Thank you for your purchase!\nVisit us at: www.tech-gadgets.com"

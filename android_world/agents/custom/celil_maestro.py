@@ -402,7 +402,8 @@ def is_question(goal: str) -> bool:
     sentences = [s.strip() for s in re.split(r"(?<=[?.!;])\s+", text) if s.strip()]
     for sentence in sentences:
         bare = re.sub(r"^(?:in|on|using|with)\s+[^,]{1,40},\s*", "", sentence, flags=re.I)
-        if _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare):
+        opens = _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare)
+        if opens and not offline_wording.is_condition(bare):
             return True
     if re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I):
         return True

@@ -135,6 +135,8 @@ class App:
     """An app, addressed by its package name, which must be an entry of `device.APPS`."""
 
     package: ClassVar[str] = ""
+    # File types (lower-case extensions, ".html") the app offers to open from a file manager.
+    opens: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, phone: Phone):
         self.phone = phone
@@ -161,6 +163,10 @@ class App:
     def time_passed(self) -> None:
         """The phone's clock (`self.phone.uptime_ms`) moved on while this app runs: what runs
         by itself (playback, a recording) may act on it here, not in `build()`."""
+
+    def open_file(self, path: str) -> None:
+        """Show the file at device `path` (an "Open with" choice); the app is running."""
+        raise NotImplementedError(f"{type(self).__name__} opens no files.")
 
     # lifecycle, driven by the phone --------------------------------------------------------
     @property

@@ -173,7 +173,9 @@ class Phone:
         self.changed()
 
     # navigation ----------------------------------------------------------------------------
-    def launch(self, name_or_package: str) -> None:
+    def launch(self, name_or_package: str, opening: str | None = None) -> None:
+        """Bring an app to the front; `opening`: a file it is asked to show (a file manager's
+        "Open with"), shown before any first-launch pop-up comes over it."""
         info = device.find_app(name_or_package)
         if info is None:
             known = ", ".join(app.label for app in device.APPS)
@@ -182,10 +184,19 @@ class Phone:
         self._toast = None
         if not app.running:
             app.start()
+            if opening is not None:
+                app.open_file(opening)
             self.first_launch.on_start(app)
+        elif opening is not None:
+            app.open_file(opening)
         self.current_screen().focus = None
         self.foreground = info.package
         self.changed()
+
+    def apps_opening(self, path: str) -> list[App]:
+        """The apps that offer to open a file of this type, in the launcher's order."""
+        suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
+        return [app for app in self.apps.values() if suffix and f".{suffix}" in app.opens]
 
     def go_home(self) -> None:
         self._toast = None
@@ -698,6 +709,10 @@ class Phone:
         self._toast = None
         frame = self.frame()
         for node in reversed(frame.nodes):
+            if node.on_drag is not None and _contains(node.bounds, sx, sy):
+                node.on_drag(sx, sy, ex, ey)  # a web canvas draws, a pager turns
+                self.changed()
+                return
             if node.kind == "canvas" and _contains(node.bounds, sx, sy):
                 if node.on_change:  # a stroke, from where the finger landed to where it left
                     node.on_change([(sx, sy), (ex, ey)])
@@ -794,7 +809,9 @@ def _flatten(
         if not window.in_tree:
             continue
         for node in window.root.walk():
-            if node.kind != "space":  # layout filler, not a view anyone could see
+            # Layout filler is no view; a drawing marked `a11y_hidden` (importantForAccessibility
+            # "no", or a web page's empty <div>) is seen but not in the tree.
+            if node.kind != "space" and not node.style.get("a11y_hidden"):
                 nodes.append(node)
                 packages.append(window.package)
     return Frame(windows, nodes, packages, focused, overlay, scale)

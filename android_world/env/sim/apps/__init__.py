@@ -117,6 +117,12 @@ Rules and building blocks
   imports `env.sim`). `device_facts.media` writes and reads MP3, M4A and MP4 files.
 * Pickers: build them from `number_picker`s inside a dialog body (time, date, duration), or from
   `radio_row`s for a list of choices.
+* Pictures: `w.image_view(w.Bitmap(key, pil_image), fit="contain"|"cover"|"stretch")` draws
+  pixels and, like an ImageView, has no text (`key` names the pixels: new pixels, new key). A
+  node's `on_drag(sx, sy, ex, ey)` takes any drag that starts on it (a canvas, a photo pager);
+  `style["a11y_hidden"]` draws a node but keeps it out of the tree (a web page's empty boxes).
+* Opening files: an App's `opens = (".jpg", ...)` and `open_file(path)` make Files offer it in
+  "Open with"; `phone.launch(package, opening=path)` does what that choice does.
 * Navigation: `self.push(Screen)` opens a page, `self.close()` leaves it (the root screen returns
   to the launcher), `self.app.replace(Screen)`; override `Screen.on_back()` to intercept Back.
   `Screen.activity` overrides the app's activity name for `foreground_activity()`.
