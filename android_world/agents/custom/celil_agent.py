@@ -1292,8 +1292,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         subject = goal if (whole or last) and model_planner and not is_question(goal) else sub_goal
         if verdict is None and self._can_check():
             verdict = self._check_progress(goal, subject, observation, context, data)
-            if whole and verdict.done and verdict.kind in ("transition", "action"):
-                # "A step went through" shows nothing of a goal's end state.
+            own = self._plan_source in OWN_PLANS
+            if whole and not own and verdict.done and verdict.kind in ("transition", "action"):
+                # "A step went through" shows nothing of a goal's end state, unless the plan
+                # is the offline planner's own reading of the goal (its step is the goal's).
                 verdict = Evidence(False, f"only a step went through ({verdict.text})", "none")
         why = "no screen evidence"
         if verdict is not None and verdict.done:

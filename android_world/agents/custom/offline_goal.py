@@ -47,6 +47,7 @@ _WRITING_VERBS = frozenset(
     | {"fill", "type", "record", "set", "change", "make", "log", "schedule", "text", "compose"}
 )
 _DELETE_VERBS = frozenset({"delete", "remove"})
+_TAPS = ("click", "long_press", "double_tap")
 # Taps that commit what was typed.
 _COMMIT_LABELS = frozenset(
     {"save", "done", "ok", "send", "create", "add", "confirm", "apply", "submit", "yes", "rename"}
@@ -460,24 +461,24 @@ def _value_checks(
     values = goal_values(info)
     if not values:
         return []
-    runs = _form_runs(_screens(trail, current))
-    records = [[v for _, v in r if v.strip()] for r in info.records]
-    if not records:
-        # One new thing holds all the values; an edit and a rename enter theirs on two forms.
-        creating = {"create", "add", "new"} & set(info.verbs)
-        editing = {"edit", "rename", "update", "change"} & set(info.verbs)
-        records = [values] if creating and not editing else [[v] for v in values]
+    runs = _form_runs(trail, current)
+    chosen = [text for t in trail if t.ok and t.action_type in _TAPS for text in acted_texts(t)]
+    records = [[v for _, v in r if v.strip()] for r in info.records] or _records(info, values)
     checks = []
     for record in records:
-        # One thing holds all its values: they were entered on one stretch of form screens.
-        together = any(all(_entered(v, texts) for v in record) for texts in runs)
+        # One thing holds all it was given: what was entered on forms was entered on one
+        # stretch of form screens (a value picked from a list, a song, is checked alone).
+        typed = [v for v in record if any(_entered(v, texts) for texts in runs)]
+        together = any(all(_entered(v, texts) for v in typed) for texts in runs)
         for value in record:
-            if together:
+            if value in typed and together:
                 status, why = GOAL_DONE, "entered with the rest of its record"
-            elif any(_entered(value, texts) for texts in runs):
+            elif value in typed:
                 status, why = GOAL_UNMET, "entered, but not on the same form as the rest"
+            elif value_shown(value, chosen):
+                status, why = GOAL_DONE, "picked"
             else:
-                status, why = GOAL_UNMET, "never entered"
+                status, why = GOAL_UNMET, "never entered or picked"
             checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
     if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
         # The words sent are not in the goal (the clipboard, an address read elsewhere):
@@ -488,16 +489,39 @@ def _value_checks(
     return checks
 
 
-def _form_runs(screens: Sequence[Observation]) -> list[list[str]]:
+def _records(info: text_lib.GoalInfo, values: Sequence[str]) -> list[list[str]]:
+    """Which values one new thing holds together: a clause that creates something holds the
+    values it names ("Create a note named a.md with the text hi"); a value of any other clause,
+    an edit, a rename, a send, stands alone (entered on a form of its own)."""
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for clause in info.clauses:
+        inside = [v for v in values if v not in placed and _norm(v) in _norm(clause)]
+        placed.update(inside)
+        words = set(text_lib.words(clause))
+        creating = words & {"create", "add", "new"} and not words & {"edit", "rename", "update"}
+        if creating and inside:
+            groups.append(inside)
+        else:
+            groups += [[v] for v in inside]
+    groups += [[v] for v in values if v not in placed]
+    return groups
+
+
+def _form_runs(trail: Sequence[TrailStep], current: Observation) -> list[list[str]]:
     """The texts of each stretch of consecutive form screens (a form and its dialogs, up to
-    the list it returns to): what one record was given."""
+    the list it returns to), with what was typed there (Enter may submit a one-field dialog
+    before the screen shows the text): what one record was given."""
+    steps = [(t.screen, t.typed if t.ok else "") for t in trail] + [(current, "")]
     runs: list[list[str]] = []
     open_run = False
-    for observation in screens:
+    for observation, typed in steps:
         if screen.form_fields(observation):
             if not open_run:
                 runs.append([])
             runs[-1].extend(_texts(observation))
+            if typed:
+                runs[-1].append(typed)
             open_run = True
         else:
             open_run = False
@@ -626,15 +650,53 @@ _VERIFY_STEP = re.compile(r"^\s*(?:verify|check|confirm|make\s+sure|ensure|doubl
 _RESTATED_SHARE = 0.6
 
 
+# Verbs people use for the same request; a restated goal says "switch on" for "turn on".
+_SAME_VERB = (
+    frozenset({"create", "make", "add", "new", "set", "setup", "put", "insert", "log", "record"}),
+    frozenset({"delete", "remove", "erase", "clear", "discard", "trash"}),
+    frozenset({"turn", "switch", "enable", "disable", "toggle", "activate", "deactivate"}),
+    frozenset({"open", "launch", "start", "run", "go", "navigate", "head"}),
+    frozenset({"change", "edit", "update", "modify", "adjust", "rename", "replace"}),
+    frozenset({"take", "capture", "snap", "shoot", "record"}),
+    frozenset({"send", "text", "message", "reply", "respond", "answer"}),
+    frozenset({"move", "relocate", "transfer"}),
+    frozenset({"copy", "duplicate"}),
+    frozenset({"minute", "minutes", "min", "mins"}),
+    frozenset({"second", "seconds", "sec", "secs"}),
+    frozenset({"hour", "hours", "hr", "hrs"}),
+)
+
+
+def _word_keys(text: str, apps: set[str]) -> list[frozenset[str]]:
+    """Each naming word of a text with the words that mean the same."""
+    keys = []
+    for word in text_lib.content_words(text):
+        if word in apps:
+            continue
+        stem = text_lib.stem(word)
+        same = next((group for group in _SAME_VERB if word in group or stem in group), None)
+        keys.append(frozenset({word, stem} | (same or frozenset())))
+    return keys
+
+
 def covers_goal(goal: str, sub_goal: str) -> bool:
     """Whether a sub-goal is the whole goal in other words: the goal verbatim, restated, or a
-    final "verify that ..." step. Such a sub-goal is done only when the goal is."""
+    final "verify that ..." step. Every clause of the goal must be in it (most of its naming
+    words, or words that mean the same): "Turn Wi-Fi on" is one clause of "Turn on Wi-Fi,
+    then open the camera app", not the goal. Such a sub-goal is done only when the goal is."""
     if _norm(goal) == _norm(sub_goal) or _VERIFY_STEP.match(sub_goal or ""):
         return True
     apps = {_norm(a) for a in text_lib.app_names()}
-    wanted = {text_lib.stem(w) for w in text_lib.content_words(goal) if w not in apps}
-    have = {text_lib.stem(w) for w in text_lib.content_words(sub_goal)}
-    return bool(wanted) and len(wanted & have) >= _RESTATED_SHARE * len(wanted)
+    have = {w for key in _word_keys(sub_goal, apps) for w in key}
+    clauses = [c for c in text_lib.parse_goal(goal).clauses if _word_keys(c, apps)]
+    if not clauses:
+        return False
+    for clause in clauses:
+        wanted = _word_keys(clause, apps)
+        found = sum(1 for key in wanted if key & have)
+        if found < _RESTATED_SHARE * len(wanted):
+            return False
+    return True
 
 
 def named_values(sub_goal: str) -> list[str]:

@@ -163,6 +163,20 @@ APP_HINTS: tuple[AppHint, ...] = (
         ("broccoli",),
     ),
     AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
+    # Upstream's media, drawing, gallery and browser apps (their names in upstream's goals).
+    AppHint("Audio Recorder", ("audio recorder",), ("recording", "recordings"), ("audiorecorder",)),
+    AppHint(
+        "Retro Music", ("retro music", "retro"), ("playlist", "song", "songs"), ("retromusic",)
+    ),
+    AppHint("VLC", ("vlc",), ("video", "videos"), ("videolan", "vlc")),
+    AppHint("Simple Draw Pro", ("simple draw pro", "simple draw"), ("drawing",), ("draw",)),
+    AppHint(
+        "Simple Gallery Pro",
+        ("simple gallery pro", "simple gallery", "gallery"),
+        ("image", "images", "picture", "pictures"),
+        ("gallery",),
+    ),
+    AppHint("Chrome", ("google chrome", "chrome"), ("browser", "web page"), ("chrome",)),
 )
 
 # --------------------------------------------------------------------------------------------
