@@ -48,9 +48,11 @@ _HARMONY_END = re.compile(r"<\|(?:return|end|call)\|>\s*$")
 MAX_ANSWER_CHARS = 40_000
 # Spans longer than this are not tried as Python literals (the `ast` reader is slow and deep).
 _MAX_LITERAL_CHARS = 20_000
-# Decoding work allowed per character of answer: nested spans that all fail to parse would
-# otherwise be tried once per level (quadratic on `[[[[...` or `{"a": {"a": ...`).
+# Decoding work allowed per character of answer, and the fixed cost counted per attempt: nested
+# spans that all fail to parse would otherwise be tried once per level (quadratic on `[[[[...`
+# or `{"a": {"a": ...`), and a flood of tiny ones (`{x}{x}...`) once each.
 _WORK_PER_CHAR = 4
+_ATTEMPT_COST = 64
 _DECODER = json.JSONDecoder(strict=False)  # raw newlines inside strings are common
 _OPENERS = {"{": "}", "[": "]"}
 # A single quote opens a string only where a value or key may start (after one of these), so an
@@ -212,7 +214,7 @@ def json_values(text: str | None) -> list[Any]:
             continue
         if budget <= 0:
             break
-        budget -= end - start
+        budget -= end - start + _ATTEMPT_COST
         try:
             value = _decode(answer[start:end])
         except ValueError:
