@@ -386,3 +386,44 @@ def test_the_gate_without_a_readable_vote_never_runs_an_irreversible_action() ->
 def test_check_models_and_the_planner_share_the_plan_rules() -> None:
     """`--check_models` judges a planner answer with the same parser the run uses."""
     assert celil_maestro.parse_plan_text('["34", "36"]', PLAN_EXAMPLES)[0] is None
+
+
+def test_a_set_unparseable_vote_score_is_noted_and_changes_nothing() -> None:
+    from android_world.agents import registry
+    from android_world.model_config import ModelsConfig, RoleModelConfig
+
+    lines: list[str] = []
+    models = ModelsConfig(
+        **{
+            r: RoleModelConfig(backend="offline")
+            for r in ("maestro", "section_leader", "verifiers")
+        }
+    )
+    context = registry.RunContext(models=models, log=lines.append)
+    registry.get_agent(
+        "celil_agent",
+        fakes.FakePhone(),
+        context=context,
+        ocr="off",
+        episodic_memory_path=None,
+        unparseable_vote_score=3.0,
+    )
+    assert any("unparseable_vote_score no longer applies" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"index": 2, "reasoning": "Notes"}', 2),
+        ('{"index": "1"}', 1),
+        ('{"index": 0.0}', 0),
+        ('{"index": true}', None),
+        ('{"index": 1.5}', None),
+        ('{"index": -1}', None),
+        ('{"index": 3}', None),
+        ("[2]", None),
+    ],
+)
+def test_the_vision_selector_reads_only_an_index_on_the_list(answer: str, expected) -> None:
+    selector = celil_maestro.VisionElementSelector(fakes.ScriptedWrapper([answer]))
+    assert selector.select_element("Open Notes", _observation()) == expected
