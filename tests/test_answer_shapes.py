@@ -427,3 +427,37 @@ def test_a_set_unparseable_vote_score_is_noted_and_changes_nothing() -> None:
 def test_the_vision_selector_reads_only_an_index_on_the_list(answer: str, expected) -> None:
     selector = celil_maestro.VisionElementSelector(fakes.ScriptedWrapper([answer]))
     assert selector.select_element("Open Notes", _observation()) == expected
+
+
+def _delete_screen():
+    from android_world.agents.custom.celil_perception import PerceptionModule
+
+    phone = fakes.FakePhone()
+    phone.screen = "contacts"  # element 2 is "Delete all"
+    return PerceptionModule(ocr="off").process_observation(phone.get_state())
+
+
+def test_an_irreversible_action_asks_the_next_persona_for_an_unreadable_vote() -> None:
+    wrapper = fakes.ScriptedWrapper(
+        _by_persona({"Skeptic": GOOD, "Pragmatist": BAD, "Efficiency Expert": GOOD})
+    )
+    ensemble = VerifierEnsemble(wrapper, mode="adaptive")
+    score, votes = ensemble.verify_action("Delete all contacts", _tap(2), _delete_screen(), "")
+    assert ensemble.last_details.irreversible == "delete"
+    assert sorted(v.persona for v in votes if v.parseable) == ["Efficiency Expert", "Skeptic"]
+    assert score == pytest.approx(9.0) and ensemble.last_details.unverified is None
+
+
+def test_an_irreversible_action_with_one_readable_vote_has_no_verdict() -> None:
+    wrapper = fakes.ScriptedWrapper(
+        _by_persona({"Skeptic": GOOD, "Pragmatist": BAD, "Efficiency Expert": BAD})
+    )
+    ensemble = VerifierEnsemble(wrapper, mode="adaptive")
+    _, votes = ensemble.verify_action("Delete all contacts", _tap(2), _delete_screen(), "")
+    assert len(votes) == 3
+    assert "1 readable vote(s), 2 needed" in (ensemble.last_details.unverified or "")
+    # ... while one readable "no" is a verdict: rejected, not unverified.
+    against = fakes.ScriptedWrapper(_by_persona({"Skeptic": '{"score": 2, "reasoning": "no"}'}))
+    ensemble = VerifierEnsemble(against, mode="adaptive")
+    score, votes = ensemble.verify_action("Delete all contacts", _tap(2), _delete_screen(), "")
+    assert (score, len(votes), ensemble.last_details.unverified) == (2.0, 1, None)

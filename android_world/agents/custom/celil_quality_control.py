@@ -570,20 +570,9 @@ class VerifierEnsemble:
         """
         ranked = self._by_weight()
         threshold = self.threshold
-        votes: list[Vote] = []
         if irreversible:
-            # An unreadable vote is absent: the next persona is asked in its place.
-            needed = min(2, len(ranked))
-            for persona in ranked:
-                votes.append(self._ask(persona, prompts[persona], images))
-                counted = readable(votes)
-                if (votes[-1].parseable and votes[-1].score < threshold) or len(counted) >= needed:
-                    break
-            counted = readable(votes)
-            against = any(v.score < threshold for v in counted)
-            score = min((v.score for v in counted), default=0.0)
-            unverified = None if against else unverified_reason(votes, needed)
-            return score, self._ordered(votes), self._skipped(votes), threshold, unverified
+            return self._adaptive_irreversible(ranked, prompts, images, threshold)
+        votes: list[Vote] = []
         for persona in ranked:
             votes.append(self._ask(persona, prompts[persona], images))
             counted = readable(votes)
@@ -592,14 +581,31 @@ class VerifierEnsemble:
                     break  # the first readable vote is confidently for it
             elif len(counted) >= 2 and len({v.score >= threshold for v in counted}) == 1:
                 break  # a second opinion agrees; a third only breaks a split
-        score = robust_score(votes)
-        return (
-            score,
-            self._ordered(votes),
-            self._skipped(votes),
-            threshold,
-            unverified_reason(votes),
-        )
+        skipped = self._skipped(votes)
+        unverified = unverified_reason(votes)
+        return robust_score(votes), self._ordered(votes), skipped, threshold, unverified
+
+    def _adaptive_irreversible(
+        self,
+        ranked: list[str],
+        prompts: dict[str, str],
+        images: list[Any] | None,
+        threshold: float,
+    ) -> tuple[float, list[Vote], list[str], float, str | None]:
+        """Two readable votes both at the threshold, asked in weight order; one readable "no"
+        ends it. Fewer readable votes and none against: no verdict (`unverified`)."""
+        needed = min(2, len(ranked))
+        votes: list[Vote] = []
+        for persona in ranked:
+            votes.append(self._ask(persona, prompts[persona], images))
+            against = votes[-1].parseable and votes[-1].score < threshold
+            if against or len(readable(votes)) >= needed:
+                break
+        counted = readable(votes)
+        score = min((v.score for v in counted), default=0.0)
+        against = any(v.score < threshold for v in counted)
+        unverified = None if against else unverified_reason(votes, needed)
+        return score, self._ordered(votes), self._skipped(votes), threshold, unverified
 
     def _skipped(self, votes: list[Vote]) -> list[str]:
         asked = {v.persona for v in votes}
