@@ -321,13 +321,13 @@ ACTION_WORDS: frozenset[str] = frozenset(
         *("connect", "disconnect", "pair", "sync", "log", "sign", "export", "import", "print"),
         *("transfer", "join", "invite", "assign", "configure", "name", "label", "tag", "restore"),
         *("undo", "redo", "refresh", "reload", "rotate", "crop", "highlight", "answer", "wait"),
-        *("convert", "draw", "note", "plan", "get", "view", "display", "sync", "approve"),
+        *("convert", "draw", "plan", "get", "view", "display", "approve"),
         # finding things out
         *("find", "search", "locate", "look", "read", "identify", "determine", "count", "sum"),
-        *("calculate", "compare", "verify", "ensure", "review", "inspect", "confirm", "report"),
+        *("calculate", "compare", "verify", "ensure", "review", "inspect", "report"),
         *("tell", "list", "obtain", "extract", "retrieve", "fetch", "note", "remember", "see"),
         # states a screen shows, and participles the stems above do not reach
-        *("on", "off", "visible", "shown", "open", "active", "enabled", "disabled", "empty"),
+        *("visible", "shown", "active", "enabled", "disabled"),
         *("taken", "made", "sent", "written", "kept", "found", "chosen", "given", "gone", "left"),
         *("need", "want", "like"),
     }
@@ -340,6 +340,8 @@ _FRAGMENT_OPENERS = frozenset(
         *("these", "those", "then", "than", "so", "if"),
     }
 )
+# A switch's position names a state ("Wi-Fi on"), but not as the first word ("on the screen").
+_POSITION_WORDS = frozenset({"on", "off"})
 _QUESTION_WORDS = frozenset(
     {"what", "which", "how", "who", "whom", "whose", "when", "where", "why", "is", "are"}
 )
@@ -370,6 +372,8 @@ def sub_goal_problem(text: str) -> str | None:
     if "?" in value or words[0] in _QUESTION_WORDS:
         return None
     if any(_stems(word) & ACTION_WORDS for word in words):
+        return None
+    if _POSITION_WORDS & set(words[1:]):
         return None
     # Three words or more that open like an order ("Shoot a photo") are read as one: a verb
     # list can never be complete, and refusing a good model's plan costs more than a vague step.
