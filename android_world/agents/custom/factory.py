@@ -95,7 +95,7 @@ class CelilAgentConfig(BaseModel):
     """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
     """No longer used (kept so older configs load): a vote that cannot be read, or whose call
-    failed, is absent from every score (issue 26); building says so when it is set."""
+    failed, is absent from every score (issue 26); building says so when it is not 0."""
     verifier_mode: Literal["adaptive", "parallel", "lazy", "sequential"] = "adaptive"
     """adaptive: no vote where none can help (navigation, the goal's own words, a control the
     goal names); else the Skeptic first, a second persona only when it is not confidently for
@@ -337,7 +337,7 @@ def build_agent(
     except celil_perception.PerceptionError as error:
         raise _config_error("ocr", str(error)) from None
 
-    if "unparseable_vote_score" in params.model_fields_set:
+    if params.unparseable_vote_score != 0.0:  # the registry passes every key, so not fields_set
         context.log(
             console_line(
                 "note: unparseable_vote_score no longer applies: an unreadable vote is absent "
