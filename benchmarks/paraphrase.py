@@ -124,6 +124,16 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
         kind = params.get("text_representation_type")
         if kind:
             out["recipes_text"] = recipe.rows_as_text(rows, kind)
+    for suffix in ("", "1", "2"):  # media tasks: songs (Retro Music) or video files (VLC)
+        files = params.get(f"files{suffix}")
+        if isinstance(files, list) and files:
+            if all(str(f).endswith(".mp3") for f in files):
+                songs = [str(f).split(".")[0] for f in files]
+                out.update(songs=", ".join(songs), songs_and=_and_list(songs))
+            else:
+                names = [str(f) for f in files]
+                out[f"files{suffix}_listed"] = ", ".join(names)
+                out[f"files{suffix}_and"] = _and_list(names)
     name = params.get("name")
     if isinstance(name, str):
         parts = name.split(" ", 1)
@@ -139,6 +149,10 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
         end = start + datetime.timedelta(minutes=int(params.get("duration_mins", 0)))
         out.update(month_name=f"{start:%B}", end_hm=f"{end:%H:%M}")
         out["hour12"] = f"{(start.hour % 12) or 12}{'am' if start.hour < 12 else 'pm'}"
+    if "day_of_week" not in out and rows and "start_ts" in rows[0]:
+        # Upstream's relative-day goal names the event's weekday from its row, not a param.
+        start = datetime.datetime.fromtimestamp(rows[0]["start_ts"], datetime.UTC)
+        out["day_of_week"] = f"{start:%A}"
     return out
 
 

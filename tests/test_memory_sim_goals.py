@@ -44,6 +44,10 @@ VARIABLE_SHAPE = {
     "SystemCopyToClipboard": 3,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
+    # The note's text is one of upstream's sentences, free-form: "Hello, World!" reads as a
+    # list of two texts.
+    "MarkorCreateNote": 2,
+    "MarkorCreateNoteAndSms": 2,
     # "recurs daily" or "recurs weekly": the repetition is a word the plan acts on.
     "SimpleCalendarAddRepeatingEvent": 2,
     # Upstream words a question's date as a person would: "October 16", "this Monday", "the
@@ -54,6 +58,11 @@ VARIABLE_SHAPE = {
     "SimpleCalendarFirstEventAfterStartTime": 3,
     # The event's title is unquoted in upstream's goal, so its words shape the template.
     "SimpleCalendarLocationOfEvent": 30,
+    # 2-5 songs: each length of the list is a template of its own.
+    "RetroCreatePlaylist": 4,
+    "RetroSavePlaylist": 4,
+    # ... and in the queue goal the unquoted song titles' words shape the template too.
+    "RetroPlayingQueue": 6,
 }
 APP_PARAMETER_TASKS = ("OpenAppTaskEval", "TurnOnWifiAndOpenApp")
 

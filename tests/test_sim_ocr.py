@@ -24,7 +24,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from android_world.env import representation_utils
+from android_world.env import device, representation_utils
+from android_world.env.device_facts import media
+from android_world.env.device_facts import retro_music as retro_facts
+from android_world.env.device_facts import vlc as vlc_facts
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import clock as clock_app
 from android_world.env.sim.apps import sms as sms_app
@@ -442,6 +445,30 @@ def sms_thread(env: SimEnv) -> None:
     type_into(env, "Type a message", "On my way")
 
 
+def retro_songs(env: SimEnv) -> None:
+    for title, artist, ms in (("Night Drive", "Maria", 200_000), ("Moments", "Lucas", 190_000)):
+        path = f"{retro_facts.MUSIC_DIR}/{title}.mp3"
+        env.controller.write_file(path, media.mp3_bytes(title, artist, ms))
+    open_app("Retro Music")(env)
+
+
+def vlc_videos(env: SimEnv) -> None:
+    for name in ("clip_12_HD.mp4", "scene_3_raw.mp4"):
+        video = media.video_bytes([("Jennifer", 8000), ("Omar", 8000)])
+        env.controller.write_file(f"{vlc_facts.VIDEOS_DIR}/{name}", video)
+    open_app("VLC")(env)
+
+
+def vlc_player(env: SimEnv) -> None:
+    vlc_videos(env)
+    tap(env, "clip_12_HD")
+
+
+def media_clean(env: SimEnv) -> None:
+    for folder in (retro_facts.MUSIC_DIR, vlc_facts.VIDEOS_DIR, device.DOWNLOAD_DATA):
+        files_tasks.clear_folder(env.controller, folder)
+
+
 def settings_page(*labels: str) -> Callable[[SimEnv], None]:
     def go(env: SimEnv) -> None:
         open_app("Settings")(env)
@@ -497,6 +524,11 @@ FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "camera": open_app("Camera"),
     "recipe_list": recipe_list,
     "tasks_list": tasks_list,
+    "audio_recorder": open_app("Audio Recorder"),
+    "retro_songs": retro_songs,
+    "vlc_videos": vlc_videos,
+    "vlc_player": vlc_player,
+    "simple_draw": open_app("Simple Draw Pro"),
 }
 MORE_FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "settings_network": settings_page("Network & internet"),
@@ -526,6 +558,7 @@ def capture(names: list[str]) -> dict[str, Shot]:
     try:
         for name in names:
             env.controller.close_recents()
+            media_clean(env)
             env.phone.go_home()
             {**FRAMES, **MORE_FRAMES}[name](env)
             overlay = env.phone.frame().overlay is not None
@@ -562,6 +595,10 @@ def test_every_app_has_a_first_screen_frame() -> None:
         "Camera": "camera",
         "Broccoli": "recipe_list",
         "Tasks": "tasks_list",
+        "Audio Recorder": "audio_recorder",
+        "Retro Music": "retro_songs",
+        "VLC": "vlc_videos",
+        "Simple Draw Pro": "simple_draw",
     }
     assert {a.label for a in device.APPS} <= set(apps), "a new app needs a frame here"
     assert set(apps.values()) <= set(FRAMES)

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 import pydantic
 
-from android_world.agents.custom import celil_optional
+from android_world.agents.custom import celil_optional, offline_wording
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +276,10 @@ _TOGGLE_RULES: tuple[tuple[re.Pattern[str], int], ...] = (
 # A capitalised or all-caps word before "folder"/"within" is a folder (Music, DCIM, Alarms).
 _FOLDER_RULE = re.compile(r"\b([A-Z][A-Za-z0-9_]*)(?= (?:folder|directory|within)\b)")
 _NAME_TOKEN = r"(?:[A-Z][A-Za-z'\-]*[a-z][A-Za-z'\-]*|[A-Z][A-Z0-9]+(?![a-z]))"
-_NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: {_NAME_TOKEN}){{0,3}}\b")
+# A family name may start with a lowercase particle ("George dos Santos", upstream's names).
+_NAME_PARTICLES = frozenset(offline_wording.NAME_PARTICLES)
+_PARTICLE = "(?:" + "|".join(sorted(_NAME_PARTICLES)) + ") "
+_NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: (?:{_PARTICLE})?{_NAME_TOKEN}){{0,3}}\b")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+_\d+)\}")
 _TOKEN = re.compile(r"[\w$+][\w'’+\-./:$]*")
 
@@ -391,6 +394,11 @@ def _cut_value(goal: str, start: int, end: int, field_list: bool) -> int:
         breaks = [b.start() for b in _SENTENCE_BREAK.finditer(value, 0, named[0].start)]
         if breaks:
             end = start + breaks[-1]
+    # "in order: A, B. Then export the playlist ...": a sentence that opens with "Then" is the
+    # goal's next step, not more of the value.
+    then = re.search(r"(?<=[.!?])[ \t]+Then\b", goal[start:end])
+    if then:
+        end = start + then.start()
     # "Phone Label: Work. Do NOT hit save.": a field of a list ends with its sentence.
     if field_list:
         brk = _SENTENCE_BREAK.search(goal, start, end)
@@ -526,7 +534,8 @@ def _find_spans(goal: str) -> list[tuple[int, int, str]]:
         # Split the run at words that are never names, keeping the pieces in between.
         run: list[tuple[int, int]] = []
         for ws, we in [*words, (-1, -1)]:
-            if ws >= 0 and goal[ws:we] not in _NON_NAME_WORDS:
+            word = goal[ws:we]
+            if ws >= 0 and (word not in _NON_NAME_WORDS or word in _NAME_PARTICLES):
                 run.append((ws, we))
                 continue
             if run:

@@ -100,6 +100,28 @@ class Selecting:
         return False
 
 
+class OrderedSelecting:
+    """`Selecting` that remembers the order rows were picked in (media apps add a selection to a
+    playlist or queue in that order): a list, with the same long-press/tap/Back behaviour."""
+
+    selected: list
+
+    def toggle(self, item: object) -> None:
+        if item in self.selected:
+            self.selected.remove(item)
+        else:
+            self.selected.append(item)
+
+    def clear_selection(self) -> None:
+        self.selected = []
+
+    def on_back(self) -> bool:
+        if self.selected:
+            self.clear_selection()
+            return True
+        return False
+
+
 def folder_entries(controller: SimController, path: str) -> list[tuple[str, bool]]:
     """(name, is a folder) under `path`: folders first, then files, each A-Z as file managers
     list them."""
@@ -135,6 +157,10 @@ class App:
 
     def main_screen(self) -> Screen:
         raise NotImplementedError
+
+    def time_passed(self) -> None:
+        """The phone's clock (`self.phone.uptime_ms`) moved on while this app runs: what runs
+        by itself (playback, a recording) may act on it here, not in `build()`."""
 
     # lifecycle, driven by the phone --------------------------------------------------------
     @property

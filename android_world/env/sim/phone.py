@@ -28,6 +28,10 @@ CONTENT_BOTTOM = HEIGHT - NAV_H
 
 SYSTEMUI = "com.android.systemui"
 IME_PACKAGE = "com.google.android.inputmethod.latin"
+# How long one agent step takes on a phone (reading the screen, deciding, acting): the clock of
+# what runs on its own while the agent works (a playing video, a recording). Device time, which
+# tasks read, stays frozen.
+STEP_MS = 5000
 
 
 @dataclasses.dataclass
@@ -136,12 +140,21 @@ class Phone:
         self._frame: Frame | None = None
         self._frame_key: tuple[int, int] | None = None
         self.version = 0
+        self.uptime_ms = 0  # advanced by `pass_time`, never by observing
         for app in self.apps.values():
             app.install()
 
     # state ---------------------------------------------------------------------------------
     def changed(self) -> None:
         self.version += 1
+
+    def pass_time(self, ms: int) -> None:
+        """Time goes by (an agent's step): running apps see it (`App.time_passed`)."""
+        self.uptime_ms += ms
+        for app in self.apps.values():
+            if app.running:
+                app.time_passed()
+        self.changed()
 
     @property
     def current_app(self) -> App | None:
@@ -640,6 +653,9 @@ class Phone:
             raise ValueError(f"Nothing clickable at ({int(x)}, {int(y)}).")
         if node.kind == "seekbar":
             self._set_seekbar(node, x)
+        elif node.kind == "canvas":  # a dab of paint
+            if node.on_change:
+                node.on_change([(x, y)])
         elif node.editable:
             screen.focus = node.ident
             if long and node.on_long_click:
@@ -682,6 +698,11 @@ class Phone:
         self._toast = None
         frame = self.frame()
         for node in reversed(frame.nodes):
+            if node.kind == "canvas" and _contains(node.bounds, sx, sy):
+                if node.on_change:  # a stroke, from where the finger landed to where it left
+                    node.on_change([(sx, sy), (ex, ey)])
+                self.changed()
+                return
             if node.kind == "seekbar" and _contains(node.bounds, sx, sy):
                 self._set_seekbar(node, ex)
                 self.changed()

@@ -554,6 +554,16 @@ class _Canvas:
         if bg:
             self.rect(n.frame, n.clip, COLORS.get(bg, bg))
 
+    def k_canvas(self, n: Node) -> None:
+        """A drawing surface: its background, then its strokes ((r, g, b), width, points)."""
+        self.rect(n.frame, n.clip, n.style.get("bg", WHITE))
+        for color, width, points in n.style.get("strokes", ()):
+            if len(points) == 1:
+                (x, y), r = points[0], max(1, width // 2)
+                self.d.ellipse((x - r, y - r, x + r, y + r), fill=color)
+            else:
+                self.d.line(list(points), fill=color, width=width, joint="curve")
+
     def k_row(self, n: Node) -> None:
         if n.selected:
             self.rect(n.frame, n.clip, COLORS["tonal"])
@@ -564,7 +574,8 @@ class _Canvas:
     def k_text(self, n: Node) -> None:
         s = n.style
         r = _inset(n.frame, n.pad)
-        color = COLORS.get(s.get("color", "text"), COLORS["text"])
+        color = s.get("color", "text")  # a palette name, or an app's own (r, g, b)
+        color = COLORS.get(color, COLORS["text"]) if isinstance(color, str) else tuple(color)
         size = s.get("size", 42)
         bold = bool(s.get("bold"))
         if s.get("lines", 1) > 1:
