@@ -47,6 +47,8 @@ _WRITING_VERBS = frozenset(
     | {"fill", "type", "record", "set", "change", "make", "log", "schedule", "text", "compose"}
 )
 _DELETE_VERBS = frozenset({"delete", "remove"})
+# Goals whose names are of things that exist already (copied, moved): no values to enter.
+_ELSEWHERE_VERBS = frozenset({"copy", "move", "duplicate"})
 _TAPS = ("click", "long_press", "double_tap")
 # Taps that commit what was typed.
 _COMMIT_LABELS = frozenset(
@@ -398,8 +400,9 @@ def _titled(observation: Observation, folder: str) -> bool:
 
 def _writing(info: text_lib.GoalInfo) -> bool:
     """A goal that leaves values behind; a delete goal's names ("New Jacket") are no entries."""
-    verbs = set(info.verbs)
-    return bool(_WRITING_VERBS & verbs) and not (_DELETE_VERBS & verbs) and not info.is_question
+    verbs = set(info.verbs) | set(text_lib.words(info.goal)) & _ELSEWHERE_VERBS
+    elsewhere = (_DELETE_VERBS | _ELSEWHERE_VERBS) & verbs
+    return bool(_WRITING_VERBS & verbs) and not elsewhere and not info.is_question
 
 
 def given_values(info: text_lib.GoalInfo) -> list[str]:
@@ -423,8 +426,17 @@ def given_values(info: text_lib.GoalInfo) -> list[str]:
 
 
 def goal_values(info: text_lib.GoalInfo) -> list[str]:
-    """The values a writing goal leaves behind: the given ones, each record's, appended text."""
-    values = given_values(info) + [v for r in info.records for _, v in r]
+    """The values a writing goal leaves behind: the given ones, each record's, appended text.
+    A lone capitalised word ("Downloads", "Memory" in "Internal Memory/VLCVideos") says where
+    or what kind as often as what to write, so it is left out unless a field holds it."""
+    stated = {_norm(v) for _, v in info.fields} | {_norm(q) for q in info.quoted}
+    capitals = {_norm(w) for w in wording.capitalised_words(info.goal, text_lib.app_names())}
+    values = [
+        v
+        for v in given_values(info)
+        if not (_norm(v) in capitals and len(v.split()) == 1 and _norm(v) not in stated)
+    ]
+    values += [v for r in info.records for _, v in r]
     if info.append:
         values.append(info.append)
     if info.prepend:
@@ -432,8 +444,12 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
     keep = []
     for value in values:
         value = value.strip().strip("\"'")
-        if value and _norm(value) not in {_norm(v) for v in keep}:
-            keep.append(value)
+        # "a.mp4, b.mp4, c.mp4" is a list of things, each entered or picked on its own.
+        parts = wording.listed_items(value) if ", " in value else [value]
+        for part in parts if len(parts) > 1 else [value]:
+            part = part.strip().strip("\"'")
+            if part and _norm(part) not in {_norm(v) for v in keep}:
+                keep.append(part)
     return keep
 
 
@@ -463,6 +479,7 @@ def _value_checks(
         return []
     runs = _form_runs(trail, current)
     chosen = [text for t in trail if t.ok and t.action_type in _TAPS for text in acted_texts(t)]
+    shown = [text for o in _screens(trail, current) for text in _texts(o)]
     records = [[v for _, v in r if v.strip()] for r in info.records] or _records(info, values)
     checks = []
     for record in records:
@@ -475,8 +492,12 @@ def _value_checks(
                 status, why = GOAL_DONE, "entered with the rest of its record"
             elif value in typed:
                 status, why = GOAL_UNMET, "entered, but not on the same form as the rest"
-            elif value_shown(value, chosen):
+            elif value_shown(value, chosen) or item_shown(value, chosen):
                 status, why = GOAL_DONE, "picked"
+            elif value_shown(value, shown):
+                # On screen but never entered or picked: a name the goal refers to (the
+                # receipt to read, the file to copy) as much as one to write.
+                status, why = GOAL_UNKNOWN, "shown, never entered or picked"
             else:
                 status, why = GOAL_UNMET, "never entered or picked"
             checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
@@ -610,10 +631,26 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return "move" in kinds
     if "value" in kinds:
         values = goal_values(info)
+        if _unread_conditions(clause, values):
+            return False
         return any(_norm(v) in _norm(clause) or _norm(clause) in _norm(v) for v in values) or (
             bool(words & _WRITING_VERBS) and len(info.clauses) == 1
         )
     return False
+
+
+_IN_ORDER = re.compile(r"in\s+(?:the\s+)?(?:same\s+|this\s+|that\s+)?order", re.I)
+
+
+def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
+    """A clause that asks more than its values being there: an order ("in order: a, b") or a
+    quantity that is no value ("with a duration between 45 and 50 minutes")."""
+    if _IN_ORDER.search(clause):
+        return True
+    rest = clause
+    for value in sorted(values, key=len, reverse=True):
+        rest = re.sub(re.escape(value), " ", rest, flags=re.I)
+    return bool(re.search(r"\d", rest))
 
 
 def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
