@@ -24,7 +24,12 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from android_world.agents import base_agent
-from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
+from android_world.agents.custom import (
+    celil_evidence,
+    celil_geometry,
+    celil_perception,
+    celil_plan_answers,
+)
 from android_world.agents.custom.celil_completion import GoalTracker
 from android_world.agents.custom.celil_episodic import abstract_goal
 from android_world.agents.custom.celil_irreversible import IrreversibleGuard
@@ -1624,8 +1629,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         memory = self._memory
         if memory is None or not memory.scratchpad.facts:
             return ""
-        fact = memory.scratchpad.facts[-1]
-        return fact.split(": ", 1)[-1].strip()
+        fact = memory.scratchpad.facts[-1].split(": ", 1)[-1].strip()
+        # The executor's words are a model answer too: "N/A" or "{answer}" is no answer.
+        return "" if celil_plan_answers.non_answer(fact) else fact
 
     def _end(
         self,
