@@ -174,8 +174,9 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     row.by_episode[f"{episode.get('name')}@{episode.get('seed')}"] = score
     false_complete, _ = suite_utils.false_claims(episode)
     row.false_complete += int(bool(false_complete))
-    row.unclaimed += int(suite_utils.done_unclaimed(episode))
-    if score < 1.0 or false_complete:
+    unclaimed = suite_utils.done_unclaimed(episode)
+    row.unclaimed += int(unclaimed)
+    if score < 1.0 or false_complete or unclaimed:
         data = episode.get("episode_data") or {}
         reasons = [r for r in data.get("infeasible_reason") or [] if r]
         row.failures.append(
@@ -333,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 rows")
     parser.add_argument(
-        "--failures", action="store_true", help="list every failed or falsely claimed episode"
+        "--failures",
+        action="store_true",
+        help="list every failed, falsely claimed or done-but-unclaimed episode",
     )
     parser.add_argument("--show_heldout", action="store_true", help="with --failures")
     parser.add_argument("--only_all_right", action="store_true", help="only the p=0, q=1 rows")

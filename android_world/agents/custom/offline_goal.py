@@ -99,6 +99,14 @@ def value_shown(value: str, texts: Sequence[str]) -> bool:
     want = _norm(value)
     if not want:
         return True
+    # "Downloads" in a goal is the folder a file manager shows as "Download".
+    wants = (
+        [want, want[:-1]] if " " not in want and len(want) > 4 and want.endswith("s") else [want]
+    )
+    # A player or gallery titles "clip_7.mp4" as "clip_7".
+    stem = _norm(_EXTENSION.sub("", value.strip()))
+    if stem != want and len(stem) >= 4:
+        wants.append(stem)
     digits = _digits(value)
     phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
     money = wording.money_values(value)
@@ -107,7 +115,7 @@ def value_shown(value: str, texts: Sequence[str]) -> bool:
             return True
         if money and _same_amount(money[0], text):
             return True
-        if want in _norm(text):
+        if any(w in _norm(text) for w in wants):
             return True
     return False
 
@@ -425,26 +433,37 @@ def given_values(info: text_lib.GoalInfo) -> list[str]:
     return out
 
 
-def goal_values(info: text_lib.GoalInfo) -> list[str]:
-    """The values a writing goal leaves behind: the given ones, each record's, appended text.
-    A lone capitalised word ("Downloads", "Memory" in "Internal Memory/VLCVideos") says where
-    or what kind as often as what to write, so it is left out unless a field holds it."""
+def _without_lone_capitals(info: text_lib.GoalInfo, values: list[str]) -> list[str]:
+    """Drop a lone capitalised word ("Downloads", "Memory" in "Internal Memory/VLCVideos"):
+    it says where or what kind as often as what to write, so it counts only when a field or a
+    quote holds it."""
     stated = {_norm(v) for _, v in info.fields} | {_norm(q) for q in info.quoted}
     capitals = {_norm(w) for w in wording.capitalised_words(info.goal, text_lib.app_names())}
-    values = [
+    return [
         v
-        for v in given_values(info)
+        for v in values
         if not (_norm(v) in capitals and len(v.split()) == 1 and _norm(v) not in stated)
     ]
+
+
+def goal_values(info: text_lib.GoalInfo) -> list[str]:
+    """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
+    each record's, appended text."""
+    values = _without_lone_capitals(info, given_values(info))
     values += [v for r in info.records for _, v in r]
     if info.append:
         values.append(info.append)
     if info.prepend:
         values.append(info.prepend)
+    return _each_value(values)
+
+
+def _each_value(values: list[str]) -> list[str]:
+    """Values once each, a listed value ("a.mp4, b.mp4, c.mp4") as its items: each is
+    entered or picked on its own."""
     keep = []
     for value in values:
         value = value.strip().strip("\"'")
-        # "a.mp4, b.mp4, c.mp4" is a list of things, each entered or picked on its own.
         parts = wording.listed_items(value) if ", " in value else [value]
         for part in parts if len(parts) > 1 else [value]:
             part = part.strip().strip("\"'")
@@ -655,7 +674,7 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
 
 def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
     """The whole goal against the screens seen: done, unmet or unknown (see the module doc)."""
-    info = text_lib.parse_goal(goal)
+    info = text_lib.parse_goal(without_examples(goal))
     if info.is_question:
         return GoalVerdict(GOAL_UNKNOWN, (GoalCheck("answer", GOAL_UNKNOWN, "a question"),))
     screens = _screens(trail, current)
@@ -725,7 +744,9 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
         return True
     apps = {_norm(a) for a in text_lib.app_names()}
     have = {w for key in _word_keys(sub_goal, apps) for w in key}
-    clauses = [c for c in text_lib.parse_goal(goal).clauses if _word_keys(c, apps)]
+    clauses = [
+        c for c in text_lib.parse_goal(without_examples(goal)).clauses if _word_keys(c, apps)
+    ]
     if not clauses:
         return False
     for clause in clauses:
@@ -736,10 +757,23 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
     return True
 
 
+_EXAMPLE_SENTENCE = re.compile(
+    r"(?:^|(?<=[.!?])\s+)(?:for example|for instance|e\.g\.).*?(?:[.!?](?=\s|$)|$)",
+    re.I,
+)
+
+
+def without_examples(goal: str) -> str:
+    """The goal without its "For example, ..." sentences: their quoted texts ("edna, pineapple")
+    show the form of the answer and are no values the task leaves behind."""
+    return _EXAMPLE_SENTENCE.sub(" ", goal or "").strip()
+
+
 def named_values(sub_goal: str) -> list[str]:
     """Values a sub-goal names (quoted texts, numbers of note, names): shown on the screen,
     they are part of its evidence."""
-    return given_values(text_lib.parse_goal(sub_goal))
+    info = text_lib.parse_goal(without_examples(sub_goal))
+    return _each_value(_without_lone_capitals(info, given_values(info)))
 
 
 def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:

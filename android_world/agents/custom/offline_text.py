@@ -164,7 +164,12 @@ APP_HINTS: tuple[AppHint, ...] = (
     ),
     AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
     # Upstream's media, drawing, gallery and browser apps (their names in upstream's goals).
-    AppHint("Audio Recorder", ("audio recorder",), ("recording", "recordings"), ("audiorecorder",)),
+    AppHint(
+        "Audio Recorder",
+        ("audio recorder",),
+        ("audio recording", "voice recording", "voice memo"),
+        ("audiorecorder",),
+    ),
     AppHint(
         "Retro Music", ("retro music", "retro"), ("playlist", "song", "songs"), ("retromusic",)
     ),
