@@ -763,7 +763,10 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     ):
         if obj in ("stopwatch", "timer", "alarm"):
             subs.append(f"Tap {obj.title()}")
-        if verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
+        if "record" in verbs and ("audio" in obj or "Audio Recorder" in info.apps):
+            # A recorder records from its Record button until Stop, which also saves the file.
+            subs += ["Tap Record", "Tap Stop"]
+        elif verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
             # A camera records in video mode, from the shutter until it is stopped.
             subs += ["Tap Video", "Start recording", "Stop recording"]
         elif verbs & {"take", "record"}:

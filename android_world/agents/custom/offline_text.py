@@ -274,9 +274,12 @@ def stem(word: str) -> str:
 
 
 def word_similarity(a: str, b: str) -> float:
-    """1 for the same word (or stem), the edit ratio for near-spellings, 0 otherwise."""
-    if a == b or stem(a) == stem(b):
+    """1 for the same word, a hair less for the same stem (so "Record" beats "Records" for
+    "record"), the edit ratio for near-spellings, 0 otherwise."""
+    if a == b:
         return 1.0
+    if stem(a) == stem(b):
+        return 0.98
     if len(a) < 4 or len(b) < 4:
         return 0.0
     ratio = difflib.SequenceMatcher(None, a, b).ratio()
