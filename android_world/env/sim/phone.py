@@ -646,6 +646,8 @@ class Phone:
                 node.on_long_click()
             elif long and screen.overlay is None:
                 self._text_actions(screen, node)
+        elif node.on_tap_at is not None:
+            node.on_tap_at(x, y, long)
         elif long and node.long_clickable and node.on_long_click:
             node.on_long_click()
         elif node.clickable and node.on_click:
@@ -682,6 +684,10 @@ class Phone:
         self._toast = None
         frame = self.frame()
         for node in reversed(frame.nodes):
+            if node.on_drag is not None and _contains(node.bounds, sx, sy):
+                node.on_drag(sx, sy, ex, ey)  # a canvas draws, a pager turns
+                self.changed()
+                return
             if node.kind == "seekbar" and _contains(node.bounds, sx, sy):
                 self._set_seekbar(node, ex)
                 self.changed()

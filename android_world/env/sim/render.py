@@ -73,7 +73,9 @@ def digit_font(size: int) -> ImageFont.FreeTypeFont:
 
 
 def _face(ch: str, size: int) -> ImageFont.FreeTypeFont:
-    return digit_font(size) if ch.isdigit() else font(size)
+    # DejaVu also has the accented letters Aileron lacks ("Schönberg" would show a box).
+    accented = ch.isalpha() and not ch.isascii()
+    return digit_font(size) if ch.isdigit() or accented else font(size)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -120,6 +122,11 @@ def _mask_array(text: str, size: int, bold: bool = False) -> np.ndarray:
 @functools.lru_cache(maxsize=2048)
 def _text_mask(text: str, size: int, bold: bool = False) -> Image.Image:
     return Image.fromarray(_mask_array(text, size, bold), "L")
+
+
+def text_mask(text: str, size: int, bold: bool = False) -> Image.Image:
+    """The text's coverage (mode "L"), for a view that draws its own text (a map's labels)."""
+    return _text_mask(text, size, bold)
 
 
 def _text_size(text: str, size: int, bold: bool = False) -> tuple[int, int]:
@@ -572,6 +579,23 @@ class _Canvas:
         else:
             self.line_text(n.text, r, size, color, n.clip, s.get("center", False), bold)
 
+    def k_painted(self, n: Node) -> None:
+        """A view that draws itself (a map): its `picture` renders an image of the node's size
+        (`picture.render(width, height)`; a frozen value, so equal pictures share cached strips)."""
+        width, height = n.frame[2] - n.frame[0], n.frame[3] - n.frame[1]
+        picture = n.style.get("picture")
+        if picture is not None and width > 0 and height > 0:
+            self.paste(picture.render(width, height), n.frame[0], n.frame[1], n.clip)
+
+    def paste(self, tile: Image.Image, x: int, y: int, clip: Rect) -> None:
+        """Paste `tile` with its top-left at screen (x, y), cut to `clip` and the canvas."""
+        left, top = max(x, clip[0]), max(y, clip[1])
+        right, bottom = min(x + tile.width, clip[2]), min(y + tile.height, clip[3])
+        if right <= left or bottom <= top:
+            return
+        part = tile.crop((left - x, top - y, right - x, bottom - y))
+        self.image.paste(part, (left - self.ox, top - self.oy))
+
     def k_toast(self, n: Node) -> None:
         self.rect(n.frame, n.clip, (241, 243, 244), radius=50, outline=COLORS["divider"], width=2)
         self.line_text(
@@ -851,6 +875,11 @@ def _g_search(d, cx, cy, s, wd, color) -> None:
 def _g_add(d, cx, cy, s, wd, color) -> None:
     d.line([(cx - s, cy), (cx + s, cy)], fill=color, width=wd)
     d.line([(cx, cy - s), (cx, cy + s)], fill=color, width=wd)
+
+
+@_glyph("remove")
+def _g_remove(d, cx, cy, s, wd, color) -> None:
+    d.line([(cx - s, cy), (cx + s, cy)], fill=color, width=wd)
 
 
 @_glyph("close")
