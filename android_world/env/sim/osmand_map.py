@@ -409,7 +409,7 @@ def _shortest(a: str, b: str) -> list[str]:
 def _densified(points: Sequence[LatLon], step_m: float = 250.0) -> list[LatLon]:
     out: list[LatLon] = []
     for a, b in itertools.pairwise(points):
-        n = max(1, int(distance_m(a, b) // step_m))
+        n = max(1, math.ceil(distance_m(a, b) / step_m))
         out += [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n)]
     if points:
         out.append(points[-1])

@@ -78,42 +78,40 @@ def clear(env: interface.AsyncEnv) -> None:
         env.controller.sqlite_execute(facts.DB, f"DELETE FROM {table}")
 
 
-def _insert(env: interface.AsyncEnv, table: str, row: dict[str, Any]) -> None:
-    columns = ", ".join(f'"{c}"' for c in row)
-    env.controller.sqlite_execute(
-        facts.DB,
-        f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(row))})",
-        tuple(row.values()),
-    )
+def _insert(env: interface.AsyncEnv, table: str, rows: list[dict[str, Any]]) -> None:
+    """Rows with the same columns, in one statement (one database write, not one a row)."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    marks = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(rows))
+    names = ", ".join(f'"{c}"' for c in columns)
+    values = tuple(row[c] for row in rows for c in columns)
+    env.controller.sqlite_execute(facts.DB, f"INSERT INTO {table} ({names}) VALUES {marks}", values)
 
 
 def write_notes(env: interface.AsyncEnv, notes: list[Note], folders: list[str]) -> None:
-    """Notebooks (ids are random, as upstream's), then each note and its search copy."""
+    """Notebooks (ids are random, as upstream's), then the notes and their search copies."""
+    stamps = dict.fromkeys(
+        ("created_time", "updated_time", "user_created_time", "user_updated_time"), YESTERDAY_MS
+    )
     ids: dict[str, str] = {}
     for title in folders + [n["folder"] for n in notes]:
-        if title in ids:
-            continue
-        ids[title] = uuid.uuid4().hex
-        stamps = dict.fromkeys(
-            ("created_time", "updated_time", "user_created_time", "user_updated_time"),
-            YESTERDAY_MS,
-        )
-        _insert(env, facts.FOLDERS, {"id": ids[title], "title": title, **stamps})
-    for n in notes:
-        row = {
+        ids.setdefault(title, uuid.uuid4().hex)
+    _insert(env, facts.FOLDERS, [{"id": i, "title": t, **stamps} for t, i in ids.items()])
+    rows = [
+        {
             "id": uuid.uuid4().hex,
             "parent_id": ids[n["folder"]],
             "title": n["title"],
             "body": n["body"],
-            "created_time": YESTERDAY_MS,
-            "updated_time": YESTERDAY_MS,
-            "user_created_time": YESTERDAY_MS,
-            "user_updated_time": YESTERDAY_MS,
+            **stamps,
             "is_todo": int(n["is_todo"]),
             "todo_completed": int(n["done"]),
         }
-        _insert(env, facts.NOTES, row)
-        _insert(env, facts.NORMALIZED, facts.normalized(row))
+        for n in notes
+    ]
+    _insert(env, facts.NOTES, rows)
+    _insert(env, facts.NORMALIZED, [facts.normalized(r) for r in rows])
 
 
 # ---- reading the screen (oracles) -------------------------------------------------------------

@@ -161,13 +161,14 @@ def clear(env: interface.AsyncEnv) -> None:
 
 
 def add_rows(env: interface.AsyncEnv, rows: list[Row]) -> None:
-    for row in rows:
-        columns = ", ".join(f'"{c}"' for c in row)
-        env.controller.sqlite_execute(
-            facts.DB,
-            f"INSERT INTO tracks ({columns}) VALUES ({', '.join('?' * len(row))})",
-            tuple(row.values()),
-        )
+    """The rows, in this order, in one statement."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    marks = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(rows))
+    names = ", ".join(f'"{c}"' for c in columns)
+    values = tuple(row[c] for row in rows for c in columns)
+    env.controller.sqlite_execute(facts.DB, f"INSERT INTO tracks ({names}) VALUES {marks}", values)
 
 
 # ---- reading the screen (oracles) -------------------------------------------------------------
