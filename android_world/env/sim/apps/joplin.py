@@ -117,7 +117,12 @@ class NoteList(Screen):
         rows = [self.row(n) for n in notes] or [w.empty_state("There are currently no notes.")]
         bar = w.row(
             w.icon_button("Show side menu", "menu", self.open_side_menu),
-            w.label(title, size=w.TITLE_SIZE, flex=1, res_id="android:id/title"),
+            w.column(
+                w.label(title, size=w.TITLE_SIZE, res_id="android:id/title"),
+                flex=1,
+                align="center",
+                pad=(110, 0, 0, 0),  # tesseract reads a title close to the menu icon as one word
+            ),
             w.icon_button("Search", "search", lambda: self.push(SearchScreen(self.app))),
             kind="appbar",
             h=w.APP_BAR_H,
@@ -133,7 +138,7 @@ class NoteList(Screen):
         note_id = note["id"]
         return w.row(
             todo_box(self.joplin, note) if note["is_todo"] else None,
-            w.label(note["title"] or "Untitled", res_id="note_title", flex=1),
+            w.label(note["title"] or "Untitled", res_id="note_title", max_lines=2),
             kind="row",
             h=w.ROW_H,
             pad=(36 if note["is_todo"] else 48, 0, 36, 0),
