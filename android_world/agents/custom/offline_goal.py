@@ -446,10 +446,19 @@ def _without_lone_capitals(info: text_lib.GoalInfo, values: list[str]) -> list[s
     ]
 
 
+def _source(goal: str, value: str) -> bool:
+    """A value the goal reads from ("Add the recipes from recipes.txt"): what is written is
+    the file's content, which the goal does not spell out, not its name."""
+    pattern = rf"\bfrom\s+(?:the\s+)?(?:file\s+|note\s+|image\s+)?[\"'“‘]?{re.escape(value)}"
+    return re.search(pattern, goal, re.I) is not None
+
+
 def goal_values(info: text_lib.GoalInfo) -> list[str]:
     """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
     each record's, appended text."""
-    values = _without_lone_capitals(info, given_values(info))
+    values = [
+        v for v in _without_lone_capitals(info, given_values(info)) if not _source(info.goal, v)
+    ]
     values += [v for r in info.records for _, v in r]
     if info.append:
         values.append(info.append)
