@@ -213,6 +213,18 @@ def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, flo
     return terms
 
 
+# Labels that name both a menu item opening a folder picker and the move itself.
+_PICKER_OPENERS = frozenset({"move", "copy"})
+
+
+def _asks_still(observation: Observation) -> bool:
+    """A dialog is open that waits for an answer: it offers Cancel."""
+    return any(
+        e.is_clickable and text_lib.normalize(screen.element_label(e)) == "cancel"
+        for e in (observation.ui_elements[i] for i in screen.content_indices(observation))
+    )
+
+
 def sub_goal_done(
     intent: Intent, observation: Observation, history: list[screen.PastStep]
 ) -> tuple[bool, str]:
@@ -299,6 +311,9 @@ def sub_goal_done(
         step = screen.acted_on(history, intent.sub_goal, _TAP_NAMES, allow_unchanged=True)
         subject = text_lib.normalize(intent.subject.strip("'\""))
         if step is not None and subject and subject.split()[0] in text_lib.normalize(step.action):
+            if subject in _PICKER_OPENERS and _asks_still(observation):
+                # A "Move" menu item opens the folder picker; the move is its OK.
+                return False, f"the tap on {intent.subject!r} opened a dialog that still asks"
             return True, f"the step '{step.action}' for it went through"
         return False, "the named element was not tapped yet"
     if intent.kind == "when":
@@ -983,6 +998,24 @@ _PASTE_GOAL = re.compile(r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|te
 _TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
 
 
+def _screen_answer(goal: str, observation: Observation, context: str) -> str | None:
+    """The best screen line for a question, unless it is a qualifier ("Low priority") where
+    the question asks for the titles that qualifier picks out."""
+    answer = question_answer(goal, observation, context) or None
+    if answer and text_lib.asks_for_titles(goal) and text_lib.is_qualifier_label(answer):
+        return None
+    return answer
+
+
+# "Delete the recipes that use olives in the directions": which rows go depends on what each
+# holds inside, which the planner's steps never open and read.
+_PICKED_BY_CONTENT = re.compile(
+    r"\b(?:delete|remove|erase)\b[^.]{0,80}?\b(?:that|which)\s+"
+    r"(?:use|uses|contain|contains|mention|mentions|include|includes)\b",
+    re.I,
+)
+
+
 def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     """Why this plan does not carry out the goal as written, or None.
 
@@ -992,6 +1025,8 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     """
     if info.is_question:
         return None
+    if _PICKED_BY_CONTENT.search(info.goal):
+        return "it picks the items by what they hold, which no step reads"
     clauses = {text_lib.normalize(c) for c in info.clauses}
     for step in plan:
         if (
@@ -1252,7 +1287,7 @@ class OfflineActionGenerator:
                 None,
                 thought=f"{TAG} nothing more to explore for the question; answering from the screen",
                 sub_goal_finished=True,
-                finished_content=question_answer(info.goal, observation, context_summary) or None,
+                finished_content=_screen_answer(info.goal, observation, context_summary),
             )
         if action is None:
             return ProposedAction(None, thought=f"{TAG} {thought}", error=f"{TAG} {thought}")

@@ -358,7 +358,7 @@ def _move_checks(
 ) -> list[GoalCheck]:
     if info.move is None:
         return []
-    item, _source, destination = info.move
+    item, source, destination = info.move
     what = f"move {item!r} to {destination!r}"
     screens = _screens(trail, current)
     for observation in reversed(screens):
@@ -367,7 +367,9 @@ def _move_checks(
     moved_at = _move_confirmed_at(trail, item, destination)
     if moved_at is not None:
         later = [t.screen for t in trail if t.step > moved_at] + [current]
-        listing = [o for o in later if _is_listing(o)]
+        # The list it left: the source folder's own page when the goal names it (a folder
+        # picker opened by a "Move" menu item lists no notes either).
+        listing = [o for o in later if _is_listing(o) and (not source or _titled(o, source))]
         if listing and not item_shown(item, _texts(listing[-1])):
             why = f"moved with {destination} chosen, and gone from the list it was in"
             return [GoalCheck(what, GOAL_DONE, why)]

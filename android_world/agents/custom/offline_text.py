@@ -1540,6 +1540,12 @@ def answer_fits(goal: str, answer: str) -> bool:
     return not (_AMOUNT_UNIT.search(goal) and not _AMOUNT.fullmatch(answer))
 
 
+def is_qualifier_label(text: str) -> bool:
+    """A row's label that qualifies items ("High priority", "Completed"), not an item's title."""
+    found = words(text)
+    return bool(found) and all(w in _COUNTED_BY_READERS for w in found)
+
+
 def asks_for_titles(goal: str) -> bool:
     """A question whose answer is items' titles (or says nothing of what it wants): what the
     readers of listed items answer with. "Answer with the activity type only" asks for
