@@ -43,7 +43,7 @@ from android_world.env import interface
 
 AGENT_NAME = "celil_agent"
 OFFLINE_MODULE = "android_world.agents.custom.offline"
-DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.json"
+DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.db"
 CONFIG_ENV = "CELIL_CONFIG"
 """Environment variable naming the Celil YAML when `create_agent` is given no config."""
 RUN_DIR_ENV = "CELIL_RUN_DIR"
@@ -134,7 +134,11 @@ class CelilAgentConfig(BaseModel):
     """fresh: an empty memory in the run directory (results do not depend on earlier runs);
     shared: `episodic_memory_path`, read and extended; frozen: that file, read only; off."""
     episodic_memory_path: str | None = DEFAULT_MEMORY_PATH
-    """The memory file of `shared` and `frozen`; empty or null disables episodic memory."""
+    """The memory file of `shared` and `frozen` (SQLite; a JSON memory of an older Celil is
+    migrated once into `<name>.db` beside it); empty or null disables episodic memory."""
+    memory_retire_after: int | None = Field(default=3, ge=1)
+    """Retrievals in a row whose episode failed before a remembered plan retires (never
+    retrieved again; `memory_review restore` brings it back); null = never."""
     executor_format: Literal["uitars", "json"] = "uitars"
     """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
     coordinate_convention: Literal["absolute_resized", "relative_1000"] | None = None
@@ -418,16 +422,29 @@ def _episodic_memory(
     except celil_memory_mode.MemorySetupError as error:
         raise _config_error("memory", str(error)) from None
     state = celil_memory_mode.memory_state(plan)
+    if "error" in state:
+        raise _config_error("episodic_memory_path", str(state["error"]))
     context.log(console_line(celil_memory_mode.memory_line(state)))
     if plan.path is None:
         return None, state
     from android_world.agents.custom import celil_episodic
 
-    store = celil_episodic.EpisodicMemory(
-        plan.path,
-        provenance={"run": context.run_dir.name if context.run_dir else None},
-        read_only=plan.read_only,
-    )
+    try:
+        store = celil_episodic.EpisodicMemory(
+            plan.path,
+            provenance={"run": context.run_dir.name if context.run_dir else None},
+            read_only=plan.read_only,
+            retire_after=params.memory_retire_after,
+            similarity_threshold=celil_episodic.DEFAULT_SIMILARITY_THRESHOLD,
+        )
+        # Opened (and created, or migrated from JSON) now: a damaged or foreign file is a
+        # start-up error, not a warning per episode.
+        store.check()
+    except celil_episodic.EpisodicMemoryError as error:
+        raise _config_error("episodic_memory_path", str(error)) from None
+    for note in store.notes:
+        context.log(console_line(f"Memory: {note}"))
+    store.close()  # each worker process opens its own connection on first use
     return store, state
 
 
