@@ -172,8 +172,9 @@ def open_memory(
     memory = EpisodicMemory(path, read_only=not write)
     if must_exist and not memory.store.exists():
         raise UsageError(f"no episodic memory file at {path} (pass --memory PATH or --config FILE)")
-    if why != "--memory" or memory.path != path:  # say which file, unless the user named it
-        shown = str(path) if memory.path == path else f"{path} (database {memory.path})"
+    same = memory.path == Path(os.path.realpath(path))
+    if why != "--memory" or not same:  # say which file, unless the user named it
+        shown = str(path) if same else f"{path} (database {memory.path})"
         print(f"memory: {shown} ({why})", file=sys.stderr)
     return memory
 

@@ -56,7 +56,6 @@ _PACKAGES = (
     "ollama",
     "openai",
     "httpx",
-    "filelock",
 )
 
 

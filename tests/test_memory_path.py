@@ -276,3 +276,18 @@ def _user_files(files: dict[str, bytes]) -> dict[str, bytes]:
 def test_a_corrupt_error_is_a_memory_error():
     assert issubclass(CorruptMemoryError, EpisodicMemoryError)
     assert issubclass(MemoryPathError, EpisodicMemoryError)
+
+
+def test_the_mount_type_of_a_path_is_its_longest_mount_point():
+    from android_world.agents.custom.celil_episodic_store import mount_type
+
+    mounts = (
+        "/dev/vda / ext4 rw 0 0\n"
+        "server:/export /mnt/shared nfs4 rw 0 0\n"
+        "/dev/vdb /mnt/shared/local ext4 rw 0 0\n"
+        "//host/share /mnt/my\\040share cifs rw 0 0\n"
+    )
+    assert mount_type(Path("/mnt/shared/runs/m.db"), mounts) == "nfs4"
+    assert mount_type(Path("/mnt/shared/local/m.db"), mounts) == "ext4"
+    assert mount_type(Path("/mnt/sharedx/m.db"), mounts) == "ext4"
+    assert mount_type(Path("/mnt/my share/m.db"), mounts) == "cifs"

@@ -73,19 +73,20 @@ def test_list_filters_by_app_and_sorts(mem, capsys):
     contact, wifi = ids(mem)["a"], ids(mem)["wifi"]
     for _ in range(2):
         mem.find_similar_task("Turn wifi on.")
-    code, out, _ = run(mem, capsys, "list", "--app", "Settings", "--json")
+    _, out, _ = run(mem, capsys, "list", "--app", "Settings", "--json")
     assert [r["id"] for r in json.loads(out)] == [wifi]
-    code, out, _ = run(mem, capsys, "list", "--sort", "uses", "--json")
+    _, out, _ = run(mem, capsys, "list", "--sort", "uses", "--json")
     assert [r["id"] for r in json.loads(out)] == [wifi, contact]
-    code, out, _ = run(mem, capsys, "list", "--sort", "template", "--json")
+    _, out, _ = run(mem, capsys, "list", "--sort", "template", "--json")
     assert [r["id"] for r in json.loads(out)] == [contact, wifi]
     assert run(mem, capsys, "list", "--app", "camera")[1].strip() == "(no entries)"
 
 
 def test_search_explains_its_score_and_both_cut_offs(mem, capsys):
     code, out, _ = run(mem, capsys, "search", "turn on wifi")
-    assert code == 0
-    assert "meaning:  turn wifi [on]; slots: toggle" in out
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    out = " ".join(out.split())  # the explanation is wrapped to the terminal
+    assert "meaning: turn wifi [on]; slots: toggle" in out
     assert "retrieved at >= 0.80" in out and "reused without a planner call at >= 0.95" in out
     assert "same meaning; retrieved and reused as it is (no planner call)" in out
     code, out, _ = run(mem, capsys, "search", "turn off wifi")

@@ -188,6 +188,57 @@ def locate(path: str | os.PathLike[str]) -> MemoryLocation:
     return MemoryLocation(given, database, legacy)
 
 
+# File systems whose locks or shared memory SQLite's WAL cannot rely on across hosts (sqlite.org:
+# "WAL does not work over a network filesystem"; POSIX locks are unreliable on many NFS).
+NETWORK_FILE_SYSTEMS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "9p",
+        "afs",
+        "ceph",
+        "glusterfs",
+        "lustre",
+        "fuse.sshfs",
+        "fuse.s3fs",
+        "fuse.gcsfuse",
+        "fuse.juicefs",
+        "fuse.rclone",
+        "gpfs",
+        "beegfs",
+    }
+)
+
+
+def mount_type(path: Path, mounts_text: str) -> str:
+    """The file system type of `path` from /proc/mounts text: the longest mount point that
+    contains it ("" when none does)."""
+    best, kind = "", ""
+    target = str(path)
+    for line in mounts_text.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind
+
+
+def network_file_system(path: Path) -> str | None:
+    """The network file system `path` lives on (Linux: /proc/mounts), or None."""
+    try:
+        mounts = Path("/proc/mounts").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    kind = mount_type(Path(os.path.realpath(path)), mounts)
+    return kind if kind in NETWORK_FILE_SYSTEMS else None
+
+
 # ---------------------------------------------------------------------------------------------
 # Keys and rows
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +367,13 @@ class SqliteStore:
     def _open_writable(self) -> sqlite3.Connection:
         legacy = self._legacy_to_migrate()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        remote = network_file_system(self.path.parent)
+        if remote:
+            self._warn(
+                f"{self.path} is on a network file system ({remote}): SQLite's WAL needs every "
+                "process that opens it on one host, so do not share it across hosts "
+                "(docs/SCALE_OUT.md: a store per host, merged with memory_review import)"
+            )
         conn = self._connect(str(self.path))
         try:
             # Refuse a foreign or newer database before changing anything of it (even its
@@ -744,4 +802,6 @@ __all__ = [
     "entry_keys",
     "locate",
     "merge_into",
+    "mount_type",
+    "network_file_system",
 ]
