@@ -456,37 +456,12 @@ class EpisodicMemory:
         """
         if self.read_only:
             return ""
-        steps = [s.strip() for s in plan if s and s.strip()]
-        if not steps:
-            self._warn("add_successful_plan: empty plan not stored")
-            return ""
-        reading = read_goal(goal)
-        abstracted = reading.template
-        tplan = abstract_plan(steps, abstracted.slots)
-        leaks = plan_leaks(abstracted, tplan)
-        if leaks:
-            # Stored, this plan would hand these values to the next goal of the same shape.
+        candidate = self.make_entry(goal, plan, app_names, provenance)
+        if isinstance(candidate, str):
+            # Stored, such a plan would hand the goal's values to the next goal of its shape.
             self._counted_success = set()
-            self._warn(
-                "plan not stored: after abstraction it still spells out the goal's "
-                + ", ".join(repr(v) for v in leaks[:3])
-                + f" (template {abstracted.template!r})"
-            )
+            self._warn(candidate)
             return ""
-        now = self._clock()
-        source = {**self.provenance, **dict(provenance or {})}
-        candidate = MemoryEntry(
-            id=new_entry_id(),
-            goal_template=abstracted.template,
-            example_goal=goal,
-            slots=abstracted.slots,
-            plan=tplan,
-            app_names=sorted({canonical_app(a) for a in app_names} | set(reading.apps)),
-            created_at=now,
-            updated_at=now,
-            successes=1,
-            provenance=source,
-        )
         keys = entry_keys(candidate)
         try:
             with self.store.write() as conn:
@@ -502,6 +477,43 @@ class EpisodicMemory:
         except (EpisodicMemoryError, pydantic.ValidationError, OSError) as exc:
             self._warn(f"plan not stored: {_one_line(exc)}")
             return ""
+
+    def make_entry(
+        self,
+        goal: str,
+        plan: Sequence[str],
+        app_names: Iterable[str] = (),
+        provenance: Mapping[str, Any] | None = None,
+    ) -> MemoryEntry | str:
+        """The entry a verified plan becomes (goal and plan abstracted, apps named or implied),
+        or why it cannot be stored: an empty plan, or one that still spells out the goal's
+        values after abstraction (`plan_leaks`)."""
+        steps = [s.strip() for s in plan if s and s.strip()]
+        if not steps:
+            return "add_successful_plan: empty plan not stored"
+        reading = read_goal(goal)
+        abstracted = reading.template
+        tplan = abstract_plan(steps, abstracted.slots)
+        leaks = plan_leaks(abstracted, tplan)
+        if leaks:
+            return (
+                "plan not stored: after abstraction it still spells out the goal's "
+                + ", ".join(repr(v) for v in leaks[:3])
+                + f" (template {abstracted.template!r})"
+            )
+        now = self._clock()
+        return MemoryEntry(
+            id=new_entry_id(),
+            goal_template=abstracted.template,
+            example_goal=goal,
+            slots=abstracted.slots,
+            plan=tplan,
+            app_names=sorted({canonical_app(a) for a in app_names} | set(reading.apps)),
+            created_at=now,
+            updated_at=now,
+            successes=1,
+            provenance={**self.provenance, **dict(provenance or {})},
+        )
 
     # -- convenience for reviewers -------------------------------------------------------------
 

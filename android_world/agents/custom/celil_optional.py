@@ -35,5 +35,3 @@ def forget_warnings() -> None:
     """Let every warning be logged again (tests)."""
     with _warned_lock:
         _warned.clear()
-
-
