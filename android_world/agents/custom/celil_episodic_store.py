@@ -20,6 +20,7 @@ outcome updates one row by its primary key.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import datetime as dt
@@ -29,6 +30,7 @@ import os
 import sqlite3
 import threading
 import urllib.parse
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -299,6 +301,17 @@ def entry_from_row(row: sqlite3.Row) -> MemoryEntry:
 # The store
 # ---------------------------------------------------------------------------------------------
 
+# Stores with an open connection: closed at exit, so the last one folds the WAL into the
+# database and a finished run leaves one file, not three.
+_OPEN: weakref.WeakSet[SqliteStore] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for store in list(_OPEN):
+        store.close()
+
+
 
 class SqliteStore:
     """Rows of `MemoryEntry` in one SQLite file. Methods raise EpisodicMemoryError (one line)
@@ -347,6 +360,7 @@ class SqliteStore:
             except sqlite3.DatabaseError as exc:
                 raise _storage_error(self.path, exc) from None
             self._conn, self._pid = conn, os.getpid()
+            _OPEN.add(self)
             return conn
 
     def close(self) -> None:
