@@ -29,6 +29,7 @@ from typing import Any
 
 import android_world
 from android_world.agents.custom import celil_episodic_meaning as meaning_lib
+from android_world.agents.custom import celil_episodic_rows as memory_rows
 from android_world.agents.custom.celil_episodic import (
     DEFAULT_SIMILARITY_THRESHOLD,
     EpisodicMemory,
@@ -46,7 +47,6 @@ from android_world.agents.custom.celil_episodic import (
     read_json_memory,
     template_similarity,
 )
-from android_world.agents.custom.celil_episodic_store import SORT_COLUMNS, entry_keys
 from android_world.agents.custom.celil_memory_mode import FRESH_FILE_NAME, FRESH_JSON_NAME
 
 DEFAULT_CONFIG = Path("config/default.yaml")
@@ -282,7 +282,7 @@ def _scalar(value: Any) -> str:
 
 def show_text(e: MemoryEntry) -> str:
     example_slots = {k: v.value for k, v in e.slots.items()}
-    keys = entry_keys(e)
+    keys = memory_rows.entry_keys(e)
     meaning = (
         read_goal(e.example_goal).meaning.describe()
         if keys.meaning_key
@@ -360,19 +360,19 @@ def search_pool(memory: EpisodicMemory, text: str, limit: int = 30) -> list[Memo
             return []
         found = {
             e.id: e
-            for e, _ in memory.store.candidates(
+            for e, _ in memory_rows.candidates(
                 conn, reading.wording_key, reading.meaning.key, include_retired=True
             )
         }
         query = set(reading.wording_key.split())
         near: list[tuple[float, str]] = []
-        for entry_id, key in memory.store.wording_keys(conn):
+        for entry_id, key in memory_rows.wording_keys(conn):
             words = set(key.split())
             if entry_id in found or not words or len(query & words) * 2 < len(query | words):
                 continue
             near.append((template_similarity(reading.wording_key, key), entry_id))
         for _, entry_id in sorted(near, reverse=True)[:limit]:
-            entry = memory.store.get(conn, entry_id)
+            entry = memory_rows.get(conn, entry_id)
             if entry is not None:
                 found[entry.id] = entry
         like = f"%{text.strip().lower()}%"
@@ -382,7 +382,7 @@ def search_pool(memory: EpisodicMemory, text: str, limit: int = 30) -> list[Memo
             (like, like, like, limit),
         )
         for (entry_id,) in rows.fetchall():
-            entry = memory.store.get(conn, entry_id)
+            entry = memory_rows.get(conn, entry_id)
             if entry is not None:
                 found.setdefault(entry.id, entry)
     return list(found.values())
@@ -806,7 +806,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--status", choices=("active", "pinned", "retired"))
     p.add_argument("--app", metavar="APP", help="only entries for this app (e.g. settings)")
-    p.add_argument("--sort", choices=sorted(SORT_COLUMNS), default="template")
+    p.add_argument("--sort", choices=sorted(memory_rows.SORT_COLUMNS), default="template")
     p = add("show", cmd_show, "one entry in full, provenance included")
     p.add_argument("id")
     p = add("search", cmd_search, "entries a goal would retrieve, each score explained")

@@ -46,6 +46,7 @@ from typing import Any
 
 import pydantic
 
+from android_world.agents.custom import celil_episodic_rows as rows
 from android_world.agents.custom.celil_episodic_entries import (
     SCHEMA_VERSION,
     CorruptMemoryError,
@@ -181,12 +182,12 @@ class EpisodicMemory:
 
     def count(self) -> int:
         with self.store.read() as conn:
-            return 0 if conn is None else self.store.count(conn)
+            return 0 if conn is None else rows.count(conn)
 
     def digest(self) -> str | None:
         """sha256 of the content (None: no memory yet); see SqliteStore.digest."""
         with self.store.read() as conn:
-            return None if conn is None else self.store.digest(conn)
+            return None if conn is None else rows.digest(conn)
 
     def entries(
         self,
@@ -202,7 +203,7 @@ class EpisodicMemory:
             with self.store.read() as conn:
                 if conn is None:
                     return []
-                return self.store.entries(
+                return rows.entries(
                     conn, app=canonical_app(app) if app else None, status=status, sort=sort
                 )
         except (EpisodicMemoryError, pydantic.ValidationError) as exc:
@@ -219,30 +220,30 @@ class EpisodicMemory:
         with self.store.read() as conn:
             if conn is None:
                 raise KeyError(f"no entry with id {prefix!r} (the memory is empty)")
-            exact = self.store.get(conn, prefix)
+            exact = rows.get(conn, prefix)
             if exact is not None:
                 return exact
-            ids = self.store.ids_with_prefix(conn, prefix)
+            ids = rows.ids_with_prefix(conn, prefix)
             if not ids:
                 raise KeyError(f"no entry with id {prefix!r} (see `list`)")
             if len(ids) > 1:
                 raise KeyError(f"id prefix {prefix!r} is ambiguous: {', '.join(ids[:5])}")
-            entry = self.store.get(conn, ids[0])
+            entry = rows.get(conn, ids[0])
             assert entry is not None
             return entry
 
     def save(self, entry: MemoryEntry) -> None:
         """Write one entry back (review edits); raises EpisodicMemoryError."""
         with self.store.write() as conn:
-            if self.store.get(conn, entry.id) is None:
+            if rows.get(conn, entry.id) is None:
                 raise EpisodicMemoryError(f"entry {entry.id} was deleted meanwhile")
-            self.store.update(conn, entry)
+            rows.update(conn, entry)
 
     def delete(self, entry_ids: Iterable[str]) -> int:
         ids = list(entry_ids)
         with self.store.write() as conn:
             for entry_id in ids:
-                self.store.delete(conn, entry_id)
+                rows.delete(conn, entry_id)
         return len(ids)
 
     def import_entries(self, incoming: Sequence[MemoryEntry]) -> dict[str, int]:
@@ -251,7 +252,7 @@ class EpisodicMemory:
         counts = {"added": 0, "updated": 0, "unchanged": 0}
         with self.store.write() as conn:
             for entry in incoming:
-                counts[self.store.merge(conn, with_apps(entry))] += 1
+                counts[rows.merge(conn, with_apps(entry))] += 1
         return counts
 
     @contextlib.contextmanager
@@ -261,18 +262,18 @@ class EpisodicMemory:
         and tests, not for the agent. `strict` is accepted for compatibility."""
         del strict
         with self.store.write() as conn:
-            entries = self.store.entries(conn)
+            entries = rows.entries(conn)
             before = {e.id: e.model_dump(mode="json") for e in entries}
             yield entries
             kept = {entry.id for entry in entries}
             # Deletions first, so an entry whose id changed can take its old task's key.
             for gone in before.keys() - kept:
-                self.store.delete(conn, gone)
+                rows.delete(conn, gone)
             for entry in entries:
                 if entry.id not in before:
-                    self.store.insert(conn, entry)
+                    rows.insert(conn, entry)
                 elif entry.model_dump(mode="json") != before[entry.id]:
-                    self.store.update(conn, entry)
+                    rows.update(conn, entry)
 
     # -- retrieval -----------------------------------------------------------------------------
 
@@ -294,7 +295,7 @@ class EpisodicMemory:
                 pool = (
                     []
                     if conn is None
-                    else self.store.candidates(
+                    else rows.candidates(
                         conn,
                         reading.wording_key,
                         reading.meaning.key,
@@ -304,7 +305,7 @@ class EpisodicMemory:
         else:
             pool = [(e, entry_keys(e)) for e in entries]
         out = [
-            self._judge(reading, wanted, entry, keys)
+            judge(reading, wanted, entry, keys, self.similarity_threshold, self.min_success_rate)
             for entry, keys in pool
             if include_retired or entry.status != "retired"
         ]
@@ -318,42 +319,6 @@ class EpisodicMemory:
             reverse=True,
         )
         return out
-
-    def _judge(
-        self, reading: GoalReading, wanted: set[str], entry: MemoryEntry, keys: EntryKeys
-    ) -> Match:
-        """One candidate: its similarity (1.0 for the same template or meaning, else the
-        template's word similarity), scaled by app overlap, and every reason it must not serve."""
-        template = reading.template
-        if entry.goal_template == template.template:
-            basis, similarity = "same template", 1.0
-        elif keys.meaning_key is not None and keys.meaning_key == reading.meaning.key:
-            basis, similarity = "same meaning", 1.0
-        else:
-            basis = "similar wording"
-            similarity = template_similarity(template.template, entry.goal_template)
-        have = set(entry.app_names)
-        if wanted and have:
-            similarity *= 0.5 + 0.5 * len(wanted & have) / len(wanted | have)
-        same_meaning = basis == "same meaning"
-        slots = reading.fill_slots if same_meaning else template.slots
-        plan = [instantiate(step, slots) for step in entry.plan]
-        if entry.status == "retired":
-            reason = "retired"
-        elif similarity < self.similarity_threshold:
-            reason = f"similarity {similarity:.2f} < {self.similarity_threshold:.2f}"
-        else:
-            reason = misfit_reason(
-                entry, GoalTemplate(template.template, slots), wanted, same_meaning=same_meaning
-            )
-        if (
-            not reason
-            and entry.status != "pinned"
-            and entry.trials >= MIN_TRIALS_FOR_RATE_FLOOR
-            and entry.success_rate < self.min_success_rate
-        ):
-            reason = f"success rate {entry.success_rate:.2f} < {self.min_success_rate:.2f}"
-        return Match(entry, round(similarity, 4), plan, not reason, reason, basis)
 
     def find_similar_task(self, goal: str, app_names: Iterable[str] = ()) -> RetrievedPlan | None:
         """The best usable remembered plan for this goal, filled with this goal's values.
@@ -397,7 +362,7 @@ class EpisodicMemory:
         now = self._clock()
         try:
             with self.store.write() as conn:
-                entry = self.store.get(conn, entry_id)
+                entry = rows.get(conn, entry_id)
                 if entry is None:
                     self._warn(f"record_outcome: no entry {entry_id!r} (deleted?)")
                     return
@@ -421,7 +386,7 @@ class EpisodicMemory:
             self._warn(f"record_outcome skipped: {_one_line(exc)}")
 
     def _retire(self, conn: Any, entry_id: str, streak: int, now: dt.datetime) -> None:
-        entry = self.store.get(conn, entry_id)
+        entry = rows.get(conn, entry_id)
         assert entry is not None
         note = f"retired automatically on {now:%Y-%m-%d}: {streak} failed uses in a row"
         retired = entry.model_copy(
@@ -434,7 +399,7 @@ class EpisodicMemory:
                 },
             }
         )
-        self.store.update(conn, retired)
+        rows.update(conn, retired)
         self._warn(f"entry {entry_id} retired: {streak} failed uses in a row")
 
     def add_successful_plan(
@@ -467,12 +432,12 @@ class EpisodicMemory:
             with self.store.write() as conn:
                 # The marker is for this episode only, whichever entry this success lands on.
                 self._counted_success, counted = set(), self._counted_success
-                existing = self.store.by_entry_key(conn, keys.entry_key)
+                existing = rows.by_entry_key(conn, keys.entry_key)
                 if existing is None:
-                    self.store.insert(conn, candidate, keys)
+                    rows.insert(conn, candidate, keys)
                     return candidate.id
                 updated = _after_success(existing, candidate, counted=existing.id in counted)
-                self.store.update(conn, updated)
+                rows.update(conn, updated)
                 return existing.id
         except (EpisodicMemoryError, pydantic.ValidationError, OSError) as exc:
             self._warn(f"plan not stored: {_one_line(exc)}")
@@ -522,6 +487,48 @@ class EpisodicMemory:
 
     def instantiate(self, text: str, slots: Mapping[str, SlotValue | str]) -> str:
         return instantiate(text, slots)
+
+
+def judge(
+    reading: GoalReading,
+    wanted: set[str],
+    entry: MemoryEntry,
+    keys: EntryKeys,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    min_success_rate: float = DEFAULT_MIN_SUCCESS_RATE,
+) -> Match:
+    """One candidate: its similarity (1.0 for the same template or meaning, else the
+    template's word similarity), scaled by app overlap, and every reason it must not serve."""
+    template = reading.template
+    if entry.goal_template == template.template:
+        basis, similarity = "same template", 1.0
+    elif keys.meaning_key is not None and keys.meaning_key == reading.meaning.key:
+        basis, similarity = "same meaning", 1.0
+    else:
+        basis = "similar wording"
+        similarity = template_similarity(template.template, entry.goal_template)
+    have = set(entry.app_names)
+    if wanted and have:
+        similarity *= 0.5 + 0.5 * len(wanted & have) / len(wanted | have)
+    same_meaning = basis == "same meaning"
+    slots = reading.fill_slots if same_meaning else template.slots
+    plan = [instantiate(step, slots) for step in entry.plan]
+    if entry.status == "retired":
+        reason = "retired"
+    elif similarity < similarity_threshold:
+        reason = f"similarity {similarity:.2f} < {similarity_threshold:.2f}"
+    else:
+        reason = misfit_reason(
+            entry, GoalTemplate(template.template, slots), wanted, same_meaning=same_meaning
+        )
+    if (
+        not reason
+        and entry.status != "pinned"
+        and entry.trials >= MIN_TRIALS_FOR_RATE_FLOOR
+        and entry.success_rate < min_success_rate
+    ):
+        reason = f"success rate {entry.success_rate:.2f} < {min_success_rate:.2f}"
+    return Match(entry, round(similarity, 4), plan, not reason, reason, basis)
 
 
 def _after_success(existing: MemoryEntry, new: MemoryEntry, *, counted: bool) -> MemoryEntry:
@@ -575,8 +582,8 @@ def describe(path: str | os.PathLike[str]) -> dict[str, object]:
             if conn is None:
                 return {"entries": 0, "sha256": None, "database": str(memory.path)}
             return {
-                "entries": memory.store.count(conn),
-                "sha256": memory.store.digest(conn),
+                "entries": rows.count(conn),
+                "sha256": rows.digest(conn),
                 "database": str(memory.path),
             }
     finally:
@@ -610,6 +617,7 @@ __all__ = [
     "describe",
     "dump_json_memory",
     "instantiate",
+    "judge",
     "literal_text",
     "migrate",
     "misfit_reason",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
-import datetime as dt
 import hashlib
 import json
 import os
@@ -33,16 +32,12 @@ import urllib.parse
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from android_world.agents.custom.celil_episodic_entries import (
     CorruptMemoryError,
     EpisodicMemoryError,
-    MemoryEntry,
-    new_entry_id,
     utcnow,
 )
-from android_world.agents.custom.celil_episodic_goals import wording_key
 from android_world.agents.custom.celil_episodic_json import (
     JsonMemory,
     looks_like_json,
@@ -50,7 +45,14 @@ from android_world.agents.custom.celil_episodic_json import (
     require_regular_file,
     with_apps,
 )
-from android_world.agents.custom.celil_episodic_meaning import read_goal
+from android_world.agents.custom.celil_episodic_rows import (
+    COLUMNS,
+    EntryKeys,
+    entry_from_row,
+    entry_keys,
+    insert,
+    merge,
+)
 
 APPLICATION_ID = 0x43656C4D  # "CelM": a Celil episodic memory
 DB_SCHEMA_VERSION = 1
@@ -94,39 +96,6 @@ _SCHEMA_V1 = (
 # _MIGRATIONS[v] takes a database from user_version v to v + 1 (0: a new, empty database).
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (_SCHEMA_V1,)
 assert len(_MIGRATIONS) == DB_SCHEMA_VERSION
-
-_COLUMNS = (
-    "id",
-    "entry_key",
-    "wording_key",
-    "meaning_key",
-    "goal_template",
-    "example_goal",
-    "slots",
-    "plan",
-    "app_names",
-    "created_at",
-    "updated_at",
-    "last_used_at",
-    "successes",
-    "failures",
-    "uses",
-    "consecutive_failures",
-    "status",
-    "notes",
-    "provenance",
-)
-_JSON_COLUMNS = ("slots", "plan", "app_names", "provenance")
-SORT_COLUMNS = {
-    "template": "goal_template",
-    "uses": "uses DESC",
-    "rate": "CAST(successes AS REAL) / MAX(successes + failures, 1) DESC",
-    "failures": "failures DESC",
-    "last-used": "last_used_at DESC",
-    "created": "created_at DESC",
-    "updated": "updated_at DESC",
-    "status": "status",
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,62 +211,6 @@ def network_file_system(path: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Keys and rows
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class EntryKeys:
-    """`entry_key` is an entry's identity (one per task meaning, on/off values and apps);
-    `wording_key` and `meaning_key` are the two indexes lookups go through."""
-
-    entry_key: str
-    wording_key: str
-    meaning_key: str | None
-
-
-def entry_keys(entry: MemoryEntry) -> EntryKeys:
-    """The keys of an entry. Its meaning is its example goal's, and only when that goal still
-    abstracts to the entry's template (an entry edited by hand, or migrated from schema 0, is
-    found by its wording only)."""
-    meaning = None
-    if entry.example_goal:
-        reading = read_goal(entry.example_goal)
-        if reading.template.template == entry.goal_template:
-            meaning = reading.meaning.key
-    identity = meaning or f"T:{entry.goal_template}|{','.join(entry.states)}"
-    apps = ",".join(sorted(entry.app_names))
-    return EntryKeys(f"{identity}|{apps}", wording_key(entry.goal_template), meaning)
-
-
-def _when(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def row_values(entry: MemoryEntry, keys: EntryKeys) -> tuple[Any, ...]:
-    data = entry.model_dump(mode="json")
-    values = {
-        **data,
-        "entry_key": keys.entry_key,
-        "wording_key": keys.wording_key,
-        "meaning_key": keys.meaning_key,
-        "created_at": _when(entry.created_at),
-        "updated_at": _when(entry.updated_at),
-        "last_used_at": _when(entry.last_used_at),
-    }
-    for column in _JSON_COLUMNS:
-        values[column] = json.dumps(data[column], ensure_ascii=False, sort_keys=True)
-    return tuple(values[c] for c in _COLUMNS)
-
-
-def entry_from_row(row: sqlite3.Row) -> MemoryEntry:
-    data = {c: row[c] for c in _COLUMNS if c not in ("entry_key", "wording_key", "meaning_key")}
-    for column in _JSON_COLUMNS:
-        data[column] = json.loads(data[column])
-    return MemoryEntry.model_validate(data)
-
-
-# ---------------------------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------------------------
 
@@ -310,7 +223,6 @@ _OPEN: weakref.WeakSet[SqliteStore] = weakref.WeakSet()
 def _close_all() -> None:
     for store in list(_OPEN):
         store.close()
-
 
 
 class SqliteStore:
@@ -438,7 +350,7 @@ class SqliteStore:
             with _immediate(conn):
                 self._set_up(conn, None)
                 for entry in entries:
-                    self.insert(conn, entry)
+                    insert(conn, entry)
         return conn
 
     def _needs_setup(self, conn: sqlite3.Connection) -> bool:
@@ -488,7 +400,7 @@ class SqliteStore:
         assert source is not None
         merged = 0
         for entry in legacy.entries:
-            if self.merge(conn, with_apps(entry)) != "added":
+            if merge(conn, with_apps(entry)) != "added":
                 merged += 1
         st = source.stat()
         self._set_meta(
@@ -536,7 +448,7 @@ class SqliteStore:
                 )
 
     def _recompute_keys(self, conn: sqlite3.Connection) -> None:
-        rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM entries").fetchall()
+        rows = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM entries").fetchall()
         for row in rows:
             entry = entry_from_row(row)
             keys = entry_keys(entry)
@@ -602,180 +514,12 @@ class SqliteStore:
             except sqlite3.DatabaseError as exc:
                 raise _storage_error(self.path, exc) from None
 
-    # -- rows (call inside read() / write()) -------------------------------------------------
-
-    @staticmethod
-    def candidates(
-        conn: sqlite3.Connection,
-        wording: str,
-        meaning: str | None,
-        *,
-        include_retired: bool = False,
-    ) -> list[tuple[MemoryEntry, EntryKeys]]:
-        """Entries whose wording key or meaning key is the goal's: two index lookups."""
-        status = "" if include_retired else " AND status != 'retired'"
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM entries WHERE wording_key = ?{status}"
-        rows = list(conn.execute(sql, (wording,)))
-        if meaning is not None:
-            sql = f"SELECT {', '.join(_COLUMNS)} FROM entries WHERE meaning_key = ?{status}"
-            seen = {r["id"] for r in rows}
-            rows += [r for r in conn.execute(sql, (meaning,)) if r["id"] not in seen]
-        return [
-            (
-                entry_from_row(r),
-                EntryKeys(r["entry_key"], r["wording_key"], r["meaning_key"]),
-            )
-            for r in rows
-        ]
-
-    @staticmethod
-    def get(conn: sqlite3.Connection, entry_id: str) -> MemoryEntry | None:
-        row = conn.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM entries WHERE id = ?", (entry_id,)
-        ).fetchone()
-        return None if row is None else entry_from_row(row)
-
-    @staticmethod
-    def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> list[str]:
-        rows = conn.execute(
-            "SELECT id FROM entries WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-            (prefix, prefix + "\U0010ffff", limit),
-        )
-        return [r[0] for r in rows]
-
-    @staticmethod
-    def by_entry_key(conn: sqlite3.Connection, key: str) -> MemoryEntry | None:
-        row = conn.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM entries WHERE entry_key = ?", (key,)
-        ).fetchone()
-        return None if row is None else entry_from_row(row)
-
-    @staticmethod
-    def insert(conn: sqlite3.Connection, entry: MemoryEntry, keys: EntryKeys | None = None) -> None:
-        keys = keys or entry_keys(entry)
-        marks = ", ".join("?" for _ in _COLUMNS)
-        conn.execute(
-            f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({marks})",
-            row_values(entry, keys),
-        )
-        SqliteStore._set_apps(conn, entry)
-
-    @staticmethod
-    def update(conn: sqlite3.Connection, entry: MemoryEntry, keys: EntryKeys | None = None) -> None:
-        keys = keys or entry_keys(entry)
-        columns = [c for c in _COLUMNS if c != "id"]
-        values = row_values(entry, keys)[1:]
-        try:
-            conn.execute(
-                f"UPDATE entries SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
-                (*values, entry.id),
-            )
-        except sqlite3.IntegrityError:
-            raise EpisodicMemoryError(
-                f"entry {entry.id} would become the same task as another entry "
-                f"({entry.goal_template!r}); delete one of them first"
-            ) from None
-        SqliteStore._set_apps(conn, entry)
-
-    @staticmethod
-    def _set_apps(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
-        conn.execute("DELETE FROM entry_apps WHERE entry_id = ?", (entry.id,))
-        conn.executemany(
-            "INSERT OR IGNORE INTO entry_apps (app, entry_id) VALUES (?, ?)",
-            [(app, entry.id) for app in entry.app_names],
-        )
-
-    @staticmethod
-    def delete(conn: sqlite3.Connection, entry_id: str) -> None:
-        conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
-
-    def merge(self, conn: sqlite3.Connection, new: MemoryEntry) -> str:
-        """Merge an imported entry into the entry of the same task (entry key). Counts take the
-        max, so importing twice is harmless; the newer `updated_at` supplies plan, status and
-        notes. Returns "added", "updated" or "unchanged"."""
-        keys = entry_keys(new)
-        old = self.by_entry_key(conn, keys.entry_key)
-        if old is None:
-            if self.get(conn, new.id) is not None:  # another task under the same id
-                new = new.model_copy(update={"id": new_entry_id()})
-            self.insert(conn, new, keys)
-            return "added"
-        merged = merge_into(old, new)
-        if merged == old:
-            return "unchanged"
-        self.update(conn, merged)
-        return "updated"
-
-    @staticmethod
-    def entries(
-        conn: sqlite3.Connection,
-        *,
-        app: str | None = None,
-        status: str | None = None,
-        sort: str = "template",
-    ) -> list[MemoryEntry]:
-        where, params = [], []
-        if app:
-            where.append("id IN (SELECT entry_id FROM entry_apps WHERE app = ?)")
-            params.append(app)
-        if status:
-            where.append("status = ?")
-            params.append(status)
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM entries"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += f" ORDER BY {SORT_COLUMNS[sort]}, id"
-        return [entry_from_row(r) for r in conn.execute(sql, params)]
-
-    @staticmethod
-    def count(conn: sqlite3.Connection) -> int:
-        return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
-
-    @staticmethod
-    def wording_keys(conn: sqlite3.Connection) -> Iterator[tuple[str, str]]:
-        """(id, wording key) of every entry: what a review search compares without parsing."""
-        yield from conn.execute("SELECT id, wording_key FROM entries")
-
-    @staticmethod
-    def digest(conn: sqlite3.Connection) -> str:
-        """sha256 of the content (every column of every entry, by id): two stores with the same
-        digest retrieve the same plans. The file's bytes would not do: pages move."""
-        h = hashlib.sha256()
-        for row in conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM entries ORDER BY id"):
-            h.update(json.dumps(list(row), ensure_ascii=False).encode())
-            h.update(b"\n")
-        return h.hexdigest()
-
-
-def merge_into(old: MemoryEntry, new: MemoryEntry) -> MemoryEntry:
-    """`old` with what `new` adds: max counts, earliest creation, latest use, newer content."""
-    update: dict[str, Any] = {
-        "successes": max(old.successes, new.successes),
-        "failures": max(old.failures, new.failures),
-        "uses": max(old.uses, new.uses),
-        "created_at": min(old.created_at, new.created_at),
-    }
-    if new.last_used_at and (old.last_used_at is None or new.last_used_at > old.last_used_at):
-        update["last_used_at"] = new.last_used_at
-    if new.updated_at > old.updated_at:
-        update.update(
-            plan=new.plan,
-            status=new.status,
-            notes=new.notes,
-            example_goal=new.example_goal,
-            slots=new.slots,
-            goal_template=new.goal_template,
-            consecutive_failures=new.consecutive_failures,
-            updated_at=new.updated_at,
-        )
-    return old.model_copy(update=update)
-
 
 def _old_rows(conn: sqlite3.Connection, version: int) -> Sequence[sqlite3.Row]:
     """Every entry row of a database at schema `version` (only 1 exists so far)."""
     if version == 0:
         return []
-    return conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM entries").fetchall()
+    return conn.execute(f"SELECT {', '.join(COLUMNS)} FROM entries").fetchall()
 
 
 @contextlib.contextmanager
@@ -809,13 +553,11 @@ __all__ = [
     "APPLICATION_ID",
     "DB_SCHEMA_VERSION",
     "KEYS_VERSION",
-    "SORT_COLUMNS",
     "EntryKeys",
     "MemoryLocation",
     "SqliteStore",
     "entry_keys",
     "locate",
-    "merge_into",
     "mount_type",
     "network_file_system",
 ]
