@@ -325,7 +325,11 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     memory = open_memory(args)
-    entries = memory.entries(strict=True, app=args.app, status=args.status, sort=args.sort)
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be 1 or more")
+    entries = memory.entries(
+        strict=True, app=args.app, status=args.status, sort=args.sort, limit=args.limit
+    )
     wide = getattr(args, "wide", False)
     lines = list_lines(entries, wide=wide, width=screen_width()) if entries else ["(no entries)"]
     emit(args, [entry_json(e) for e in entries], "\n".join(lines))
@@ -807,6 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--status", choices=("active", "pinned", "retired"))
     p.add_argument("--app", metavar="APP", help="only entries for this app (e.g. settings)")
     p.add_argument("--sort", choices=sorted(memory_rows.SORT_COLUMNS), default="template")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N (in --sort order)")
     p = add("show", cmd_show, "one entry in full, provenance included")
     p.add_argument("id")
     p = add("search", cmd_search, "entries a goal would retrieve, each score explained")

@@ -80,6 +80,9 @@ def test_list_filters_by_app_and_sorts(mem, capsys):
     _, out, _ = run(mem, capsys, "list", "--sort", "template", "--json")
     assert [r["id"] for r in json.loads(out)] == [contact, wifi]
     assert run(mem, capsys, "list", "--app", "camera")[1].strip() == "(no entries)"
+    _, out, _ = run(mem, capsys, "list", "--sort", "uses", "--limit", "1", "--json")
+    assert [r["id"] for r in json.loads(out)] == [wifi]
+    assert run(mem, capsys, "list", "--limit", "0")[0] == 2
 
 
 def test_search_explains_its_score_and_both_cut_offs(mem, capsys):

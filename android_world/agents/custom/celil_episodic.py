@@ -196,15 +196,20 @@ class EpisodicMemory:
         app: str | None = None,
         status: str | None = None,
         sort: str = "template",
+        limit: int | None = None,
     ) -> list[MemoryEntry]:
-        """Every entry (or those of `app` / `status`). Not strict: a storage problem is a
-        warning and an empty list; strict (the review CLI): it raises."""
+        """Every entry (or those of `app` / `status`, the first `limit` in `sort` order). Not
+        strict: a storage problem is a warning and an empty list; strict: it raises."""
         try:
             with self.store.read() as conn:
                 if conn is None:
                     return []
                 return rows.entries(
-                    conn, app=canonical_app(app) if app else None, status=status, sort=sort
+                    conn,
+                    app=canonical_app(app) if app else None,
+                    status=status,
+                    sort=sort,
+                    limit=limit,
                 )
         except (EpisodicMemoryError, pydantic.ValidationError) as exc:
             if strict:

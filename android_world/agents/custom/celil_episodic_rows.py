@@ -219,8 +219,10 @@ def entries(
     app: str | None = None,
     status: str | None = None,
     sort: str = "template",
+    limit: int | None = None,
 ) -> list[MemoryEntry]:
-    where, params = [], []
+    where: list[str] = []
+    params: list[Any] = []
     if app:
         where.append("id IN (SELECT entry_id FROM entry_apps WHERE app = ?)")
         params.append(app)
@@ -231,6 +233,9 @@ def entries(
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += f" ORDER BY {SORT_COLUMNS[sort]}, id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
     return [entry_from_row(r) for r in conn.execute(sql, params)]
 
 
