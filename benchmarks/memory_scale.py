@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
+from android_world.agents.custom import celil_episodic_rows as rows
 from android_world.agents.custom import offline, offline_text
 from android_world.agents.custom.celil_episodic import (
     DEFAULT_SIMILARITY_THRESHOLD,
@@ -259,6 +260,7 @@ class Workload:
         self.bases = [b for b in bases if b.plan]
         self.iter = contexts(self.bases)
         self.entries: list[MemoryEntry] = []
+        self.keys: list[rows.EntryKeys] = []
         self.stored: list[tuple[Base, int]] = []
         self.refused = 0
         self._maker = EpisodicMemory(Path(tempfile.mkdtemp()) / "maker.db")
@@ -277,9 +279,18 @@ class Workload:
                 continue
             keys.add((entry.goal_template, tuple(entry.app_names)))
             self.entries.append(entry)
+            self.keys.append(rows.entry_keys(entry))  # the goal's reading is still cached
             self.stored.append((base, i))
             new.append(entry)
         return new
+
+    def store(self, memory: EpisodicMemory, new: Sequence[MemoryEntry]) -> None:
+        """Insert the new entries in one transaction, with the keys computed when they were
+        made (the same keys `add_successful_plan` would compute; the analysis runs once)."""
+        keys = dict(zip((e.id for e in self.entries), self.keys, strict=True))
+        with memory.store.write() as conn:
+            for entry in new:
+                rows.insert(conn, entry, keys[entry.id])
 
     def hit_probes(self, n: int, rng: random.Random) -> list[str]:
         """Goals of stored templates with another seed's values (checked to keep the template)."""
@@ -426,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows: list[Row] = []
         for size in sorted(set(args.sizes) | set(args.legacy_sizes)):
             built, new, _ = timed(lambda s=size: work.grow(s))
-            build_db, _, _ = timed(lambda n=new: store.import_entries(n))
+            build_db, _, _ = timed(lambda n=new: work.store(store, n))
             print(
                 f"{size:,} plans: made in {built:.0f} s, stored in {build_db:.1f} s "
                 f"({work.refused} plans refused as leaking values)",
