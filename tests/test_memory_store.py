@@ -433,3 +433,12 @@ def test_a_frozen_json_memory_is_read_without_creating_anything(tmp_path, read_o
     assert mem.find_similar_task("Turn wifi on.") is not None
     assert path.read_bytes() == original
     assert (tmp_path / "mem.db").exists() is (not read_only)
+
+
+def test_a_json_memory_beside_a_database_it_never_went_into_is_named(tmp_path):
+    EpisodicMemory(tmp_path / "mem.db").add_successful_plan(CONTACT, CONTACT_PLAN)
+    original = _write_v1(tmp_path / "mem.json", WIFI_V1)
+    mem = EpisodicMemory(tmp_path / "mem.json")
+    assert len(mem.entries()) == 1  # the database's own entry, nothing merged behind the back
+    assert "never migrated" in mem.warnings[-1] and "import" in mem.warnings[-1]
+    assert (tmp_path / "mem.json").read_bytes() == original

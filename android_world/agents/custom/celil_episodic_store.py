@@ -341,7 +341,17 @@ class SqliteStore:
             return conn
         target = "file:" + urllib.parse.quote(str(self.path)) + "?mode=ro"
         conn = self._connect(target, uri=True)
-        version = self._check_version(conn)
+        try:
+            version = self._check_version(conn)
+        except sqlite3.OperationalError:
+            # A read-only directory where the WAL's -shm cannot be made: with no -wal file the
+            # database file holds everything, and nothing may change it (frozen), so read it
+            # as immutable.
+            conn.close()
+            if Path(f"{self.path}-wal").exists():
+                raise
+            conn = self._connect(target + "&immutable=1", uri=True)
+            version = self._check_version(conn)
         if version < DB_SCHEMA_VERSION or self._meta(conn, "keys_version") != str(KEYS_VERSION):
             # An older layout cannot be upgraded read-only: read it into memory as it would be.
             entries = [entry_from_row(r) for r in _old_rows(conn, version)]
@@ -417,8 +427,9 @@ class SqliteStore:
                 }
             ),
         )
+        where = "memory (read only: nothing written)" if self.read_only else str(self.path)
         message = (
-            f"migrated {len(legacy.entries)} entries from {source} into {self.path}"
+            f"migrated {len(legacy.entries)} entries from {source} into {where}"
             + (f" ({merged} merged into others of the same task)" if merged else "")
             + f"; {source.name} is kept unchanged"
         )
@@ -433,7 +444,13 @@ class SqliteStore:
         it): its new entries are not in the database until imported."""
         source = self.location.legacy_json
         raw = self._meta(conn, "migrated_from")
-        if source is None or raw is None:
+        if source is None:
+            return
+        if raw is None:
+            self._warn(
+                f"{source} was never migrated: {self.path} existed before it. Merge it with: "
+                f"python -m android_world.memory_review --memory {self.path} import {source}"
+            )
             return
         with contextlib.suppress(OSError, ValueError, KeyError):
             info = json.loads(raw)
