@@ -266,20 +266,22 @@ class Workload:
         self._maker = EpisodicMemory(Path(tempfile.mkdtemp()) / "maker.db")
 
     def grow(self, size: int) -> list[MemoryEntry]:
-        """New entries up to `size` distinct tasks (a plan the memory would refuse is skipped)."""
+        """New entries up to `size` distinct tasks (a plan the memory would refuse, or a goal
+        that is the same task as one already made, "garden lamp" and "lamp garden", is skipped)."""
         new: list[MemoryEntry] = []
-        keys = {(e.goal_template, tuple(e.app_names)) for e in self.entries}
+        seen = {k.entry_key for k in self.keys}
         while len(self.entries) < size:
             base, i = next(self.iter)
             entry = self._maker.make_entry(in_context(base.goals[0], i), list(base.plan))
             if isinstance(entry, str):
                 self.refused += 1
                 continue
-            if (entry.goal_template, tuple(entry.app_names)) in keys:
+            keys = rows.entry_keys(entry)  # the goal's reading is still cached
+            if keys.entry_key in seen:
                 continue
-            keys.add((entry.goal_template, tuple(entry.app_names)))
+            seen.add(keys.entry_key)
             self.entries.append(entry)
-            self.keys.append(rows.entry_keys(entry))  # the goal's reading is still cached
+            self.keys.append(keys)
             self.stored.append((base, i))
             new.append(entry)
         return new
