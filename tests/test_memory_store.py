@@ -442,3 +442,35 @@ def test_a_json_memory_beside_a_database_it_never_went_into_is_named(tmp_path):
     assert len(mem.entries()) == 1  # the database's own entry, nothing merged behind the back
     assert "never migrated" in mem.warnings[-1] and "import" in mem.warnings[-1]
     assert (tmp_path / "mem.json").read_bytes() == original
+
+
+def test_a_value_the_plan_turned_into_a_state_is_part_of_the_task(tmp_path):
+    """One template, two tasks: the plan says "max" for 100%, so it must not serve 0%; a plan
+    for a calendar date must not serve a weekday, which needs today's date read first."""
+    mem = EpisodicMemory(tmp_path / "mem.db")
+    mem.add_successful_plan("Set brightness to 100%.", ["Open Settings", "Set brightness to max"])
+    assert mem.find_similar_task("Set brightness to 100%.") is not None
+    assert mem.find_similar_task("Set brightness to 0%.") is None
+    [match] = mem.rank("Set brightness to 0%.")
+    assert match.reason == "it was made for [brightness=max], this goal is [brightness=min]"
+    question = "What is my first event after {} {} in Simple Calendar Pro?"
+    mem.add_successful_plan(question.format("9:45am", "October 17"), ["Open Simple Calendar Pro"])
+    assert mem.find_similar_task(question.format("11am", "October 20")) is not None
+    assert mem.find_similar_task(question.format("11am", "Thursday")) is None
+
+
+def test_a_goal_whose_value_hides_a_second_instruction_is_not_the_same_meaning(tmp_path):
+    """The label rule takes "...containing: <text>. Then send it by SMS." as one text value; the
+    roles' reader sees two instructions, so a one-instruction plan is not offered for it."""
+    mem = EpisodicMemory(tmp_path / "mem.db")
+    mem.add_successful_plan(
+        "Could you create a note a_note.txt in Markor containing: Vet at 11.",
+        ["Open Markor", "Create the note a_note.txt with 'Vet at 11.'"],
+    )
+    two = (
+        "In Markor make a note b_note.txt containing: Gym at 6. Then send the whole note to "
+        "+15551234567 by SMS."
+    )
+    assert mem.find_similar_task(two) is None
+    one = "In Markor make a note b_note.txt containing: Gym at 6."
+    assert mem.find_similar_task(one).same_meaning

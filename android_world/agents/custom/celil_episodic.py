@@ -88,7 +88,7 @@ from android_world.agents.custom.celil_episodic_json import (
     read_json_memory,
     with_apps,
 )
-from android_world.agents.custom.celil_episodic_meaning import GoalReading, read_goal
+from android_world.agents.custom.celil_episodic_meaning import GoalReading, key_states, read_goal
 from android_world.agents.custom.celil_episodic_store import (
     DB_SCHEMA_VERSION,
     EntryKeys,
@@ -525,7 +525,7 @@ def judge(
     else:
         reason = misfit_reason(
             entry, GoalTemplate(template.template, slots), wanted, same_meaning=same_meaning
-        )
+        ) or _states_reason(keys.meaning_key, reading.meaning.key)
     if (
         not reason
         and entry.status != "pinned"
@@ -534,6 +534,15 @@ def judge(
     ):
         reason = f"success rate {entry.success_rate:.2f} < {min_success_rate:.2f}"
     return Match(entry, round(similarity, 4), plan, not reason, reason, basis)
+
+
+def _states_reason(entry_key: str | None, goal_key: str | None) -> str:
+    """Why a plan for other on/off values, levels or date forms does not serve ("" = same or
+    unknown): "Set brightness to 100%" is brightness=max, "0%" min, though one template."""
+    made, wanted = key_states(entry_key), key_states(goal_key)
+    if made is None or wanted is None or made == wanted:
+        return ""
+    return f"it was made for [{made or '-'}], this goal is [{wanted or '-'}]"
 
 
 def _after_success(existing: MemoryEntry, new: MemoryEntry, *, counted: bool) -> MemoryEntry:

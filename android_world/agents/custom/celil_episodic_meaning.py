@@ -64,13 +64,14 @@ class GoalMeaning:
     states: tuple[str, ...]
     ordered: bool
     aligned: bool
+    clauses: int = 1
 
     @property
     def key(self) -> str | None:
         if not self.aligned or not self.words:
             return None
         kind = "seq" if self.ordered else "bag"
-        return f"{kind}:{' '.join(self.words)}|{','.join(self.states)}"
+        return f"{kind}:{' '.join(self.words)}|{states_text(self.states)}|{self.clauses}"
 
     @property
     def slot_types(self) -> list[str]:
@@ -101,6 +102,15 @@ class GoalReading:
     # The goal's slots plus the on/off values its rewording made explicit ("Enable wifi" has no
     # toggle slot, its meaning has toggle_1 = on), for filling a plan found by meaning.
     fill_slots: dict[str, goals.SlotValue]
+
+
+def states_text(states: tuple[str, ...]) -> str:
+    return ",".join(states)
+
+
+def key_states(meaning_key: str | None) -> str | None:
+    """The on/off-like part of a meaning key (None: no key)."""
+    return meaning_key.split("|")[1] if meaning_key and meaning_key.count("|") >= 2 else None
 
 
 def state_value(value: str) -> str:
@@ -163,14 +173,41 @@ def read_meaning(goal: str) -> tuple[GoalMeaning, goals.GoalTemplate]:
     words = meaning_words(restated.template)
     counts = Counter(w for w in words if w.startswith("<"))
     ordered = any(n > 1 for n in counts.values())
-    states = tuple(state_value(v.value) for v in restated.slots.values() if v.type == "toggle")
+    clauses = offline_text.split_clauses(restated_text)
     meaning = GoalMeaning(
         words=tuple(words if ordered else sorted(words)),
-        states=states,
+        states=goal_states(restated, clauses),
         ordered=ordered,
         aligned=_aligned(original, restated),
+        clauses=len(clauses),
     )
     return meaning, restated
+
+
+_WEEKDAY = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)", re.I)
+
+
+def goal_states(template: goals.GoalTemplate, clauses: list[str]) -> tuple[str, ...]:
+    """What a plan decides by but a slot does not carry: on/off-like slot values; else the state
+    the roles' reader finds ("Set brightness to 0%" is brightness=min, "100%" max); and the form
+    of each date ("Thursday" needs today's date read first, "October 17" does not)."""
+    states = [state_value(v.value) for v in template.slots.values() if v.type == "toggle"]
+    if not states:
+        for clause in clauses:
+            level = offline_text.parse_level(clause)
+            toggle = offline_text.parse_toggle(clause)
+            if level is not None:
+                states.append(f"{_subject(level[0])}={level[1]}")
+            elif toggle is not None:
+                states.append(f"{_subject(toggle[0])}={'on' if toggle[1] else 'off'}")
+    for value in template.slots.values():
+        if value.type == "date":
+            states.append("date=weekday" if _WEEKDAY.fullmatch(value.value) else "date=day")
+    return tuple(states)
+
+
+def _subject(text: str) -> str:
+    return " ".join(canonical_word(w) for w in offline_text.words(text)) or "-"
 
 
 @functools.lru_cache(maxsize=512)
@@ -192,6 +229,7 @@ def goal_apps(goal: str, template: str | None = None) -> tuple[str, ...]:
 
 
 def states_of(slots: dict[str, goals.SlotValue]) -> tuple[str, ...]:
+    """The on/off-like slot values (the part of `goal_states` a template alone gives)."""
     return tuple(state_value(v.value) for v in slots.values() if v.type == "toggle")
 
 
@@ -228,6 +266,8 @@ __all__ = [
     "canonical_word",
     "clear_caches",
     "goal_apps",
+    "goal_states",
+    "key_states",
     "meaning_words",
     "read_goal",
     "read_meaning",
