@@ -175,6 +175,8 @@ def open_memory(
     same = memory.path == Path(os.path.realpath(path))
     if why != "--memory" or not same:  # say which file, unless the user named it
         shown = str(path) if same else f"{path} (database {memory.path})"
+        if not same and not memory.path.exists():
+            shown = f"{path} (a JSON memory of an earlier version, read as it is)"
         print(f"memory: {shown} ({why})", file=sys.stderr)
     return memory
 
