@@ -185,7 +185,7 @@ class EpisodicMemory:
             return 0 if conn is None else rows.count(conn)
 
     def digest(self) -> str | None:
-        """sha256 of the content (None: no memory yet); see SqliteStore.digest."""
+        """sha256 of the content (None: no memory yet); see celil_episodic_rows.digest."""
         with self.store.read() as conn:
             return None if conn is None else rows.digest(conn)
 
