@@ -25,6 +25,9 @@ from android_world.env import representation_utils
 from android_world.model_config import ModelsConfig
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+EXIT_NO_MODEL = 4
+"""`--check_models` found no model to check: every role runs offline (configured so, or `auto`
+found nothing). Not a pass: the check was asked for a model and there is none."""
 _JSON_ROLES = ("maestro", "verifiers", "vision_fallback")
 _PING_PROMPT = "Reply with the single word OK."
 _JSON_PROMPT = 'Reply with the JSON object {"ok": true}.'
@@ -200,12 +203,23 @@ def pick_target(
     return (best[1], best[2]) if best else None
 
 
+def model_key_for(settings: celil_models.RoleSettings, backend: str) -> str:
+    """The config key naming the model `settings` runs on `backend`: `model` for an explicit
+    backend and for an OpenAI-compatible server; under `auto`, Gemini's and Ollama's own keys
+    (their role defaults would win over `model`)."""
+    if settings.backend == "auto" and backend in ("gemini", "ollama"):
+        return f"models.{settings.role}.{backend}_model"
+    return f"models.{settings.role}.model"
+
+
 def grounding_probe(
     wrapper: celil_models.CelilModel,
     screen: Screen,
     coordinates: str = "absolute_resized",
+    model_key: str = "models.section_leader.model",
 ) -> CheckRow:
-    """Ask the executor to tap a named element; PASS when the mapped point is inside it."""
+    """Ask the executor to tap a named element; PASS when the mapped point is inside it.
+    `model_key` is the config key a fix names (see `model_key_for`)."""
 
     def row(
         status: str, latency: float | None, detail: str, fix: str = "", model: str = ""
@@ -226,14 +240,21 @@ def grounding_probe(
         return row(SKIP, None, "no suitable element on the probe screen")
     index, name = target
     sent, sent_size = uitars.resize_for_model(pixels)
-    prompt = uitars.mobile_prompt(f"Tap the '{name}' element on the screen.")
+    # The run's shape: a chat with an earlier screen and answer before the current screen, so a
+    # server that takes one image per request (vLLM's default) is found here, and the count it
+    # takes is learned and shown, as in the run.
+    earlier = uitars.HistoryTurn(sent, "Thought: I look at the screen first.\nAction: press_home()")
+    messages = uitars.build_messages(
+        f"Tap the '{name}' element on the screen.", sent, [earlier], max_images=2
+    )
     started = time.monotonic()
-    result = wrapper.call(celil_models.ModelRequest(prompt, (sent,)))
+    result = wrapper.call(celil_models.ModelRequest.chat(messages))
     latency = time.monotonic() - started
     model = result.record.model or wrapper.model
+    note = f" [{result.record.note}]" if result.record.note else ""
     if not result.ok:
         error = result.record.error or "error"
-        return row(FAIL, latency, error, _fix_for(error), model)
+        return row(FAIL, latency, error + note, _fix_for(error), model)
     action = uitars.parse_uitars_output(result.text)
     if isinstance(action, uitars.UiTarsParseFailure) or getattr(action, "start", None) is None:
         why = (
@@ -241,17 +262,15 @@ def grounding_probe(
             if isinstance(action, uitars.UiTarsParseFailure)
             else "action has no point"
         )
-        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}"
-        return row(
-            FAIL, latency, detail, "use a UI-TARS model (models.section_leader.ollama_model)", model
-        )
+        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}{note}"
+        return row(FAIL, latency, detail, f"use a UI-TARS model ({model_key})", model)
     x, y = uitars.to_screen(action.start[0], action.start[1], coordinates, sent_size, screen_size)
     box = elements[index].bbox_pixels
     assert box is not None
     inside = box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max
     detail = (
         f"'{name}' at ({box.x_min},{box.y_min})-({box.x_max},{box.y_max}); tapped ({x},{y}) "
-        f"[{coordinates}, sent {sent_size[0]}x{sent_size[1]}]"
+        f"[{coordinates}, sent {sent_size[0]}x{sent_size[1]}]{note}"
     )
     if inside:
         return row(PASS, latency, detail, model=model)
@@ -335,7 +354,8 @@ def run_checks(
                     )
                 )
             else:
-                rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates))
+                key = model_key_for(settings, resolution.backend)
+                rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
     return rows
 
 
@@ -386,7 +406,8 @@ def check_models(
     screen: Screen | None = None,
     wide: bool = False,
 ) -> int:
-    """Check every configured role; print a table; 0 when nothing failed, 1 otherwise."""
+    """Check every configured role; print a table. 0 when nothing failed, 1 when a check
+    failed, EXIT_NO_MODEL when no role has a model to check."""
     ledger = models_config.make_ledger()
     rows = run_checks(models_config, screen=screen, ledger=ledger, log=log)
     for line in format_table(rows, wide):
@@ -398,4 +419,16 @@ def check_models(
         f"{totals['model_calls']} model calls, "
         f"{totals['prompt_tokens'] + totals['completion_tokens']} tokens, ${totals['cost_usd']:.4f} estimated"
     )
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if all(row.check == "setup" and row.status == SKIP for row in rows):
+        log(
+            discover.wrap_line(
+                "no model: every role runs offline, so nothing was checked "
+                f"(exit {EXIT_NO_MODEL}); configure a model per role (README: Using real "
+                "models), e.g. --set models.openai_base_url=http://127.0.0.1:8000/v1 for a "
+                "local server"
+            )
+        )
+        return EXIT_NO_MODEL
+    return 0

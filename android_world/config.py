@@ -18,6 +18,7 @@ import pydantic
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from android_world.agents.custom import celil_secrets, celil_yaml
 from android_world.model_config import ModelsConfig
 
 
@@ -31,26 +32,12 @@ def _default_config_path() -> Path:
 
 
 DEFAULT_CONFIG_PATH = _default_config_path()
-REDACTED = "<redacted>"
-
-
-class _Yaml12Loader(yaml.SafeLoader):
-    """PyYAML reads YAML 1.1, where on/off/yes/no are booleans, so `ocr: off` would arrive as
-    False and fail validation; YAML 1.2's rule, only true/false are booleans, is what a config
-    user means."""
-
-
-_Yaml12Loader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+REDACTED = celil_secrets.REDACTED
 
 
 def load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_Yaml12Loader)  # a SafeLoader subclass: no arbitrary objects
+    """Config text as YAML 1.2 (`off` stays a string), refusing a key given twice."""
+    return celil_yaml.load(text)
 
 
 class ConfigError(Exception):
@@ -58,7 +45,9 @@ class ConfigError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinity pass every `ge`/`le` bound (and NaN fails every comparison later), so no
+    # number in the config may be one.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # Keys only the worker pool reads (android_world/parallel.py); AdbEnv never sees them.
@@ -205,9 +194,21 @@ class BenchmarkConfig(_Strict):
 
     @pydantic.field_validator("tasks", "tags", "difficulty", mode="before")
     @classmethod
-    def _split_tasks(cls, value: Any) -> Any:
+    def _split_names(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
+        """A comma-separated string (a flag) or a list. A string that names nothing (`,,,`) is
+        a mistake, not "every task": only an empty list, or leaving the key out, means that."""
         if isinstance(value, str):
-            return [t.strip() for t in value.split(",") if t.strip()]
+            names = [t.strip() for t in value.split(",") if t.strip()]
+            if not names:
+                what = {"tasks": "task", "tags": "tag", "difficulty": "difficulty"}
+                purpose = "run" if info.field_name == "tasks" else "keep"
+                raise ValueError(
+                    f"names no {what[info.field_name]}; to {purpose} every task, leave it out "
+                    "(in the file: [])"
+                )
+            return names
+        if isinstance(value, list) and any(not str(t).strip() for t in value):
+            raise ValueError(f"an empty name in {value!r}")
         return [] if value is None else value
 
 
@@ -243,7 +244,9 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path} (pass --config with an existing file)")
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        data = load_yaml(celil_yaml.read_text(path))
+    except celil_yaml.ConfigTextError as exc:
+        raise ConfigError(exc.located(str(path))) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -259,14 +262,22 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
 
 
 def parse_set(item: str) -> tuple[list[str], Any]:
-    """`a.b.c=value` -> (['a','b','c'], YAML-typed value)."""
+    """`a.b.c=value` -> (['a','b','c'], YAML-typed value); text that is not YAML stays text."""
     key, sep, raw = item.partition("=")
     path = key.strip().split(".")
     if not sep or not key.strip() or any(not p for p in path):
         raise ConfigError(f"--set {item!r}: expected dotted.key.path=value")
     try:
+        item.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a byte the locale could not decode, kept as a surrogate
+        raise ConfigError(
+            f"--set {item!r}: not UTF-8 text (byte 0x{ord(item[exc.start]) & 0xFF:02x})"
+        ) from None
+    try:
         value = load_yaml(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+    except celil_yaml.DuplicateKeyError as exc:
+        raise ConfigError(f"--set {item}: duplicate key {exc.path}; keep one") from None
+    except (yaml.YAMLError, celil_yaml.ConfigTextError):
         value = raw
     return path, value
 
@@ -316,7 +327,7 @@ def _describe_error(err: dict[str, Any]) -> tuple[str, str]:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         listing = f" (known keys: {', '.join(known)})" if known else ""
         return path, f"unknown key{hint}{listing}"
-    msg = str(err.get("msg", "invalid value"))
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     if "input" in err and err.get("type") != "missing":
         shown = repr(err["input"])
         msg += f" (got {shown[:60]})"
@@ -357,6 +368,14 @@ def source_of(
     return source
 
 
+def override_sources(extra: list[tuple[Any, ...]] = ()) -> dict[str, str]:
+    """Dotted key path -> the flag that set it, for `extra` items as `load_config` takes them."""
+    return {
+        ".".join(key_path): (label[0] if label else f"--{key_path[-1]}")
+        for key_path, _value, *label in extra
+    }
+
+
 def load_config(
     path: str | Path,
     set_items: list[str] = (),
@@ -368,11 +387,9 @@ def load_config(
     flag in errors. Returns the validated config and the merged raw dict.
     """
     raw = copy.deepcopy(read_yaml(path))
-    flag_sources: dict[str, str] = {}
-    for key_path, value, *label in extra:
-        flag = label[0] if label else f"--{key_path[-1]}"
-        apply_set(raw, key_path, value, flag)
-        flag_sources[".".join(key_path)] = flag
+    flag_sources = override_sources(extra)
+    for key_path, value, *_ in extra:
+        apply_set(raw, key_path, value, flag_sources[".".join(key_path)])
     for item in set_items:
         key_path, value = parse_set(item)
         apply_set(raw, key_path, value, f"--set {item}")
@@ -400,31 +417,13 @@ def resolve_agent(cfg: CelilConfig, registered: list[str]) -> tuple[str, str, di
 # Writing
 
 
-# Header-style names too (`x-api-key`, `Authorization`): agent kwargs may carry HTTP headers.
-_SECRET_KEY = re.compile(
-    r"(^|[-_.])(api[-_]?key|secret|password|passwd|token|auth|authorization|credentials?|"
-    r"private[-_]?key)$",
-    re.I,
-)
-_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
-# Gemini-style `?key=...` and OAuth `access_token=...` put the secret in the query string.
-_URL_SECRET_PARAM = re.compile(
-    r"([?&](?:key|api[-_]?key|token|access[-_]?token|auth|secret|password)=)[^&#\s]+", re.I
-)
-
-
 def redact(value: Any, key: str = "") -> Any:
-    """A copy with secret-looking values removed; `*_env` keys name variables and are kept."""
-    if isinstance(value, dict):
-        return {k: redact(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v, key) for v in value]
-    if isinstance(value, str) and value:
-        if key and _SECRET_KEY.search(key):
-            return REDACTED
-        value = _URL_USERINFO.sub(f"{REDACTED}@", value)
-        return _URL_SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, value)
-    return value
+    """A copy with secret-looking values removed; `*_env` keys name variables and are kept.
+
+    The rules are the plugin's (celil_secrets), the one redaction for everything printed or
+    written: secret-named keys (`api_key`, `x-api-key`, `Authorization`, ...), URL credentials,
+    secret query parameters and registered keys."""
+    return celil_secrets.redact_value(value, key)
 
 
 def dump_yaml(cfg: CelilConfig) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from android_world import report
+from android_world.agents.custom.celil_secrets import redact
 
 GIF_WIDTH = 360
 FRAME_MS = 900
@@ -147,6 +148,7 @@ def export_episode(run_dir: Path, name: str, out: Path | None = None) -> Path:
     episode = report.load_episode(run_dir, _row(run_dir, name))
     page = report.render_episode(header, episode, None, None)
     page = _CRUMBS.sub("", page)  # its links point into the run directory
+    page = redact(page)  # before the screenshots make it megabytes
     page = inline_images(page, run_dir / report.EPISODES / name)
     target = out or Path(f"{name}.html")
     _write_bytes_atomic(target, page.encode("utf-8"))

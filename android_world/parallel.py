@@ -97,6 +97,9 @@ class WorkerSpec:
     # The driver's scratch directory (removed at the end, so a killed worker's half-written
     # episode folder does not linger); a worker on another host uses its own temp directory.
     scratch_root: str | None = None
+    # The driver's validated agent config (registry.validate_kwargs), built from as it is;
+    # None validates `agent_kwargs` in the worker.
+    agent_params: Any = None
 
 
 @dataclasses.dataclass
@@ -108,6 +111,8 @@ class Outcome:
     files: dict[str, bytes]
     env_dead: str | None = None  # why this worker's device is unusable now, if it is
     worker: str = ""
+    model_servers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """What this worker's model clients learned about the servers (run_output.model_servers)."""
 
 
 def jobs_for(suite: suite_utils.Suite, done: set[str]) -> list[Job]:
@@ -266,8 +271,11 @@ class EpisodeWorker:
                 seed=cfg.env.seed,
                 log=log,
             )
+            params = spec.agent_params
+            if params is None:
+                params = agent_registry.validate_kwargs(spec.agent_registry_name, spec.agent_kwargs)
             self.agent = agent_registry.get_agent(
-                spec.agent_registry_name, self.recorder, context=context, **spec.agent_kwargs
+                spec.agent_registry_name, self.recorder, context=context, params=params
             )
             if cfg.benchmark.transition_pause is not None:
                 self.agent.transition_pause = cfg.benchmark.transition_pause
@@ -301,7 +309,14 @@ class EpisodeWorker:
         folder = self.writer.episode_dir(job.name)
         files = read_folder(folder)
         shutil.rmtree(folder, ignore_errors=True)
-        return Outcome(job.name, episode, files, env_problem(self.env), self.name)
+        return Outcome(
+            job.name,
+            episode,
+            files,
+            env_problem(self.env),
+            self.name,
+            run_output.model_servers(),
+        )
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -29,6 +29,7 @@ from typing import Any
 import jinja2
 
 import android_world
+from android_world import episode_rows, upstream_checkpoints
 from android_world.checkpointer import write_text_atomic
 
 EPISODES = "episodes"
@@ -88,25 +89,41 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def check_run_dir(path: Path) -> Path:
-    """A run directory has a results.jsonl, a manifest.json or an episodes/ folder."""
+    """A run directory has a results.jsonl, a manifest.json or an episodes/ folder, or is an
+    upstream AndroidWorld run (its `<Task>_<i>.pkl.gz` checkpoints)."""
     if not path.exists():
         raise ReportError(f"run directory not found: {path}")
     if not path.is_dir():
         raise ReportError(f"not a directory: {path} (pass a run directory such as runs/run_<ts>)")
     markers = ("results.jsonl", "manifest.json", EPISODES)
-    if not any((path / m).exists() for m in markers):
+    if not any((path / m).exists() for m in markers) and not upstream_checkpoints.has_checkpoints(
+        path
+    ):
         raise ReportError(
-            f"not a run directory: {path} has no results.jsonl, manifest.json or episodes/ "
-            "(pass a directory made by python -m android_world.run, e.g. runs/run_<ts>)"
+            f"not a run directory: {path} has no results.jsonl, manifest.json, episodes/ or "
+            "upstream checkpoints (*.pkl.gz) (pass a directory made by python -m "
+            "android_world.run, e.g. runs/run_<ts>, or an upstream AndroidWorld run directory)"
         )
     return path
 
 
+def upstream_rows(run_dir: Path) -> list[dict[str, Any]]:
+    """The result rows of an upstream run directory, read from its checkpoints (the user named
+    the directory; `upstream_checkpoints.SafeUnpickler` builds plain data only)."""
+    episodes = [
+        upstream_checkpoints.to_ours(ep) for ep in upstream_checkpoints.read_episodes(run_dir)
+    ]
+    return [episode_rows.result_row(ep) for ep in episodes]
+
+
 def result_rows(run_dir: Path) -> list[dict[str, Any]]:
-    """results.jsonl, or (before the first one is written) each episode's summary.json row."""
+    """results.jsonl, or (before the first one is written) each episode's summary.json row, or
+    an upstream run's checkpoints."""
     rows = read_jsonl(run_dir / "results.jsonl")
     if rows:
         return [r for r in rows if r.get("name")]
+    if not (run_dir / EPISODES).is_dir() and upstream_checkpoints.has_checkpoints(run_dir):
+        return upstream_rows(run_dir)
     found = []
     for summary in sorted((run_dir / EPISODES).glob("*/summary.json")):
         row = (read_json(summary) or {}).get("result")

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
 from android_world import discover, parallel, run_output, suite_utils
 from android_world.agents import registry as agent_registry
+from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
 from android_world.task_evals import registry as task_registry_lib
 from android_world.task_evals import task_eval
@@ -125,7 +127,7 @@ class UsageError(Exception):
 
 
 def _fail(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    print(redact(f"error: {message}"), file=sys.stderr)
     sys.exit(2)
 
 
@@ -145,11 +147,18 @@ class Prepared:
     config_label: str
     agent_config_name: str
     agent_registry_name: str
-    agent_kwargs: dict[str, Any]
+    agent_kwargs: dict[str, Any]  # as the config wrote them (recorded in manifest.json)
     task_classes: dict[str, type[task_eval.TaskEval]]
     suite: suite_utils.Suite
     run_dir: Path | None
     resuming: bool
+    # The kwargs validated once (the agent's config model), what every agent is built from.
+    agent_params: agent_registry.AgentParams = dataclasses.field(default_factory=dict)
+    flag_sources: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def source_of(self, path: str) -> str:
+        """The file, flag or `--set` item that set config key `path` (for error lines)."""
+        return config_lib.source_of(path, self.config_label, list(FLAGS.set), self.flag_sources)
 
 
 def _flag_overrides() -> list[tuple[list[str], Any, str]]:
@@ -228,6 +237,14 @@ def _first_line(exc: BaseException) -> str:
 
 def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConfig, Path, bool]:
     """(validated config, the file it came from, whether it is a resumed run's config)."""
+    cfg, config_path, resuming, _ = _load_run_config(argv_rest)
+    return cfg, config_path, resuming
+
+
+def _load_run_config(
+    argv_rest: Sequence[str],
+) -> tuple[config_lib.CelilConfig, Path, bool, dict[str, str]]:
+    """`load_run_config` and which flag set which key (for naming the flag in errors)."""
     if FLAGS.agent and FLAGS.agent_name and FLAGS.agent != FLAGS.agent_name:
         raise UsageError(f"--agent {FLAGS.agent} and --agent_name {FLAGS.agent_name} disagree")
     if len(argv_rest) > 1:
@@ -257,44 +274,61 @@ def load_run_config(argv_rest: Sequence[str] = ()) -> tuple[config_lib.CelilConf
         if not (FLAGS.agent or FLAGS.agent_name):
             overrides.append((["agent", "active_agent"], name, "--agent_module"))
     cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), overrides)
-    return force_models(cfg, FLAGS.models), config_path, resuming
+    sources = config_lib.override_sources(overrides)
+    if FLAGS.models is not None:
+        sources.update({f"models.{role}.backend": "--models" for role in cfg.models.roles()})
+    return force_models(cfg, FLAGS.models), config_path, resuming, sources
 
 
 def run_checks(cfg: config_lib.CelilConfig) -> int:
-    """`--check_device` / `--check_models`: print their tables; the worst exit code wins."""
-    code = 0
+    """`--check_device` / `--check_models`: print their tables; a failed check (1) wins over
+    "no model to check" (check_models.EXIT_NO_MODEL), which wins over 0."""
+    codes = [0]
     if FLAGS.check_device:
         from android_world.env.adb.adb_runner import AdbError
         from android_world.env.adb.check_device import check_device
 
         try:
-            code = max(code, check_device(cfg.env.adb.to_mapping(), log=print))
+            codes.append(check_device(cfg.env.adb.to_mapping(), log=print))
         except (AdbError, ValueError) as exc:
             raise UsageError(f"--check_device: {_first_line(exc)}") from None
     if FLAGS.check_models:
         from android_world.check_models import check_models
 
-        code = max(code, check_models(cfg.models, log=print, wide=FLAGS.wide))
-    return code
+        codes.append(check_models(cfg.models, log=print, wide=FLAGS.wide))
+    return 1 if 1 in codes else max(codes)
 
 
-def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
-    cfg, config_path, resuming = load_run_config(argv_rest)
+def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepared:
+    """Everything checked before a device is touched or a run directory is created: the config,
+    the agent's keys (validated once), the task selection and, with `check_startup`, the
+    agent's own start-up check (Celil: its model servers)."""
+    cfg, config_path, resuming, flag_sources = _load_run_config(argv_rest)
     if resuming:
         _log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
+    elif FLAGS.checkpoint_dir:
+        from android_world import upstream_checkpoints
+
+        found = len(upstream_checkpoints.files_in(FLAGS.checkpoint_dir))
+        if found:
+            _log(
+                f"Resuming an upstream AndroidWorld run in {FLAGS.checkpoint_dir}: its {found} "
+                "checkpoint file(s) (*.pkl.gz) hold finished episodes; the rest run here."
+            )
 
     registered = agent_registry.list_agents()
     config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
+
+    def source(path: str) -> str:
+        return config_lib.source_of(path, str(config_path), list(FLAGS.set), flag_sources)
+
     try:
-        agent_registry.validate_kwargs(registry_name, kwargs)
+        params = agent_registry.validate_kwargs(registry_name, kwargs)
     except agent_registry.UnknownAgentError as exc:
         path = f"agent.configurations.{config_name}.registry_name"
-        source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
-        raise UsageError(f"{source}: {path}: {exc}") from None
+        raise UsageError(f"{source(path)}: {path}: {exc}") from None
     except agent_registry.AgentConfigError as exc:
-        path = f"agent.configurations.{config_name}" + (f".{exc.path}" if exc.path else "")
-        source = config_lib.source_of(path, str(config_path), list(FLAGS.set))
-        raise UsageError(f"{source}: {path}: {exc.message}") from None
+        raise agent_key_error(config_name, exc, source) from None
 
     classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
     try:
@@ -311,9 +345,43 @@ def prepare(argv_rest: Sequence[str] = ()) -> Prepared:
     if not suite:
         raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
     run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
-    return Prepared(
-        cfg, str(config_path), config_name, registry_name, kwargs, classes, suite, run_dir, resuming
+    prep = Prepared(
+        cfg,
+        str(config_path),
+        config_name,
+        registry_name,
+        kwargs,
+        classes,
+        suite,
+        run_dir,
+        resuming,
+        agent_params=params,
+        flag_sources=flag_sources,
     )
+    if check_startup:
+        startup_check(prep)
+    return prep
+
+
+def agent_key_error(
+    config_name: str, exc: agent_registry.AgentConfigError, source: Callable[[str], str]
+) -> UsageError:
+    """One line naming the agent key at fault, its full config path and where it was set."""
+    path = f"agent.configurations.{config_name}" + (f".{exc.path}" if exc.path else "")
+    return UsageError(f"{source(path)}: {path}: {exc.message}")
+
+
+def startup_check(prep: Prepared) -> None:
+    """The agent's start-up check (Celil: every configured model can work), before any run
+    directory or episode: a dead server costs one probe, not a run of failing calls."""
+    cfg = prep.cfg
+    context = agent_registry.RunContext(models=cfg.models, seed=cfg.env.seed, log=_log)
+    try:
+        agent_registry.check_startup(prep.agent_registry_name, prep.agent_params, context)
+    except agent_registry.StartupError as exc:
+        raise UsageError(f"{prep.source_of(exc.path)}: {exc.path}: {exc.message}") from None
+    except agent_registry.AgentConfigError as exc:
+        raise agent_key_error(prep.agent_config_name, exc, prep.source_of) from None
 
 
 def perform_emulator_setup(cfg: config_lib.CelilConfig) -> None:
@@ -443,17 +511,47 @@ def _execute(
     env: interface.AsyncEnv | None,
     env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv] | None = None,
 ):
-    cfg = prep.cfg
+    run_dir, created = _open_run_dir(prep)
     try:
-        run_dir = prep.run_dir or checkpointer_lib.create_run_directory(cfg.benchmark.output_path)
-        run_dir.mkdir(parents=True, exist_ok=True)
+        return run_dir, _run_in(prep, run_dir, env, env_factory)
+    except UsageError:
+        # A start-up failure (the agent could not be built, the workers could not start) in a
+        # directory this invocation created leaves no run directory holding an empty report.
+        if created and not _has_episodes(run_dir):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _open_run_dir(prep: Prepared) -> tuple[Path, bool]:
+    """The run directory, made if needed; True when this invocation created it."""
+    output_path = prep.cfg.benchmark.output_path
+    try:
+        if prep.run_dir is None:
+            return checkpointer_lib.create_run_directory(output_path), True
+        existed = prep.run_dir.exists()
+        prep.run_dir.mkdir(parents=True, exist_ok=True)
+        return prep.run_dir, not existed
     except OSError as exc:
-        where = prep.run_dir or cfg.benchmark.output_path
+        where = prep.run_dir or output_path
         raise UsageError(f"cannot create the run directory under {where}: {exc.strerror}") from None
-    cfg = cfg.model_copy(
-        update={"benchmark": cfg.benchmark.model_copy(update={"checkpoint_dir": str(run_dir)})}
+
+
+def _has_episodes(run_dir: Path) -> bool:
+    checkpoints = run_dir / run_output.CHECKPOINTS
+    return checkpoints.is_dir() and any(checkpoints.iterdir())
+
+
+def _run_in(
+    prep: Prepared,
+    run_dir: Path,
+    env: interface.AsyncEnv | None,
+    env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv] | None,
+) -> suite_utils.Summary:
+    """Write the run's config and manifest, run the episodes, finish the outputs."""
+    cfg = prep.cfg.model_copy(
+        update={"benchmark": prep.cfg.benchmark.model_copy(update={"checkpoint_dir": str(run_dir)})}
     )
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     checkpointer_lib.write_text_atomic(run_dir / "config.yaml", config_lib.dump_yaml(cfg))
 
     manifest_path = run_dir / "manifest.json"
@@ -489,7 +587,7 @@ def _execute(
         interrupted = _execute_parallel(prep, cfg, run_dir, manifest, env_factory)
     else:
         interrupted = _execute_serial(prep, cfg, env, run_dir, manifest)
-    return run_dir, _finish(prep, cfg, run_dir, manifest, interrupted)
+    return _finish(prep, cfg, run_dir, manifest, interrupted)
 
 
 def _execute_serial(
@@ -504,7 +602,7 @@ def _execute_serial(
 
     interrupted = False
     manifest_path = run_dir / "manifest.json"
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     recorder = run_output.RecordingEnv(env)
     context = agent_registry.RunContext(
         models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
@@ -512,15 +610,12 @@ def _execute_serial(
     _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     try:
         agent = agent_registry.get_agent(
-            prep.agent_registry_name, recorder, context=context, **prep.agent_kwargs
+            prep.agent_registry_name, recorder, context=context, params=prep.agent_params
         )
     except agent_registry.UnknownAgentError as exc:
         raise UsageError(str(exc)) from None
     except agent_registry.AgentConfigError as exc:
-        path = f"agent.configurations.{prep.agent_config_name}"
-        path += f".{exc.path}" if exc.path else ""
-        source = config_lib.source_of(path, prep.config_label, list(FLAGS.set))
-        raise UsageError(f"{source}: {path}: {exc.message}") from None
+        raise agent_key_error(prep.agent_config_name, exc, prep.source_of) from None
     # null keeps each agent's own pause (upstream's runner does not override agents either).
     if cfg.benchmark.transition_pause is not None:
         agent.transition_pause = cfg.benchmark.transition_pause
@@ -576,7 +671,7 @@ class _ParallelRunDir:
 
     def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
         self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
-        self.store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+        self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
         history = manifest.get("parallel")
         self.sessions = list(history) if isinstance(history, list) else []
@@ -584,6 +679,11 @@ class _ParallelRunDir:
 
     def outcome(self, outcome: parallel.Outcome) -> None:
         ep = outcome.episode
+        if outcome.model_servers:  # learned in the worker, shown as a serial run shows it
+            self.manifest["model_servers"] = _merged_servers(
+                self.manifest.get("model_servers"), outcome.model_servers
+            )
+            self._write_manifest()
         if outcome.files:
             parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
         self.store.save_episodes([ep], ep["name"])
@@ -609,7 +709,7 @@ class _ParallelRunDir:
         self._write_manifest()
 
     def log(self, line: str) -> None:
-        self.bar.write(line, file=sys.stderr)
+        self.bar.write(redact(line), file=sys.stderr)
 
     def _write_manifest(self) -> None:
         checkpointer_lib.write_json_atomic(self.run_dir / "manifest.json", self.manifest)
@@ -627,7 +727,7 @@ def _execute_parallel(
     from tqdm import tqdm
 
     bench = cfg.benchmark
-    store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    store = run_output.checkpoint_store(run_dir)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
     done = store.load(["name", "error", "exception_info"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
@@ -636,6 +736,7 @@ def _execute_parallel(
         cfg=cfg,
         agent_registry_name=prep.agent_registry_name,
         agent_kwargs=prep.agent_kwargs,
+        agent_params=prep.agent_params,
         run_dir=str(run_dir),
         env_factory=env_factory,
         save_screenshots=bench.save_screenshots and (cfg.env.type != "sim" or cfg.env.render),
@@ -689,11 +790,11 @@ def _finish(
     interrupted: bool,
 ) -> suite_utils.Summary:
     manifest_path = run_dir / "manifest.json"
-    checkpoint_store = checkpointer_lib.IncrementalCheckpointer(run_dir / run_output.CHECKPOINTS)
+    checkpoint_store = run_output.checkpoint_store(run_dir)
     # The manifest says finished before the last report is written, so that report does too.
-    adaptations = _model_server_adaptations()
+    adaptations = run_output.model_servers()
     if adaptations:
-        manifest["model_servers"] = adaptations
+        manifest["model_servers"] = _merged_servers(manifest.get("model_servers"), adaptations)
     if not interrupted:
         manifest["finished_at"] = run_output.utc_now()
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
@@ -710,7 +811,7 @@ def _finish(
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")
     for line in suite_utils.model_error_lines(finished):
-        print(line, file=sys.stderr)
+        print(redact(line), file=sys.stderr)
     if interrupted:
         print(f"Interrupted. Resume with: --checkpoint_dir {run_dir}", file=sys.stderr)
         sys.exit(130)
@@ -724,13 +825,12 @@ def _finish(
     return summary
 
 
-def _model_server_adaptations() -> list[dict[str, Any]]:
-    """What Celil's model wrappers learned about the servers (JSON form, text-only models)."""
-    try:
-        from android_world.agents.custom import celil_negotiation
-    except ImportError:
-        return []
-    return celil_negotiation.SERVERS.snapshot()
+def _merged_servers(known: Any, learned: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """manifest.json's `model_servers` plus what a worker (or this process) learned since."""
+    from android_world.agents.custom import celil_negotiation
+
+    earlier = [e for e in known if isinstance(e, dict)] if isinstance(known, list) else []
+    return celil_negotiation.merge_snapshots(earlier, learned)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -767,13 +867,31 @@ def agent_line(config_name: str, registry_name: str) -> str:
 
 def _episode_line(ep: dict[str, Any]) -> str:
     if ep.get("error"):
-        return f"{ep['name']}: FAILED ({ep['error']})"
+        return redact(f"{ep['name']}: FAILED ({ep['error']})")
     steps, runtime = ep.get("episode_length"), ep.get("run_time") or 0.0
     return f"{ep['name']}: score {ep['is_successful']} ({steps} steps, {runtime:.1f} s)"
 
 
 def _log(message: str) -> None:
-    print(message, file=sys.stderr)
+    """Console lines of the run (the banner names model servers): redacted like every file."""
+    print(redact(message), file=sys.stderr)
+
+
+class _RedactingFilter(logging.Filter):
+    """Log records pass the same redaction (`--verbosity=1` logs every request's URL)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def redact_logs() -> None:
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactingFilter) for f in handler.filters):
+            handler.addFilter(_RedactingFilter())
 
 
 # Model SDKs log every request at INFO ("HTTP Request: POST ...", "AFC is enabled ..."): most of
@@ -803,6 +921,7 @@ def quiet_third_party_logs() -> None:
 
 def main(argv: Sequence[str]) -> None:
     quiet_third_party_logs()
+    redact_logs()
     if FLAGS.version:
         print(f"celil {android_world.__version__}")
         return
@@ -814,7 +933,7 @@ def main(argv: Sequence[str]) -> None:
             cfg, _, _ = load_run_config(argv)
             print(list_text(FLAGS.list, cfg))
             return
-        prep = prepare(argv)
+        prep = prepare(argv, check_startup=not FLAGS.dry_run)
         if FLAGS.perform_emulator_setup:
             perform_emulator_setup(prep.cfg)
         if FLAGS.dry_run:

@@ -2,7 +2,7 @@
 
     run_<timestamp>/config.yaml, manifest.json, results.jsonl, summary.csv, report.html,
     checkpoints/<Task>_<i>.json, episodes/<Task>_<i>/{episode.json, feedback.jsonl,
-    summary.json, step_NNN.png}
+    summary.json, step_NNN.png}, <Task>_<i>.pkl.gz (upstream's checkpoint format)
 
 Every file is replaced atomically (temp file + os.replace), and results.jsonl is rewritten from
 the per-episode checkpoints, so a run killed at any moment and resumed ends with each episode
@@ -33,11 +33,14 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from android_world import checkpointer as checkpointer_lib
 from android_world import suite_utils
 from android_world.agents import base_agent
+from android_world.agents.custom.celil_secrets import redact as redact_text
 from android_world.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
 from android_world.config import redact
 from android_world.env import interface, json_action
+from android_world.episode_rows import result_row, upstream_keys  # noqa: F401 (re-exported)
 from android_world.task_evals import task_eval
 
 CHECKPOINTS = "checkpoints"
@@ -57,6 +60,13 @@ _PACKAGES = (
     "openai",
     "httpx",
 )
+
+
+def checkpoint_store(run_dir: Path) -> checkpointer_lib.IncrementalCheckpointer:
+    """The run's checkpoints: our JSON in checkpoints/, upstream's `<Task>_<i>.pkl.gz` in the
+    run directory itself (where upstream's run.py keeps them), so upstream's checkpointer loads
+    the run and a run of upstream's resumes here."""
+    return checkpointer_lib.IncrementalCheckpointer(run_dir / CHECKPOINTS, upstream_dir=run_dir)
 
 
 def utc_now() -> str:
@@ -184,73 +194,6 @@ def save_png(pixels: np.ndarray, path: Path) -> None:
 # Rows
 
 
-def _per_step(value: Any, steps: Any) -> float | None:
-    if not isinstance(value, int | float) or not isinstance(steps, int) or steps <= 0:
-        return None
-    return round(value / steps, 4)
-
-
-def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
-    """The results.jsonl line for one episode (names as in DESIGN §7)."""
-    usage = episode.get("usage") or {}
-    prompt = usage.get("prompt_tokens")
-    completion = usage.get("completion_tokens")
-    tokens = None if prompt is None and completion is None else (prompt or 0) + (completion or 0)
-    calls, seconds = usage.get("model_calls"), usage.get("model_seconds")
-    steps = episode.get("episode_length")
-    false_complete, false_infeasible = suite_utils.false_claims(episode)
-    return {
-        "name": episode.get("name"),
-        "task": episode.get("task_template"),
-        "instance": episode.get("instance_id"),
-        "goal": episode.get("goal"),
-        "score": episode.get("is_successful"),
-        "raw_score": episode.get("raw_score"),
-        "done": episode.get("done"),
-        "claimed": episode.get("claimed"),
-        "false_complete": false_complete,
-        "false_infeasible": false_infeasible,
-        "steps": episode.get("episode_length"),
-        "step_budget": episode.get("step_budget"),
-        "runtime": episode.get("run_time"),
-        "calls": calls,
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "tokens": tokens,
-        "model_seconds": seconds,
-        "cost_usd": usage.get("cost_usd"),
-        "model_errors": usage.get("errors"),
-        "unusable_answers": episode.get("unusable_answers"),
-        "model_error": usage.get("first_error"),
-        "calls_per_step": _per_step(calls, steps),
-        "tokens_per_step": _per_step(tokens, steps),
-        "model_seconds_per_step": _per_step(seconds, steps),
-        "memory_hit": episode.get("memory_hit"),
-        "error": episode.get("error"),
-        "teardown_error": episode.get("teardown_error"),
-        "seed": episode.get("seed"),
-        "agent": episode.get("agent_name"),
-        "finished_at": episode.get("finish_dtime"),
-        # The same facts under upstream AndroidWorld's episode keys, so its tooling (e.g.
-        # suite_utils.process_episodes over these rows) reads our runs unchanged.
-        **upstream_keys(episode),
-    }
-
-
-def upstream_keys(episode: Mapping[str, Any]) -> dict[str, Any]:
-    exception = episode.get("exception_info")
-    return {
-        "task_template": episode.get("task_template"),
-        "instance_id": episode.get("instance_id"),
-        "is_successful": episode.get("is_successful"),
-        "episode_length": episode.get("episode_length"),
-        "run_time": episode.get("run_time"),
-        "finish_dtime": episode.get("finish_dtime"),
-        "agent_name": episode.get("agent_name"),
-        "exception_info": None if exception is None else str(exception),
-    }
-
-
 def write_results_jsonl(path: Path, episodes: Iterable[Mapping[str, Any]]) -> None:
     lines = [json.dumps(to_jsonable(result_row(ep)), allow_nan=False) for ep in episodes]
     write_text_atomic(path, "".join(line + "\n" for line in lines))
@@ -362,6 +305,16 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
     return to_jsonable(redact(info))
 
 
+def model_servers() -> list[dict[str, Any]]:
+    """What Celil's model wrappers in this process learned about the servers (JSON form, image
+    limit), for manifest.json; empty when the plugin is not there."""
+    try:
+        from android_world.agents.custom import celil_negotiation
+    except ImportError:
+        return []
+    return celil_negotiation.SERVERS.snapshot()
+
+
 # --------------------------------------------------------------------------------------------
 # The writer the suite runner reports to
 
@@ -433,7 +386,7 @@ class RunWriter:
         if "step" in fields:
             line["agent_step"] = line.pop("step")
         line["step"] = self._step if self._step >= 0 else None
-        self._feedback.write(json.dumps(line, allow_nan=False) + "\n")
+        self._feedback.write(redact_text(json.dumps(line, allow_nan=False)) + "\n")
         self._feedback.flush()
 
     def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None:

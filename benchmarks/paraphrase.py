@@ -139,6 +139,10 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
         end = start + datetime.timedelta(minutes=int(params.get("duration_mins", 0)))
         out.update(month_name=f"{start:%B}", end_hm=f"{end:%H:%M}")
         out["hour12"] = f"{(start.hour % 12) or 12}{'am' if start.hour < 12 else 'pm'}"
+    if "day_of_week" not in out and rows and "start_ts" in rows[0]:
+        # Upstream's relative-day goal names the event's weekday from its row, not a param.
+        start = datetime.datetime.fromtimestamp(rows[0]["start_ts"], datetime.UTC)
+        out["day_of_week"] = f"{start:%A}"
     return out
 
 

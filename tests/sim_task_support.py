@@ -16,3 +16,12 @@ def make_task(name: str, seed: int) -> task_eval.TaskEval:
     params = cls.generate_random_params()
     params["seed"] = seed
     return cls(params)
+
+
+def prepared_task(name: str, seed: int) -> task_eval.TaskEval:
+    """`make_task`, then what initialisation draws before it touches the device (a question's
+    own rows and its date wording: `prepare()`), under the seeding set-up uses."""
+    task = make_task(name, seed)
+    random.seed(seed)
+    task.prepare()  # type: ignore[attr-defined]
+    return task

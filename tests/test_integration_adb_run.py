@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from android_world.check_models import EXIT_NO_MODEL
 from android_world.env.adb.fake_adb import FakeAdbServer, FakeDevice
 from android_world.env.adb.fake_adb.sim_phone import SimPhone
 from android_world.env.sim.sim_env import SimEnv
@@ -100,8 +101,9 @@ def test_a_device_that_is_not_there_is_one_line_and_no_run_dir(tmp_path):
 
 
 def test_check_device_and_check_models_exit_with_their_result():
-    """Both checks in one process (the worst code wins); the failing cases of each are covered
-    by tests/test_adb_check_device.py and tests/test_models_check.py."""
+    """Both checks in one process (the worst code wins: with every role offline there is no
+    model to check, EXIT_NO_MODEL); the failing cases of each are covered by
+    tests/test_adb_check_device.py and tests/test_models_check.py."""
     fake = _sim_device()
     with FakeAdbServer(fake.handle) as server:
         ready = _run(
@@ -112,8 +114,8 @@ def test_check_device_and_check_models_exit_with_their_result():
             "--set",
             f"env.adb.adb_path={server.adb_path}",
         )
-    assert ready.returncode == 0, ready.stdout + ready.stderr
-    assert "device ready" in ready.stdout
+    assert ready.returncode == EXIT_NO_MODEL, ready.stdout + ready.stderr
+    assert "device ready" in ready.stdout and "no model" in ready.stdout
     for role in ("maestro", "section_leader", "verifiers"):
         assert f"{role}: offline" in ready.stdout  # --models offline reached every role
     assert "SKIP" in ready.stdout and "Run directory" not in ready.stdout

@@ -131,6 +131,8 @@ def test_a_run_with_an_unusable_memory_path_exits_2_with_one_line(tmp_path):
     assert "is a directory, not a file" in result.stderr
     assert "Traceback" not in result.stderr
     assert folder.is_dir() and not list(tmp_path.glob("shared_memory.*"))
+    runs = tmp_path / "runs"
+    assert not runs.exists() or not list(runs.iterdir())  # stopped before a run directory
 
 
 # --- symlinks ------------------------------------------------------------------------------------

@@ -45,6 +45,10 @@ VARIABLE_SHAPE = {
     "SystemCopyToClipboard": 3,
     # "Add to the top/bottom of the note ..." or "Replace the text with ...".
     "MarkorEditNote": 2,
+    # The note's text is one of upstream's sentences, free-form: "Hello, World!" reads as a
+    # list of two texts.
+    "MarkorCreateNote": 2,
+    "MarkorCreateNoteAndSms": 2,
     # "recurs daily" or "recurs weekly": the repetition is a word the plan acts on.
     "SimpleCalendarAddRepeatingEvent": 2,
     # Upstream words a question's date as a person would: "October 16", "this Monday", "the

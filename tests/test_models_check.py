@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from android_world.check_models import check_models, pick_target, run_checks
+from android_world.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
 from android_world.env.representation_utils import BoundingBox, UIElement
 from android_world.model_config import ModelsConfig, RoleModelConfig
 
@@ -33,9 +33,10 @@ def fake_model(offset=(0, 0), elements=ELEMENTS):
     def respond(request):
         body = request["body"]
         user = body["messages"][-1]
-        if user.get("images") and "Tap the" in user["content"]:
-            sent = decode_png(user["images"][0])
-            name = re.search(r"Tap the '([^']+)' element", user["content"]).group(1)
+        prompt = next((m["content"] for m in body["messages"] if "Tap the" in m["content"]), "")
+        if user.get("images") and prompt:
+            sent = decode_png(user["images"][-1])
+            name = re.search(r"Tap the '([^']+)' element", prompt).group(1)
             box = next(e.bbox_pixels for e in elements if (e.text or e.content_description) == name)
             cx = (box.x_min + box.x_max) / 2 * sent.shape[1] / W + offset[0]
             cy = (box.y_min + box.y_max) / 2 * sent.shape[0] / H + offset[1]
@@ -114,11 +115,13 @@ def test_unreachable_server_and_missing_key_fail_with_their_fixes(monkeypatch):
     assert max(len(x) for line in lines for x in line.splitlines()) <= 80
 
 
-def test_offline_roles_are_skipped_and_do_not_fail():
+def test_offline_roles_are_skipped_and_no_model_at_all_is_not_a_pass():
+    """Issue 31: with no model configured the check says so and exits EXIT_NO_MODEL, not 0."""
     role = RoleModelConfig(backend="offline")
     config = ModelsConfig(maestro=role, section_leader=role, verifiers=role)
     lines: list[str] = []
-    assert check_models(config, log=lines.append) == 0
+    assert check_models(config, log=lines.append) == EXIT_NO_MODEL
+    assert "no model" in "\n".join(lines)
     assert all(r.status == "SKIP" for r in run_checks(config))
 
 
@@ -132,7 +135,7 @@ def test_output_never_contains_the_key(server):
     lines: list[str] = []
     assert check_models(config, log=lines.append, screen=SCREEN) == 1
     text = "\n".join(lines)
-    assert "bad ***" in text and SECRET not in text
+    assert "bad <redacted>" in text and SECRET not in text
 
 
 def test_pick_target_prefers_unique_named_clickable_elements():

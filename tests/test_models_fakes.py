@@ -8,10 +8,13 @@ records every request so tests can assert what the SDK actually sent.
 from __future__ import annotations
 
 import base64
+import contextlib
+import dataclasses
 import http.server
 import io
 import json
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +24,30 @@ import numpy as np
 import pytest
 from PIL import Image
 
-Reply = tuple[int, Any] | tuple[int, Any, float]  # (status, json body[, delay seconds])
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """A reply that is not one well-formed JSON body: what servers and proxies do when they crash,
+    restart, stall or stream. `kind`:
+
+    - "reset": read the request, then close with an RST (SO_LINGER 0), as a server process that
+      dies mid-request does (the client sees ECONNRESET, "Connection reset by peer");
+    - "disconnect": read the request, then close without a word (the client sees "Server
+      disconnected without sending a response", as with Ollama and llamafile in
+      BerriAI/litellm#13249 and run-llama/llama_index#12866);
+    - "trickle": a 200 whose JSON `body` arrives one byte every `interval_s` (a stalled proxy or
+      an overloaded server: every read is quick, the whole answer is not);
+    - "event_stream": a 200 `text/event-stream` of `body` (bytes) although `stream` was not asked
+      for, as some proxies do for every request (weaigc/bingo#101: the openai SDK then hands
+      back a str, "'str' object has no attribute 'choices'").
+    """
+
+    kind: str
+    body: Any = None
+    interval_s: float = 0.0
+
+
+Reply = tuple[int, Any] | tuple[int, Any, float] | Fault  # (status, json body[, delay s]) | Fault
 Responder = Callable[[dict[str, Any]], Reply]
 
 
@@ -53,6 +79,9 @@ class FakeServer:
                 with outer._lock:
                     outer.requests.append(request)
                 reply = outer._reply(self.command, self.path, request)
+                if isinstance(reply, Fault):
+                    self._fault(reply)
+                    return
                 status, payload = reply[0], reply[1]
                 if len(reply) > 2 and reply[2]:
                     time.sleep(reply[2])
@@ -65,6 +94,42 @@ class FakeServer:
                     self.wfile.write(data)
                 except OSError:
                     pass  # the client gave up (timeout tests)
+
+            def _fault(self, fault: Fault) -> None:
+                self.close_connection = True
+                try:
+                    if fault.kind == "reset":
+                        linger = struct.pack("ii", 1, 0)
+                        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                        self.connection.close()
+                    elif fault.kind == "disconnect":
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    elif fault.kind == "trickle":
+                        data = json.dumps(fault.body).encode()
+                        self.send_response(200)
+                        self.send_header("content-type", "application/json")
+                        self.send_header("content-length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.flush()
+                        for index in range(len(data)):
+                            self.wfile.write(data[index : index + 1])
+                            self.wfile.flush()
+                            time.sleep(fault.interval_s)
+                    elif fault.kind == "event_stream":
+                        data = fault.body
+                        self.send_response(200)
+                        self.send_header("content-type", "text/event-stream")
+                        self.send_header("content-length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                    else:
+                        raise ValueError(f"unknown fault {fault.kind!r}")
+                except OSError:
+                    pass  # the client gave up (the deadline tests)
+
+            def finish(self) -> None:
+                with contextlib.suppress(OSError, ValueError):  # a fault closed it already
+                    super().finish()
 
             do_GET = _handle
             do_POST = _handle
@@ -221,3 +286,57 @@ def openai_ok(
 
 def openai_error(status: int, message: str = "boom") -> Reply:
     return status, {"error": {"message": message, "type": "server_error", "code": status}}
+
+
+# Faulty answers, in the shapes real servers produce -------------------------------------------
+
+
+def vllm_too_many_images(limit: int = 1) -> Reply:
+    """vLLM's answer when a request carries more images than `--limit-mm-per-prompt` allows (the
+    default is 1 for many vision models): the body as reported in vllm-project/vllm#17092 and
+    Visual-Agent/DeepEyes#26."""
+    return 400, {
+        "object": "error",
+        "message": f"At most {limit} image(s) may be provided in one request.",
+        "type": "BadRequestError",
+        "param": None,
+        "code": 400,
+    }
+
+
+def openai_no_choices() -> Reply:
+    """A 200 that says it is a chat completion and carries no answer (seen from proxies that
+    swallow an upstream error)."""
+    return 200, {"object": "chat.completion"}
+
+
+def openai_with_usage(text: str, usage: dict[str, Any]) -> Reply:
+    status, body = openai_ok(text)[:2]
+    return status, {**body, "usage": usage}
+
+
+def event_stream(*chunks: str) -> Fault:
+    """The streamed form of an answer (`data: {chunk}` lines, then `data: [DONE]`), as vLLM and
+    llama.cpp's llama-server send when `stream: true`."""
+    lines = []
+    for text in chunks:
+        chunk = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "served-model",
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+        }
+        lines.append(f"data: {json.dumps(chunk)}\n\n")
+    lines.append("data: [DONE]\n\n")
+    return Fault("event_stream", "".join(lines).encode())
+
+
+def trickle(reply: Reply, interval_s: float) -> Fault:
+    """`reply`'s JSON body, one byte every `interval_s` seconds."""
+    assert not isinstance(reply, Fault)
+    return Fault("trickle", reply[1], interval_s)
+
+
+RESET = Fault("reset")
+DISCONNECT = Fault("disconnect")

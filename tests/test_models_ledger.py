@@ -164,6 +164,6 @@ def test_recording_a_plain_infer_wrapper(tmp_path):
 
 def test_redact_scrubs_registered_and_env_secrets(monkeypatch):
     monkeypatch.setenv("GEMINI_API_KEY", "sk-SECRET-123")
-    assert cm.redact("key sk-SECRET-123 leaked") == "key *** leaked"
+    assert cm.redact("key sk-SECRET-123 leaked") == "key <redacted> leaked"
     cm.register_secret("another-SECRET-xyz")
     assert "another-SECRET-xyz" not in cm.redact("x another-SECRET-xyz")

@@ -7,8 +7,8 @@ import datetime
 import json
 
 import pytest
-from sim_task_support import REGISTRY
 from sim_task_support import make_task as make
+from sim_task_support import prepared_task
 
 from android_world import checkpointer
 from android_world.env.json_action import JSONAction
@@ -59,7 +59,9 @@ def test_oracle_solves_within_budget_and_nothing_passes_untouched(env, name, see
     task = make(name, seed)
     task.initialize_task(env)
     try:
-        assert task.is_successful(env) == 0.0, "doing nothing must fail"
+        # Upstream's zero-target instances (an ingredient no recipe uses): nothing to delete.
+        nothing_to_do = not task.params.get(recipe.ROW_OBJECTS, [None])
+        assert task.is_successful(env) == float(nothing_to_do), "doing nothing must fail"
         actions = []
         for action in task.oracle_actions(env):
             env.execute_action(action)
@@ -164,8 +166,24 @@ def test_constraint_needs_every_recipe_using_the_ingredient(env):
 
 def test_usable_ingredients_keep_upstreams_order_without_dead_ones():
     usable = recipe.usable_ingredients()
-    assert "Parmesan cheese" in usable and "ghee" not in usable and "mayonnaise" not in usable
+    assert "ghee" not in usable and "mayonnaise" not in usable and "garlic" in usable
+    # Upstream's test compares the ingredient as written with lowercased directions.
+    assert "Parmesan cheese" not in usable
     assert set(usable) < set(rdata.COMMON_INGREDIENTS)
+
+
+def test_constraint_draws_upstreams_zero_target_instances():
+    """An ingredient no recipe uses (as upstream tests it) gives no target: doing nothing is the
+    answer, and deleting a recipe that mentions it in another case fails, as upstream's."""
+    seen = set()
+    for seed in range(40):
+        params = make("RecipeDeleteMultipleRecipesWithConstraint", seed).params
+        if params["ingredient"] in recipe.usable_ingredients():
+            assert len(params[recipe.ROW_OBJECTS]) == 3
+        else:
+            assert params[recipe.ROW_OBJECTS] == []
+        seen.add(bool(params[recipe.ROW_OBJECTS]))
+    assert seen == {True, False}
 
 
 @pytest.mark.parametrize("name", ["RecipeDeleteDuplicateRecipes", "RecipeDeleteDuplicateRecipes3"])
@@ -285,12 +303,7 @@ def test_noise_cannot_change_the_answer(env, name):
 
 
 def test_a_high_priority_task_hidden_until_tonight_is_off_the_default_list(env):
-    task = REGISTRY["TasksHighPriorityTasks"](
-        {
-            **make("TasksHighPriorityTasks", 3).params,
-            "seed": 3,
-        }
-    )
+    task = prepared_task("TasksHighPriorityTasks", 3)  # set-up keeps its prepared rows
     hidden = dict(task.params["relevant"][0])
     hidden["hideUntil"] = tq.ms_at(datetime.date(2023, 10, 15), "8:00pm")
     task.params["relevant"] = [hidden]
@@ -309,7 +322,7 @@ def test_a_high_priority_task_hidden_until_tonight_is_off_the_default_list(env):
 
 def test_pools_draw_without_replacement():
     for seed in range(5):
-        task = make("TasksDueNextWeek", seed)
+        task = prepared_task("TasksDueNextWeek", seed)
         days = [tq.due_day(r) for r in task.params["relevant"]]
         assert len(set(days)) == 6 and task.params["due_date"] not in {
             d.strftime("%B %d %Y") for d in days

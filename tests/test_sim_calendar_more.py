@@ -10,6 +10,7 @@ import random
 
 import pytest
 from sim_task_support import make_task as make
+from sim_task_support import prepared_task
 
 from android_world import checkpointer
 from android_world.env.json_action import JSONAction
@@ -236,12 +237,12 @@ def test_noise_stays_in_upstreams_window_and_outside_the_exclusions():
 
 def test_without_replacement_pools_give_distinct_values():
     for seed in range(20):
-        p = make("SimpleCalendarAnyEventsOnDate", seed).params
+        p = prepared_task("SimpleCalendarAnyEventsOnDate", seed).params
         titles = [e["title"] for e in p["events"]]
         times = [e["time"] for e in p["events"]]
         assert len(set(titles)) == 3 and p["title"] not in titles
         assert len(set(times)) == 3 and p["time"] not in times
-        q = make("SimpleCalendarEventsInNextWeek", seed).params
+        q = prepared_task("SimpleCalendarEventsInNextWeek", seed).params
         first, second = q["events"]
         assert first["date"] != second["date"]
         assert q["target_date"] not in (first["date"], second["date"])

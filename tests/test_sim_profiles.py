@@ -318,8 +318,9 @@ def test_a_profile_that_costs_steps_gives_them_back_in_the_step_budget():
         assert suite_utils.step_budget(task, Odd(answer)) == 12
     assert suite_utils.step_budget(task, object()) == 12
 
-    # Seed 9 puts the note 19th of 21 in a list that shows three rows: 10 fixed actions leave
-    # two scrolls in upstream's 12 steps, and two reach the eighth row.
+    # Seed 9 (upstream's draw) puts the note far down a list that shows three rows: 10 fixed
+    # actions leave two scrolls in upstream's 12 steps, which do not reach it; the scaled budget
+    # does (17 steps).
     def run(**env_kw):
         env = SimEnv(seed=0, render=False, profile="landscape", **env_kw)
         try:
@@ -333,7 +334,7 @@ def test_a_profile_that_costs_steps_gives_them_back_in_the_step_budget():
     assert (strict["step_budget"], strict["episode_length"], strict["is_successful"]) == (12, 12, 0)
     scaled = run()
     assert scaled["step_budget"] == 27 and scaled["is_successful"] == 1.0
-    assert 12 < scaled["episode_length"] <= 15
+    assert 12 < scaled["episode_length"] <= 17
 
 
 def test_the_config_key_turns_the_adjustment_off():

@@ -4,6 +4,13 @@ The agent (tests/fixtures/upstream_style_agent.py, our own code) imports only up
 names: `env.adb_utils` and `env.actuation` on `env.controller`, and an `infer.LlmWrapper` passed as
 `llm`. It runs through `--agent_module` on the simulated phone and through the fake adb device,
 with its model on a fake OpenAI-compatible server.
+
+Upstream's own T3A, M3A and SeeAct run too, loaded from an upstream checkout at test time (never
+committed here; their helper modules come from beside them), with an oracle model
+(tests/upstream/agents_here.py): each must score 1.0 on SystemWifiTurnOn and ContactsAddContact.
+They need the checkout and a Python with this harness's packages plus the agents' imports
+(tests/upstream/fetch_upstream.sh builds .cache/upstream/agents-venv; CELIL_UPSTREAM_AGENTS_PYTHON
+points elsewhere); without them those tests are skipped, saying why.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_models_fakes as fakes
+import upstream_support
 from test_models_fakes import openai_ok
 
 from android_world import episode_runner
@@ -155,3 +163,88 @@ def test_upstream_names_exist_with_upstream_meaning():
         env.close()
     with pytest.raises(TypeError, match="neither an AsyncEnv nor the controller"):
         adb_utils.get_orientation(object())
+
+
+AGENTS_SCRIPT = ROOT / "tests" / "upstream" / "agents_here.py"
+AGENTS_IMPORTS = ("cv2", "matplotlib", "IPython", "requests")
+
+
+def _agents_python() -> Path | None:
+    given = os.environ.get("CELIL_UPSTREAM_AGENTS_PYTHON")
+    path = Path(given) if given else upstream_support.CACHE / "agents-venv" / "bin" / "python"
+    return path if path.is_file() else None
+
+
+def _agents_setup() -> tuple[Path, Path]:
+    checkout = upstream_support.checkout()
+    if not (checkout / "android_world" / "agents" / "seeact.py").is_file():
+        pytest.skip(f"no upstream AndroidWorld checkout at {checkout}: {upstream_support.HOW}")
+    python = _agents_python()
+    if python is None:
+        pytest.skip(
+            "no Python with the agents' imports (.cache/upstream/agents-venv): run "
+            "tests/upstream/fetch_upstream.sh or set CELIL_UPSTREAM_AGENTS_PYTHON"
+        )
+    probe = subprocess.run(
+        [str(python), "-c", "import " + ", ".join(AGENTS_IMPORTS) + ", android_world.run"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        pytest.skip(f"{python} cannot import what the agents need ({last})")
+    return checkout, python
+
+
+@pytest.mark.parametrize("agent", ["seeact", "t3a", "m3a"])
+def test_upstreams_own_agents_score_with_an_oracle_model(agent):
+    checkout, python = _agents_setup()
+    env = upstream_support.clean_env(PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    done = subprocess.run(
+        [str(python), str(AGENTS_SCRIPT), "--checkout", str(checkout), "--agent", agent],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    results = seen["results"]
+    assert set(results) == {"SystemWifiTurnOn", "ContactsAddContact"}, seen
+    for task, result in results.items():
+        assert result["score"] == 1.0 and result["error"] is None, (agent, task, result)
+        # Every step the agent took was the oracle's action (no step of its own invention).
+        assert result["steps"] == result["oracle_actions"], (agent, task, result)
+
+
+def test_helper_modules_come_from_beside_the_agent(tmp_path):
+    """An agent file importing a helper this harness lacks gets it from its own folder; the
+    harness's own modules are never replaced."""
+    from android_world.agents import module_loader
+
+    (tmp_path / "zz_helper_for_test.py").write_text("VALUE = 7\n", encoding="utf-8")
+    (tmp_path / "infer.py").write_text("raise RuntimeError('not ours')\n", encoding="utf-8")
+    (tmp_path / "agent.py").write_text(
+        "from android_world.agents import base_agent, infer, zz_helper_for_test\n"
+        "class Agent(base_agent.EnvironmentInteractingAgent):\n"
+        "    def step(self, goal):\n"
+        "        return base_agent.AgentInteractionResult(True, {'v': zz_helper_for_test.VALUE})\n",
+        encoding="utf-8",
+    )
+    cls = module_loader.load_class(f"{tmp_path / 'agent.py'}:Agent")
+    import android_world.agents.zz_helper_for_test as helper
+
+    assert helper.VALUE == 7 and cls.__name__ == "Agent"
+    assert hasattr(infer, "Gpt4Wrapper")  # ours, not the file beside the agent
+    (tmp_path / "broken.py").write_text(
+        "from android_world.agents import zz_missing_dep_for_test\n", encoding="utf-8"
+    )
+    (tmp_path / "zz_missing_dep_for_test.py").write_text(
+        "import a_module_that_does_not_exist\n", encoding="utf-8"
+    )
+    with pytest.raises(module_loader.AgentModuleError, match="zz_missing_dep_for_test"):
+        module_loader.load_class(f"{tmp_path / 'broken.py'}:Agent")

@@ -35,9 +35,17 @@ __all__ = [
 
 
 def build_celil_agent(
-    env: interface.AsyncEnv, context: registry.RunContext | None = None, **kwargs: Any
+    env: interface.AsyncEnv,
+    context: registry.RunContext | None = None,
+    params: CelilAgentConfig | None = None,
+    **kwargs: Any,
 ) -> celil_agent.CelilAgent:
-    params = CelilAgentConfig.model_validate(kwargs)
+    """The agent from validated `params` (the registry passes what it validated once), or from
+    raw `kwargs` when called directly."""
+    if params is None:
+        params = CelilAgentConfig.model_validate(kwargs)
+    elif kwargs:
+        raise TypeError("build_celil_agent takes params or kwargs, not both")
     context = context or registry.RunContext()
     try:
         # The console is 80 columns: long role and memory lines are folded.
@@ -46,4 +54,22 @@ def build_celil_agent(
         raise registry.AgentConfigError(AGENT_NAME, error.path, error.message) from None
 
 
-registry.register(AGENT_NAME, build_celil_agent, config_model=CelilAgentConfig)
+def check_celil_startup(params: CelilAgentConfig, context: registry.RunContext) -> None:
+    """Before the run directory exists: every configured model role can work and the memory
+    file is usable (see `factory.check_startup`). A `models.*` key at fault is a StartupError,
+    one of the agent's own keys an AgentConfigError (the runner names each where it was set)."""
+    try:
+        factory.check_startup(params, context.models)
+    except factory.CelilSetupError as error:
+        if error.path.startswith("models"):
+            raise registry.StartupError(error.path, error.message) from None
+        raise registry.AgentConfigError(AGENT_NAME, error.path, error.message) from None
+
+
+registry.register(
+    AGENT_NAME,
+    build_celil_agent,
+    config_model=CelilAgentConfig,
+    takes_params=True,
+    startup_check=check_celil_startup,
+)

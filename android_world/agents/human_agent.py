@@ -57,7 +57,7 @@ def help_text() -> str:
 class HumanAgentConfig(pydantic.BaseModel):
     """`agent.configurations.human_agent` keys."""
 
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = "human_agent"
     max_elements: int = pydantic.Field(default=60, ge=0)

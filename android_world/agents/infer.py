@@ -9,6 +9,7 @@ failure and continue.
 from __future__ import annotations
 
 import abc
+import base64
 import io
 from typing import Any
 
@@ -83,6 +84,12 @@ def _max_retry(max_retry: int) -> int:
 class Gpt4Wrapper(_DelegatingWrapper):
     """OpenAI chat models, as upstream: the key from OPENAI_API_KEY (required). The server is
     OPENAI_BASE_URL when set (any OpenAI-compatible endpoint), else OpenAI's."""
+
+    @classmethod
+    def encode_image(cls, image: np.ndarray) -> str:
+        """A screenshot as base64 JPEG text, for an image_url data URL (upstream's SeeAct builds
+        its requests with this)."""
+        return base64.b64encode(array_to_jpeg_bytes(image)).decode("utf-8")
 
     def __init__(self, model_name: str, max_retry: int = 3, temperature: float = 0.0) -> None:
         import os

@@ -2,13 +2,17 @@
 
 Meant for upstream AndroidWorld's agents (T3A, M3A, SeeAct, or your own in their style), which
 this harness does not ship: their modules import upstream's names (`env.adb_utils`,
-`env.actuation`, `agents.infer`), which exist here with upstream's meaning. An agent whose
-constructor takes an `llm` gets the model configured for the planner role (`models.maestro`), so
-upstream's agents and Celil run on the same model and the same ledger.
+`env.actuation`, `agents.infer`), which exist here with upstream's meaning. Pointed at an agent in
+an upstream checkout (`.../android_world/agents/m3a.py:M3A`), the helper modules it imports that
+this harness lacks (`m3a_utils`, `seeact_utils`) are loaded from beside it, as if copied in. An
+agent whose constructor takes an `llm` gets the model configured for the planner role
+(`models.maestro`), so upstream's agents and Celil run on the same model and the same ledger.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.util
 import inspect
 import sys
@@ -16,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from android_world.agents import base_agent, registry
+
+_PACKAGE = "android_world.agents"
 
 
 class AgentModuleError(ValueError):
@@ -32,12 +38,71 @@ def parse_spec(spec: str) -> tuple[Path, str]:
     return path, class_name
 
 
+def _package_imports(path: Path) -> list[str]:
+    """Names the file imports from `android_world.agents` (`from android_world.agents import x`,
+    `import android_world.agents.x`), in order."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == _PACKAGE and not node.level:
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            names += [
+                a.name.removeprefix(_PACKAGE + ".")
+                for a in node.names
+                if a.name.startswith(_PACKAGE + ".")
+            ]
+    return list(dict.fromkeys(names))
+
+
+def provide_helpers(path: Path) -> list[str]:
+    """Upstream's agents import helper modules of their own package (M3A and T3A `m3a_utils`,
+    SeeAct `seeact_utils`) that this harness does not ship. Each one the agent file imports that
+    `android_world.agents` lacks here, and that sits beside the file (an upstream checkout's
+    `android_world/agents/`), is loaded from there under its upstream name, as if copied into the
+    package; its own helpers first. Modules this harness has (infer, base_agent, agent_utils...)
+    are never replaced. Returns the names provided."""
+    package = importlib.import_module(_PACKAGE)
+    provided: list[str] = []
+    for name in _package_imports(path):
+        full = f"{_PACKAGE}.{name}"
+        helper = path.parent / f"{name}.py"
+        if full in sys.modules or not helper.is_file():
+            continue
+        if importlib.util.find_spec(full) is not None:
+            continue  # ours
+        loader_spec = importlib.util.spec_from_file_location(full, helper)
+        if loader_spec is None or loader_spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[full] = module
+        try:
+            provided += provide_helpers(helper)
+            loader_spec.loader.exec_module(module)
+        except AgentModuleError:
+            sys.modules.pop(full, None)
+            raise
+        except Exception as exc:  # the user's files: an import error is theirs to fix
+            sys.modules.pop(full, None)
+            raise AgentModuleError(
+                f"--agent_module: importing {helper} (upstream's {name}, beside the agent) "
+                f"failed: {type(exc).__name__}: {exc}"
+            ) from None
+        setattr(package, name, module)
+        provided.append(name)
+    return provided
+
+
 def load_class(spec: str) -> type:
     path, class_name = parse_spec(spec)
     module_name = f"celil_agent_module_{abs(hash(path.resolve())):x}"
     loader_spec = importlib.util.spec_from_file_location(module_name, path)
     if loader_spec is None or loader_spec.loader is None:
         raise AgentModuleError(f"--agent_module: cannot load {path}")
+    provide_helpers(path)
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
     try:

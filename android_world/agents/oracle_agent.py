@@ -37,7 +37,7 @@ _TARGETED = (
 class OracleAgentConfig(pydantic.BaseModel):
     """`agent.configurations.oracle_agent` keys."""
 
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = "oracle_agent"
 

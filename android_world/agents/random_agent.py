@@ -33,7 +33,7 @@ _WEIGHTED_ACTIONS: tuple[tuple[str, float], ...] = (
 class RandomAgentConfig(pydantic.BaseModel):
     """`agent.configurations.random_agent` keys."""
 
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
     seed: int | None = None  # None: the run's seed (env.seed)
     p_complete: float = pydantic.Field(default=0.0, ge=0.0, le=1.0)

@@ -1,15 +1,21 @@
-"""Writes docs/TASK_FIDELITY.md: how each sim task compares with upstream AndroidWorld's.
+"""Writes docs/TASK_FIDELITY.md from a differential with upstream AndroidWorld's task suite.
 
-    python -m android_world.task_evals.fidelity            # (re)write the table
-    python -m android_world.task_evals.fidelity --check    # exit 1 if the table is stale
+    python -m android_world.task_evals.fidelity                       # (re)write the table
+    python -m android_world.task_evals.fidelity --check               # exit 1 if it is stale
+    python -m android_world.task_evals.fidelity --upstream CHECKOUT   # record upstream's facts
+                                                                      # again, then write
 
-It reads whatever task classes the registry finds (so tasks added later show up by themselves)
-and the upstream record in `upstream_tasks.py`. Templates are compared by the goals our classes
-actually produce: a few seeded parameter draws must each read as one of upstream's templates with
-its `{placeholders}` filled. Complexity, apps and seeded noise rows are compared as numbers and
-names. Success rules cannot be compared by a script: the "ours" column is what the class declares
-(`success_rule`, or upstream's when it declares none), and every difference kept on purpose is
-a line in the class's `fidelity_notes`.
+Upstream's side is recorded facts (tests/fixtures/upstream_facts.json and upstream_draws.json,
+written by tests/upstream/record_upstream.py in a checkout with upstream's own Python; see
+`--upstream`), so the table is rebuilt and checked without a checkout. Our side is whatever task
+classes the registry finds. Per template the table compares: the goals our classes produce for
+upstream's recorded seeds (identical text), the parameter draws (`upstream_draws`), complexity,
+apps, the params' schema, task_metadata.json's difficulty, tags and optimal steps, and a
+question's parameter pools; the module-level pools are matched with upstream's by content.
+Success rules cannot be compared by a script: "ours" is what the class declares (`success_rule`,
+or upstream's when it declares none), and "upstream" is our summary in `upstream_tasks.py`.
+Every difference found must be recorded by the class (`fidelity_notes`, naming the aspect);
+`problems()` lists those that are not, and the tests fail on any.
 """
 
 from __future__ import annotations
@@ -17,25 +23,38 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import random
-import re
+import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
-from android_world.task_evals import registry, task_eval
+from android_world.task_evals import fidelity_diff, registry, task_eval, upstream_draws
 from android_world.task_evals.upstream_tasks import (
     UPSTREAM_BY_NAME,
-    UPSTREAM_COMMIT,
     UPSTREAM_REPO,
     UPSTREAM_TASKS,
     UpstreamTask,
 )
 
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "TASK_FIDELITY.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC_PATH = ROOT / "docs" / "TASK_FIDELITY.md"
+RECORDER = ROOT / "tests" / "upstream" / "record_upstream.py"
 OWN_PREFIX = "Sim"
-SAMPLE_SEEDS = (0, 1, 2, 3, 4)
-_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+# What a note must name to record each kind of difference the differential finds.
+ASPECTS = {
+    "template": "template",
+    "goals": "template",
+    "complexity": "complexity",
+    "apps": "app",
+    "schema": "schema",
+    "metadata": "metadata",
+    "pools": "pool",
+    "params": "param",
+    "draws": "draw",
+    "noise rows": "noise",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,44 +63,20 @@ class Row:
 
     name: str
     upstream: UpstreamTask | None
-    template: str  # "same", "different", "own", "unknown: ..."
+    template: str  # "same", "different", "own", "no draws"
     complexity: float
-    notes: tuple[str, ...]
+    found: tuple[str, ...]  # differences the differential found
+    declared: tuple[str, ...]  # the class's fidelity_notes
     rule: str
+    draws: str = "-"  # "9/9", "9/9; initialised 9/9"
 
     @property
     def is_own(self) -> bool:
         return self.upstream is None
 
-
-def template_pattern(template: str) -> re.Pattern[str]:
-    """A template as a regex: literal text, each `{name}` any non-empty text."""
-    parts = _PLACEHOLDER.split(template)
-    return re.compile("(?:.+?)".join(re.escape(p) for p in parts), re.DOTALL)
-
-
-def sample_goals(cls: type[task_eval.TaskEval]) -> list[str]:
-    """Goals of a few seeded parameter draws, leaving the global random state as it was."""
-    state = random.getstate()
-    try:
-        goals = []
-        for seed in SAMPLE_SEEDS:
-            random.seed(seed)
-            goals.append(cls(cls.generate_random_params()).goal)
-        return goals
-    finally:
-        random.setstate(state)
-
-
-def compare_template(cls: type[task_eval.TaskEval], upstream: UpstreamTask) -> str:
-    try:
-        goals = sample_goals(cls)
-    except Exception as exc:  # a goal that needs a device cannot be sampled here
-        return f"unknown ({type(exc).__name__} while drawing goals)"
-    patterns = [template_pattern(t) for t in upstream.templates]
-    if all(any(p.fullmatch(g) for p in patterns) for g in goals):
-        return "same"
-    return "different"
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.found + self.declared
 
 
 def _noise_note(cls: type[task_eval.TaskEval], upstream: UpstreamTask) -> list[str]:
@@ -92,37 +87,79 @@ def _noise_note(cls: type[task_eval.TaskEval], upstream: UpstreamTask) -> list[s
     return []
 
 
-def _apps_note(cls: type[task_eval.TaskEval], upstream: UpstreamTask) -> list[str]:
-    ours = cls.app_names
-    if isinstance(ours, tuple | list) and set(ours) != set(upstream.app_names):
-        return [f"apps: ours {', '.join(ours) or '-'}; upstream {', '.join(upstream.app_names)}"]
-    return []
+def _draw_notes(summary: upstream_draws.TaskSummary | None) -> tuple[str, str, list[str]]:
+    """(template verdict, draws cell, notes) from the task's draw comparison."""
+    if summary is None or summary.missing or not summary.compared:
+        return "no draws", "-", []
+    notes = []
+    cell = f"{summary.matched}/{summary.compared}"
+    if summary.matched < summary.compared:
+        notes.append(f"draws: {cell} are upstream's ({summary.first_difference})")
+    if summary.init_compared:
+        cell += f"; initialised {summary.init_matched}/{summary.init_compared}"
+        if summary.init_matched < summary.init_compared:
+            notes.append(f"draws at initialisation differ ({summary.init_difference})")
+    extra = [k for k in summary.extra_keys if k != "seed"]
+    if extra:
+        notes.append(f"params: ours add {', '.join(extra)}")
+    goals_same = summary.goals_matched == summary.compared
+    template = "same" if goals_same else "different"
+    if not goals_same and summary.matched == summary.compared:
+        notes.append(f"goals: {summary.goals_matched}/{summary.compared} identical to upstream's")
+    return template, cell, notes
 
 
-def build_row(name: str, cls: type[task_eval.TaskEval]) -> Row:
+def build_row(
+    name: str,
+    cls: type[task_eval.TaskEval],
+    summary: upstream_draws.TaskSummary | None = None,
+    facts: fidelity_diff.UpstreamFacts | None = None,
+) -> Row:
     upstream = UPSTREAM_BY_NAME.get(name)
     declared = tuple(getattr(cls, "fidelity_notes", ()))
     rule = getattr(cls, "success_rule", "") or ""
     if upstream is None:
-        return Row(name, None, "own", float(cls.complexity), declared, rule or "(not declared)")
-    auto = _noise_note(cls, upstream) + _apps_note(cls, upstream)
+        return Row(name, None, "own", float(cls.complexity), (), declared, rule or "(not declared)")
+    facts = facts or fidelity_diff.load()
+    if summary is None:
+        comparison = upstream_draws.compare({name: cls})
+        summary = comparison.by_task().get(name)
+    template, cell, draw_notes = _draw_notes(summary)
+    found = fidelity_diff.notes_for(cls, facts.templates.get(name, {}))
+    found += _noise_note(cls, upstream) + draw_notes
+    if any(n.startswith("template:") for n in found):
+        template = "different"
     return Row(
         name,
         upstream,
-        compare_template(cls, upstream),
+        template,
         float(cls.complexity),
-        tuple(auto) + declared,
+        tuple(found),
+        declared,
         rule or "upstream's",
+        cell,
     )
 
 
-def build_rows() -> list[Row]:
-    tasks = registry.TaskRegistry().get_registry(registry.SIM_FAMILY)
-    return [build_row(name, cls) for name, cls in sorted(tasks.items())]
+def build_rows(
+    tasks: Mapping[str, type[task_eval.TaskEval]] | None = None,
+) -> list[Row]:
+    tasks = tasks if tasks is not None else registry.TaskRegistry().get_registry()
+    summaries = upstream_draws.compare(tasks).by_task()
+    facts = fidelity_diff.load()
+    return [build_row(name, cls, summaries.get(name), facts) for name, cls in sorted(tasks.items())]
+
+
+def _aspect(note: str) -> str | None:
+    for prefix, _ in sorted(ASPECTS.items(), key=lambda kv: -len(kv[0])):
+        if note.startswith(prefix):
+            return prefix
+    return None
 
 
 def problems(rows: list[Row]) -> list[str]:
-    """Breaks of the naming and fidelity contract (the tests fail on any)."""
+    """Breaks of the naming and fidelity contract (the tests fail on any): an own task without
+    the prefix, or a difference the differential found that the class does not record."""
     found = []
     for row in rows:
         if row.is_own and not row.name.startswith(OWN_PREFIX):
@@ -131,14 +168,12 @@ def problems(rows: list[Row]) -> list[str]:
             )
         if row.upstream is None:
             continue
-        notes = " ".join(row.notes).lower()
-        if row.template == "different" and "template" not in notes:
-            found.append(f"{row.name}: template {row.template} with no 'template' fidelity note")
-        if row.complexity != row.upstream.complexity and "complexity" not in notes:
-            found.append(
-                f"{row.name}: complexity {row.complexity:g} vs upstream's "
-                f"{row.upstream.complexity:g} with no 'complexity' fidelity note"
-            )
+        declared = " ".join(row.declared).lower()
+        for note in row.found:
+            aspect = _aspect(note)
+            keyword = ASPECTS.get(aspect or "", "")
+            if keyword and keyword not in declared:
+                found.append(f"{row.name}: {note} -- with no {keyword!r} fidelity note")
     return found
 
 
@@ -146,54 +181,55 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(rows: list[Row]) -> str:
-    covered = sorted(r.name for r in rows if not r.is_own)
+def _summary_lines(rows: list[Row], comparison: upstream_draws.Comparison) -> list[str]:
+    covered = [r for r in rows if not r.is_own]
     own = [r for r in rows if r.is_own]
-    exact = [
-        r
-        for r in rows
-        if not r.is_own
-        and r.template == "same"
-        and not r.notes
-        and r.complexity == r.upstream.complexity
-    ]  # type: ignore[union-attr]
-    lines = [
-        "# Task fidelity: the sim suite against upstream AndroidWorld",
-        "",
-        "Generated by `python -m android_world.task_evals.fidelity` from the task classes and",
-        f"`android_world/task_evals/upstream_tasks.py` (facts read from {UPSTREAM_REPO} at",
-        f"`{UPSTREAM_COMMIT[:12]}`). Do not edit by hand; `--check` (run by the tests) fails when it is",
-        "stale.",
-        "",
+    exact = [r for r in covered if not r.notes]
+    goals = [r for r in covered if r.template == "same"]
+    rate = f"{100 * comparison.rate:.1f}%" if comparison.compared else "-"
+    return [
         f"**Coverage: {len(covered)} of {len(UPSTREAM_TASKS)} upstream templates**; "
         f"{len(own)} own task(s) (marked *own*, names start with `{OWN_PREFIX}`); "
         f"{len(exact)} upstream-named task(s) with no recorded difference.",
         "",
-        "- *template*: `same` when every sampled goal (seeds "
-        f"{SAMPLE_SEEDS[0]}-{SAMPLE_SEEDS[-1]}) reads as upstream's template with its placeholders",
-        "  filled (for goals upstream builds in code, as the shape recorded in `upstream_tasks.py`).",
-        "- *success rule*: upstream's is our summary of its `is_successful`; ours is `upstream's` unless",
-        "  the class declares its own (`success_rule`). Differences kept on purpose are *notes*, declared",
-        "  by the class (`fidelity_notes`) or found by the script (seeded noise rows, apps).",
-        "",
-        "| task | template | complexity (ours / upstream) | success rule (ours) | success rule (upstream) | notes |",
-        "|---|---|---|---|---|---|",
+        f"**Draws: {comparison.matched} of {comparison.compared} ({rate}) of upstream's recorded "
+        f"parameter draws are drawn here for the same seed**; at initialisation "
+        f"{comparison.init_matched} of {comparison.init_compared}; goals identical for "
+        f"{len(goals)} of {len(covered)} templates.",
     ]
-    for row in rows:
-        if row.is_own:
-            name = f"`{row.name}` *own*"
-            complexity = f"{row.complexity:g} / -"
-            theirs = "- (not an upstream task)"
-        else:
-            assert row.upstream is not None
-            name = f"`{row.name}`"
-            complexity = f"{row.complexity:g} / {row.upstream.complexity:g}"
-            theirs = row.upstream.success_rule
-        notes = "; ".join(row.notes) or "-"
-        lines.append(
-            f"| {name} | {row.template} | {complexity} | {_cell(row.rule)} | {_cell(theirs)} "
-            f"| {_cell(notes)} |"
-        )
+
+
+def render(rows: list[Row], comparison: upstream_draws.Comparison | None = None) -> str:
+    facts = fidelity_diff.load()
+    recorded = upstream_draws.load()
+    comparison = comparison or upstream_draws.Comparison(())
+    covered = {r.name for r in rows if not r.is_own}
+    commit = str(facts.source.get("commit", "?"))
+    lines = [
+        "# Task fidelity: the sim suite against upstream AndroidWorld",
+        "",
+        "Generated by `python -m android_world.task_evals.fidelity` from the task classes and",
+        f"upstream's recorded facts ({UPSTREAM_REPO} at `{commit[:12]}`: tests/fixtures/",
+        "upstream_facts.json and upstream_draws.json; `--upstream CHECKOUT` records them again).",
+        "Do not edit by hand; `--check` (run by the tests) fails when it is stale.",
+        "",
+        *_summary_lines(rows, comparison),
+        "",
+        f"- *goals*: `same` when the goal our class builds equals upstream's, word for word, for "
+        f"every recorded draw (seeds {', '.join(map(str, recorded.seeds))} x "
+        f"{recorded.instances} instances; a question's goal after initialisation).",
+        "- *draws*: recorded draws whose params are upstream's (and, for questions, the draws",
+        "  at initialisation: the goal's date wording, the question's rows and the noise rows).",
+        "- *success rule*: upstream's is our summary of its `is_successful`; ours is `upstream's`",
+        "  unless the class declares its own (`success_rule`).",
+        "- *notes*: differences the differential found (complexity, apps, schema, metadata, pools,",
+        "  params, draws), then the class's own `fidelity_notes`, which must record each found one.",
+        "",
+        "| task | goals | draws | complexity (ours / upstream) | success rule (ours) "
+        "| success rule (upstream) | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [_table_line(row, facts) for row in rows]
     missing = [t for t in UPSTREAM_TASKS if t.name not in covered]
     lines += [
         "",
@@ -204,7 +240,47 @@ def render(rows: list[Row]) -> str:
     ]
     for t in missing:
         lines.append(f"| `{t.name}` | {', '.join(t.app_names)} | {t.complexity:g} | {t.module} |")
+    lines += _pool_lines(facts)
     return "\n".join(lines) + "\n"
+
+
+def _table_line(row: Row, facts: fidelity_diff.UpstreamFacts) -> str:
+    if row.is_own:
+        name = f"`{row.name}` *own*"
+        complexity = f"{row.complexity:g} / -"
+        theirs = "- (not an upstream task)"
+    else:
+        assert row.upstream is not None
+        name = f"`{row.name}`"
+        upstream_complexity = facts.templates.get(row.name, {}).get("complexity")
+        if upstream_complexity is None:
+            upstream_complexity = row.upstream.complexity
+        complexity = f"{row.complexity:g} / {float(upstream_complexity):g}"
+        theirs = row.upstream.success_rule
+    notes = "; ".join(row.notes) or "-"
+    return (
+        f"| {name} | {row.template} | {row.draws} | {complexity} | {_cell(row.rule)} "
+        f"| {_cell(theirs)} | {_cell(notes)} |"
+    )
+
+
+def _pool_lines(facts: fidelity_diff.UpstreamFacts) -> list[str]:
+    matches = fidelity_diff.match_pools(fidelity_diff.our_pools(), facts.pools)
+    same = sum(m.verdict == "same" for m in matches)
+    lines = [
+        "",
+        f"## Parameter pools ({same} of {len(matches)} identical to upstream's, in order)",
+        "",
+        "Each module-level pool of our task modules, against the upstream pool that shares the",
+        "most values with it (pools sharing too little with any are our own and left out). Order",
+        "matters: it fixes what `random.choice` draws for a seed.",
+        "",
+        "| ours | upstream | comparison |",
+        "|---|---|---|",
+    ]
+    for match in matches:
+        lines.append(f"| `{match.ours}` | `{match.upstream}` | {_cell(match.verdict)} |")
+    return lines
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -219,13 +295,59 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def upstream_python(checkout: Path, given: str | None) -> str:
+    """The Python with upstream's requirements: given, else fetch_upstream.sh's venv beside the
+    checkout, else this one."""
+    if given:
+        return given
+    venv = checkout.parent / "venv" / "bin" / "python"
+    return str(venv) if venv.is_file() else sys.executable
+
+
+def record(checkout: Path, python: str) -> subprocess.CompletedProcess[str]:
+    """Run the recorder inside the checkout; it rewrites the two fixtures."""
+    return subprocess.run(
+        [
+            python,
+            str(RECORDER),
+            "--draws",
+            str(upstream_draws.FIXTURE),
+            "--facts",
+            str(fidelity_diff.FACTS),
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the doc is stale")
     parser.add_argument("--output", type=Path, default=DOC_PATH, help="where the table lives")
+    parser.add_argument(
+        "--upstream", type=Path, help="an upstream checkout: record its facts first"
+    )
+    parser.add_argument("--upstream-python", help="Python with upstream's requirements")
     args = parser.parse_args(argv)
-    rows = build_rows()
-    text = render(rows)
+    if args.upstream is not None:
+        if not (args.upstream / "android_world" / "registry.py").is_file():
+            print(f"{args.upstream} is not an upstream AndroidWorld checkout", file=sys.stderr)
+            return 2
+        done = record(args.upstream, upstream_python(args.upstream, args.upstream_python))
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["?"])[-1]
+            print(f"recording upstream's facts failed: {last}", file=sys.stderr)
+            return 2
+        print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "recorded")
+    tasks = registry.TaskRegistry().get_registry()
+    comparison = upstream_draws.compare(tasks)
+    summaries = comparison.by_task()
+    facts = fidelity_diff.load()
+    rows = [build_row(n, c, summaries.get(n), facts) for n, c in sorted(tasks.items())]
+    text = render(rows, comparison)
     for problem in problems(rows):
         print(f"warning: {problem}", file=sys.stderr)
     if args.check:
@@ -240,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     write_atomically(args.output, text)
     covered = sum(not r.is_own for r in rows)
-    print(f"Wrote {args.output}: {covered} of {len(UPSTREAM_TASKS)} upstream templates.")
+    print(
+        f"Wrote {args.output}: {covered} of {len(UPSTREAM_TASKS)} upstream templates; "
+        f"draws {comparison.matched}/{comparison.compared}."
+    )
     return 0
 
 

@@ -12,8 +12,14 @@ checkpointer; then three steps on that fake env unmodified. The roles talk to on
 127.0.0.1 that plays planner (Gemini API), UI-TARS executor (OpenAI-compatible API) and verifiers
 (Ollama API). The two paths that once failed inside upstream are checked: a UI-TARS coordinate
 click must land on the Wi-Fi switch (it once raised AttributeError on `BoundingBox.contains`), and
-the requests of all three APIs must carry PNG screenshots (the encoder once called a name upstream
-lacks). Prints one JSON line with what it saw; exit 0 when every check holds, 1 otherwise.
+the requests must carry PNG screenshots (the encoder once called a name upstream lacks).
+
+The first episode runs with the plugin's defaults: the adaptive verifier skips the vote on a tap
+of the control the goal names, so only the planner and the executor are asked (and images go to
+the Gemini and OpenAI-compatible APIs). A second episode, built by the plugin's factory with
+`verifier_mode: parallel` (every proposal voted on by the three personas), checks that the
+verifiers' requests carry screenshots on the Ollama API too. Prints one JSON line with what it
+saw; exit 0 when every check holds, 1 otherwise.
 
 Only the standard library, upstream and the installed plugin are imported here: this file must
 not depend on the harness.
@@ -305,6 +311,29 @@ def serve(models: FakeModels) -> http.server.ThreadingHTTPServer:
     return server
 
 
+def voted_episode(phone: FakePhone, models: FakeModels, config: Path) -> dict[str, Any]:
+    """The same episode with every proposal voted on (`verifier_mode: parallel`), built by the
+    plugin's own factory: the verifiers' requests must carry screenshots (Ollama's API)."""
+    from android_world.agents.custom import factory
+
+    phone.wifi_on = False
+    phone.actions.clear()
+    models.roles.clear()
+    models.png_sizes.clear()
+    models.png_apis.clear()
+    agent = factory.create_agent(phone, str(config))
+    agent.transition_pause = None
+    result = episode_runner.run_episode(
+        "Turn on Wi-Fi", agent, max_n_steps=6, print_fn=lambda _: None
+    )
+    return {
+        "done": bool(result.done),
+        "wifi_on": phone.wifi_on,
+        "roles": sorted(set(models.roles)),
+        "png_apis": sorted(models.png_apis),
+    }
+
+
 def main() -> int:
     phone = FakePhone()
     models = FakeModels(phone)
@@ -320,11 +349,15 @@ def main() -> int:
         "  verifiers: {backend: ollama, model: fake-verifiers}\n"
     )
     config = work / "celil.yaml"
-    config.write_text(
+    models_yaml = (
         f"models:\n  openai_base_url: {url}\n  ollama_host: {url.removesuffix('/v1')}\n"
         f"  gemini_base_url: {url.removesuffix('/v1')}\n{roles}"
-        "celil_agent:\n  ocr: auto\n  memory: fresh\n  transition_pause: 0\n",
-        encoding="utf-8",
+    )
+    agent_yaml = "celil_agent:\n  ocr: auto\n  memory: fresh\n  transition_pause: 0\n"
+    config.write_text(models_yaml + agent_yaml, encoding="utf-8")
+    voted_config = work / "celil-voted.yaml"
+    voted_config.write_text(
+        models_yaml + agent_yaml + "  verifier_mode: parallel\n", encoding="utf-8"
     )
     os.environ["CELIL_RUN_DIR"] = str(work)
     # Upstream's run.py looks for adb under $HOME when imported; nothing here calls it.
@@ -369,16 +402,23 @@ def main() -> int:
         plain_seen = {"steps": None, "error": f"{type(error).__name__}: {error}"}
     phone.actions.clear()
     seen["upstream_runner"] = through_upstream_runner(run, phone, work / "run")
+    seen["voted"] = voted_episode(phone, models, voted_config)
     server.shutdown()
     seen["plain_fake_env"] = plain_seen
+    default_roles = set(seen["roles"])
     ok = (
         seen["agent"] == "CelilAgent"
         and seen["done"]
         and seen["wifi_on"]
         and bool(clicks)
         and seen["png_images"] > 0
-        and seen["png_apis"] == ["gemini", "ollama", "openai"]
-        and {"planner", "executor", "verifier"} <= set(models.roles)
+        and {"gemini", "openai"} <= set(seen["png_apis"])
+        and {"planner", "executor"} <= default_roles
+        # A vote is asked for only when the defaults call for one, and then with a screenshot.
+        and ("verifier" not in default_roles or "ollama" in seen["png_apis"])
+        and seen["voted"]["wifi_on"]
+        and "verifier" in seen["voted"]["roles"]
+        and seen["voted"]["png_apis"] == ["gemini", "ollama", "openai"]
         and plain_seen["error"] is None
         and seen["upstream_runner"]["is_successful"] == 1.0
     )

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Fetch upstream AndroidWorld into .cache/upstream/ (ignored by git) for
-# tests/test_plugin_real_upstream.py: a shallow clone, its protos compiled, and a virtual
-# environment with upstream's requirements plus the plugin's extra ones. Only when the source is
-# reachable; otherwise it says so and exits 0 (that test then skips). Nothing here is committed.
-#   tests/upstream/fetch_upstream.sh            (CELIL_UPSTREAM_URL: another clone source)
+# Fetch upstream AndroidWorld into .cache/upstream/ (ignored by git) for the tests that use it
+# (test_plugin_real_upstream.py, test_upstream_agents_here.py, test_upstream_checkpoints.py,
+# test_upstream_agent_surface.py): a shallow clone, its protos compiled, a virtual environment
+# with upstream's requirements plus the plugin's extra ones, and one over this harness's own
+# packages with what upstream's agents import. Only when the source is reachable; otherwise it
+# says so and exits 0 (those tests then skip). Nothing here is committed.
+#   tests/upstream/fetch_upstream.sh            (CELIL_UPSTREAM_URL: another clone source, e.g.
+#                                                a local mirror: CELIL_UPSTREAM_URL=/path/to/repo)
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -42,6 +45,20 @@ if [[ ! -f "$VENV/.complete" ]]; then
   else
     _say "could not build the upstream environment (see $LOG); the upstream plugin test will be skipped"
     exit 0
+  fi
+fi
+
+# Upstream's own agents (T3A, M3A, SeeAct) run on this harness: its Python and packages plus what
+# the agents import (tests/upstream/requirements-agents.txt), for tests/test_upstream_agents_here.py.
+AGENTS_VENV="$DEST/agents-venv"
+if [[ ! -f "$AGENTS_VENV/.complete" ]]; then
+  _say "installing what upstream's agents import into $AGENTS_VENV (once) ..."
+  rm -rf "$AGENTS_VENV"
+  if "$PY" -m venv --system-site-packages "$AGENTS_VENV" >>"$LOG" 2>&1 \
+    && "$AGENTS_VENV/bin/pip" install -q -r "$ROOT/tests/upstream/requirements-agents.txt" >>"$LOG" 2>&1; then
+    touch "$AGENTS_VENV/.complete"
+  else
+    _say "could not build the agents' environment (see $LOG); their test will be skipped"
   fi
 fi
 

@@ -5,7 +5,8 @@ Alice Smith. Their number is +1 555 0100." is stored as "Create a new contact fo
 Their number is {number_1}." with a plan using the same slots, so the plan can be reused for Bob
 next time. This module holds that abstraction and the checks that keep a stored plan from
 carrying one goal's values into another (`plan_leaks`, `stale_values`, `template_differences`).
-All functions are pure; they import only the standard library.
+All functions are pure; they import the standard library and the offline roles' wording
+rules (name particles).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import dataclasses
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
+
+from android_world.agents.custom import offline_wording
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,7 +226,10 @@ _TOGGLE_RULES: tuple[tuple[re.Pattern[str], int], ...] = (
 # A capitalised or all-caps word before "folder"/"within" is a folder (Music, DCIM, Alarms).
 _FOLDER_RULE = re.compile(r"\b([A-Z][A-Za-z0-9_]*)(?= (?:folder|directory|within)\b)")
 _NAME_TOKEN = r"(?:[A-Z][A-Za-z'\-]*[a-z][A-Za-z'\-]*|[A-Z][A-Z0-9]+(?![a-z]))"
-_NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: {_NAME_TOKEN}){{0,3}}\b")
+# A family name may start with a lowercase particle ("George dos Santos", upstream's names).
+_NAME_PARTICLES = frozenset(offline_wording.NAME_PARTICLES)
+_PARTICLE = "(?:" + "|".join(sorted(_NAME_PARTICLES)) + ") "
+_NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: (?:{_PARTICLE})?{_NAME_TOKEN}){{0,3}}\b")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+_\d+)\}")
 _TOKEN = re.compile(r"[\w$+][\w'’+\-./:$]*")
 
@@ -473,7 +479,8 @@ def _find_spans(goal: str) -> list[tuple[int, int, str]]:
         # Split the run at words that are never names, keeping the pieces in between.
         run: list[tuple[int, int]] = []
         for ws, we in [*words, (-1, -1)]:
-            if ws >= 0 and goal[ws:we] not in _NON_NAME_WORDS:
+            word = goal[ws:we]
+            if ws >= 0 and (word not in _NON_NAME_WORDS or word in _NAME_PARTICLES):
                 run.append((ws, we))
                 continue
             if run:

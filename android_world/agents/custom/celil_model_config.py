@@ -20,18 +20,21 @@ Every field's comment below is the config reference; keep them accurate.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from android_world.agents.custom import celil_models
 
 Backend = Literal["auto", "gemini", "ollama", "openai", "replay", "offline"]
+MODEL_KEY_ALIASES = ("openai_model",)
+"""Other names accepted for a role's `model` key (older configs used them)."""
 
 
 class _Strict(BaseModel):
-    # Attribute docstrings become field descriptions, from which the README's config reference is built.
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    # Attribute docstrings become field descriptions, from which the README's config reference is
+    # built. NaN and infinity pass every bound (NaN fails every comparison later): refused.
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
 
 class RoleModelConfig(_Strict):
@@ -47,8 +50,11 @@ class RoleModelConfig(_Strict):
     the model pulled, an OpenAI-compatible server if `openai_base_url` is set and reachable; else offline."""
 
     model: str = ""
-    """Model for an explicit backend (e.g. `gemini-2.5-pro`, `0000/ui-tars-1.5-7b`). Empty: the
-    backend's field below. Ignored under `auto`, which uses the per-backend fields."""
+    """The model: for an explicit backend, the model it runs (e.g. `gemini-2.5-pro`,
+    `0000/ui-tars-1.5-7b`, the name a vLLM or llama.cpp server serves); under `auto`, the model
+    on the OpenAI-compatible server (empty: the first one it lists), while Gemini and Ollama use
+    `gemini_model` / `ollama_model` there. `openai_model` is accepted as another name for this
+    key (an alias kept for older configs)."""
 
     gemini_model: str = ""
     """Gemini model when this role runs on Gemini (default: maestro gemini-2.5-pro, others gemini-2.5-flash).
@@ -63,9 +69,6 @@ class RoleModelConfig(_Strict):
     """Ollama model tag when this role runs on Ollama (default: section_leader 0000/ui-tars-1.5-7b,
     others qwen2.5vl:7b)."""
 
-    openai_model: str = ""
-    """Model name on the OpenAI-compatible server. Empty under auto: the first model the server lists."""
-
     base_url: str | None = None
     """Server URL for this role's explicit backend, overriding the section-level URL below."""
 
@@ -73,15 +76,21 @@ class RoleModelConfig(_Strict):
     """Name of the environment variable holding the key (gemini: default GOOGLE_API_KEY, then
     GEMINI_API_KEY; openai: unset sends a dummy key, right for local servers). Never the key itself."""
 
-    temperature: float = 0.0
-    """Sampling temperature (0 = most deterministic)."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    """Sampling temperature, 0-2 as the APIs take it (0 = most deterministic)."""
 
     timeout_s: float = Field(default=60.0, gt=0)
-    """Seconds one request may take before it counts as a timeout (then retried). Ollama's first call
-    also loads the model; raise this on slow machines."""
+    """Seconds the server may stay silent (to connect, or between reads of the answer) before the
+    request counts as timed out (then retried). Ollama's first call also loads the model; raise
+    this on slow machines."""
+
+    deadline_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """Total seconds one request may take, connect and every read included, however the answer
+    trickles in; past it the request counts as timed out (then retried). None: twice `timeout_s`."""
 
     max_retries: int = Field(default=3, ge=0)
-    """Re-sends after a 408/429/5xx or a timeout (so up to max_retries + 1 attempts), with
+    """Re-sends after a 408/429/5xx, a timeout or a reset connection (so up to max_retries + 1
+    attempts; a refused connection is not retried: nothing listens), with
     exponential backoff from `retry_initial_delay_s`, capped at `retry_max_delay_s`."""
 
     retry_initial_delay_s: float = Field(default=2.0, ge=0)
@@ -103,12 +112,14 @@ class RoleModelConfig(_Strict):
 
     images: bool | Literal["auto"] = "auto"
     """Whether this role sends screenshots. `false`: text only (the screen is described in text);
-    `true`: always; `auto`: send them, and when a server rejects a request with images but accepts
-    it without (a text-only model), keep sending text only for the rest of the run."""
+    `true`: always, as many as the role asks for; `auto`: send them, and when a server refuses a
+    request's images, send fewer: the number it states (vLLM: "At most 1 image(s) ..."), else
+    one (the current screen), else none (a text-only model); the count that works is kept for
+    the rest of the run and recorded in manifest.json's `model_servers`."""
 
-    thinking_budget: int | None = None
-    """Gemini 2.5 thinking tokens (0 = off on Flash; Pro's minimum is 128). None: the role default
-    (maestro 1024, others 0)."""
+    thinking_budget: int | None = Field(default=None, ge=-1)
+    """Gemini 2.5 thinking tokens (0 = off on Flash; Pro's minimum is 128; -1 = the model decides).
+    None: the role default (maestro 1024, others 0)."""
 
     num_ctx: int = Field(default=16384, ge=16384)
     """Ollama context window; at least 16384 because a few screenshots exceed Ollama's default and
@@ -124,14 +135,35 @@ class RoleModelConfig(_Strict):
     """Order `auto` tries backends in. None: the role default (section_leader prefers
     ollama, openai, gemini because UI-TARS is its model; others gemini, ollama, openai)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _model_aliases(cls, data: Any) -> Any:
+        """`openai_model` is an older name of `model`: one key, so a config cannot say two."""
+        if not isinstance(data, dict):
+            return data
+        for alias in MODEL_KEY_ALIASES:
+            if alias not in data:
+                continue
+            data = dict(data)
+            value = data.pop(alias)
+            if value in (None, ""):  # run directories' config.yaml wrote every key, set or not
+                continue
+            if data.get("model") not in (None, "", value):
+                raise ValueError(
+                    f"{alias} ({value!r}) and model ({data['model']!r}) disagree; "
+                    f"{alias} is another name for model, so set model only"
+                )
+            data["model"] = value
+        return data
+
 
 class PriceConfig(_Strict):
     """USD per million tokens, for the cost estimate."""
 
-    input_per_mtok: float = 0.0
+    input_per_mtok: float = Field(default=0.0, ge=0.0)
     """USD per million prompt (input) tokens."""
 
-    output_per_mtok: float = 0.0
+    output_per_mtok: float = Field(default=0.0, ge=0.0)
     """USD per million completion (output) tokens, thinking tokens included."""
 
 
@@ -250,7 +282,7 @@ class ModelsConfig(_Strict):
             gemini_model=config.gemini_model or str(defaults["gemini_model"]),
             gemini_fallback_model="" if fallback.lower() == "none" else fallback,
             ollama_model=config.ollama_model or str(defaults["ollama_model"]),
-            openai_model=config.openai_model,
+            openai_model="",  # the role's `model` (once `openai_model`) serves every backend
             base_url=config.base_url,
             gemini_base_url=self.gemini_base_url,
             ollama_host=self.ollama_host,
@@ -258,6 +290,7 @@ class ModelsConfig(_Strict):
             api_key_env=config.api_key_env,
             temperature=config.temperature,
             timeout_s=config.timeout_s,
+            deadline_s=config.deadline_s,
             max_retries=config.max_retries,
             max_output_tokens=config.max_output_tokens or int(defaults["max_output_tokens"]),  # type: ignore[call-overload]
             structured_output=config.structured_output,

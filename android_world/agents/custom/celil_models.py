@@ -10,7 +10,10 @@ recording), so roles stay backend-agnostic and tests can script them. Three rule
 - Every call goes through a `UsageLedger` (tokens, latency, retries, error, cost), which is how the
   agent reports per-step usage and how `feedback.jsonl` gets its `model_call` events.
 - Secrets come from environment variables only, and every text that leaves this module (errors,
-  recordings, ledger entries) passes through `redact()` first.
+  reasons, notes, recordings, ledger entries) passes through `redact()` first (celil_secrets: the
+  same function the harness applies to every file it writes and every line it prints).
+- A request has a total deadline (`deadline_s`) beside the read timeout, and a fault is named
+  for what it was (celil_faults): refused, reset, timed out, or a 200 that is not an answer.
 
 Structured output: `predict(text, response_schema=...)`, `predict_mm(text, images,
 response_schema=...)` or `predict_json(text, images, schema)` ask the backend for JSON that follows a
@@ -48,7 +51,12 @@ from typing import Any
 import numpy as np
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_negotiation
+from android_world.agents.custom import celil_faults, celil_negotiation
+from android_world.agents.custom.celil_faults import DeadlineExceeded, network_fault
+
+# Re-exported: callers name the secrets functions from here.
+from android_world.agents.custom.celil_secrets import read_secret, redact
+from android_world.agents.custom.celil_secrets import register_secret as register_secret
 from android_world.agents.custom.uitars import (
     ABSOLUTE_RESIZED,
     RELATIVE_1000,
@@ -81,47 +89,10 @@ _GEMINI_UNSAFE_FINISH = frozenset(
 )
 
 # --------------------------------------------------------------------------------------------------
-# Secrets
+# Secrets (celil_secrets holds the rules; these names stay importable from here)
 # --------------------------------------------------------------------------------------------------
 
-_SECRETS: set[str] = set()
-_SECRETS_LOCK = threading.Lock()
-
 logger = logging.getLogger(__name__)
-
-
-def register_secret(value: str | None) -> None:
-    """Remember a secret value so `redact` can scrub it from anything we write or return."""
-    if value and len(value) >= 4 and value != OPENAI_DUMMY_KEY:
-        with _SECRETS_LOCK:
-            _SECRETS.add(value)
-
-
-def redact(text: str) -> str:
-    """Replace every known secret (and the well-known key variables' values) with `***`.
-
-    SDK error messages sometimes echo request details; scrubbing at the boundary is cheaper than
-    trusting every SDK never to include a key.
-    """
-    if not text:
-        return text
-    for name in GEMINI_KEY_ENVS:
-        register_secret(os.environ.get(name))
-    with _SECRETS_LOCK:
-        secrets = sorted(_SECRETS, key=len, reverse=True)
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
-
-
-def read_secret(env_name: str | None) -> str | None:
-    """Read a key from the environment (the only place keys may come from) and register it."""
-    if not env_name:
-        return None
-    value = os.environ.get(env_name) or None
-    register_secret(value)
-    return value
 
 
 def gemini_key(api_key_env: str | None = None) -> tuple[str | None, str | None]:
@@ -162,6 +133,8 @@ class RoleSettings:
     api_key_env: str | None = None
     temperature: float = 0.0
     timeout_s: float = 60.0
+    deadline_s: float | None = None
+    """Total seconds one request may take (connect and every read); None: twice `timeout_s`."""
     max_retries: int = 3
     max_output_tokens: int = 2048
     retry_initial_delay_s: float = 1.0
@@ -176,6 +149,11 @@ class RoleSettings:
     coordinates: str = "auto"
     structured_output: str = "auto"
     images: str = "auto"
+
+    def request_deadline_s(self) -> float:
+        """The total deadline of one request: `deadline_s`, else twice the read timeout (time to
+        connect and to wait for the first byte, each up to `timeout_s`, plus the transfer)."""
+        return self.deadline_s if self.deadline_s is not None else 2 * self.timeout_s
 
     def model_for(self, backend: str) -> str:
         """The model name to use on `backend` (explicit `model` wins for an explicit backend)."""
@@ -255,10 +233,24 @@ class ModelRequest:
 
     def without_images(self) -> ModelRequest:
         """The same request for a text-only model: every image dropped, the text kept."""
+        return self.keeping_last_images(0)
+
+    def keeping_last_images(self, limit: int) -> ModelRequest:
+        """The same request with only its last `limit` images, the text kept.
+
+        Every caller puts the current screen last (the executor's chat ends with it), so a
+        server that takes one image still gets the screen the action is about."""
+        drop = len(self.all_images()) - max(0, limit)
+        if drop <= 0:
+            return self
         if not self.messages:
-            return dataclasses.replace(self, images=())
-        turns = tuple(ChatMessage(t.role, t.text, []) for t in self.messages)
-        return dataclasses.replace(self, messages=turns)
+            return dataclasses.replace(self, images=self.images[drop:])
+        turns = []
+        for turn in self.messages:
+            gone = min(drop, len(turn.images))
+            drop -= gone
+            turns.append(ChatMessage(turn.role, turn.text, list(turn.images[gone:])))
+        return dataclasses.replace(self, messages=tuple(turns))
 
     def image_hashes(self) -> list[str]:
         return [image_hash(image) for image in self.all_images()]
@@ -303,7 +295,11 @@ def _sha256_json(payload: dict[str, Any]) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class CallRecord:
-    """One model call as the ledger sees it. `error` is already redacted; `retries` counts re-sends."""
+    """One model call as the ledger sees it. `error` and `note` are already redacted.
+
+    `retries` counts every request re-sent within the call: after a transient failure, and in
+    another shape after a refusal (the next JSON form, fewer images). The server saw
+    `1 + retries` requests for this call."""
 
     role: str
     backend: str
@@ -334,8 +330,9 @@ class CallRecord:
 class CallResult:
     """A call's outcome: the `infer` triple plus its ledger record and how it failed, if it did.
 
-    `error_kind`: None on success, "safety" (blocked), "transient" (retries exhausted on 408/429/5xx
-    or a timeout), "fatal" (not worth retrying: bad key, model missing, server down) or "replay_miss".
+    `error_kind`: None on success, "safety" (blocked), "transient" (retries exhausted on 408/429/5xx,
+    a timeout, a reset connection), "fatal" (not worth retrying: bad key, model missing, nothing
+    listening, a malformed 200 answer) or "replay_miss".
     """
 
     text: str
@@ -531,7 +528,7 @@ class ModelCallError(Exception):
         status: int | None = None,
         detail: str = "",
     ) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.retryable = retryable
         self.kind = kind
         # The HTTP status and the server's own words, so a refusal of the request's shape can be
@@ -553,7 +550,11 @@ class ReplayMissError(ModelCallError):
 
 
 class ModelSetupError(ValueError):
-    """A role cannot be set up as configured (missing key, missing replay file). One clear line."""
+    """A role cannot be set up as configured (missing key, missing replay file). One clear line,
+    redacted (it may name a server URL)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
 
 
 @dataclasses.dataclass
@@ -672,14 +673,25 @@ def _status_of(exc: BaseException) -> int | None:
     return None
 
 
+@dataclasses.dataclass
+class _CallState:
+    """What one call learned on its way (per thread: the verifier personas share a wrapper)."""
+
+    notes: list[str] = dataclasses.field(default_factory=list)
+    resends: int = 0
+
+
 class BackendWrapper(CelilModel):
     """A wrapper that sends requests to one backend: the retry loop, timing, ledger and redaction.
 
     We retry ourselves (SDK retries off) so that every retry is counted in the ledger and the
-    backoff is the same, and testable, on all backends.
+    backoff is the same, and testable, on all backends. Each request runs under a total deadline
+    (`deadline_s`, default twice `timeout_s`) as well as the client's read timeout.
     """
 
     backend = "base"
+    timeout_note = ""
+    """Said after a read timeout (e.g. Ollama's first call also loads the model)."""
 
     def __init__(
         self,
@@ -693,47 +705,95 @@ class BackendWrapper(CelilModel):
         sleep: Callable[[float], None] = time.sleep,
         temperature: float = 0.0,
         timeout_s: float = 60.0,
+        deadline_s: float | None = None,
         max_output_tokens: int = 2048,
         images: str = "auto",
     ) -> None:
         self.role = role
         self.model = model
         self.images = images
-        self._notes: list[str] = []
+        self._state = threading.local()
         self.ledger = ledger
         self.temperature = temperature
         self.timeout_s = timeout_s
+        self.deadline_s = deadline_s if deadline_s is not None else 2 * timeout_s
         self.max_output_tokens = max_output_tokens
         self.max_retries = max(0, int(max_retries))
         self.retry_initial_delay_s = max(0.0, retry_initial_delay_s)
         self.retry_max_delay_s = max(0.0, retry_max_delay_s)
         self._sleep = sleep
 
-    # Subclasses implement these two.
+    # Subclasses implement `_send`, and `where` and `_classify` to name their server and faults.
     def _send(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError
+
+    def where(self) -> str:
+        """The server, as error messages name it."""
+        return f"{self.backend} {self.model}"
 
     def _classify(self, exc: BaseException) -> ModelCallError:
         """Turn a backend exception into a user-facing error that says whether to retry."""
         status = _status_of(exc)
         detail = str(exc)
         refused = celil_negotiation.is_refusal(status, detail)
-        retryable = (status in RETRYABLE_STATUS and not refused) or _is_timeout(exc)
+        fault = network_fault(exc)
+        if status is None and fault is not None:
+            return self._network_error(fault, exc, "check that the server is running")
+        retryable = status in RETRYABLE_STATUS and not refused
         return ModelCallError(
-            f"{self.backend} {self.model}: {type(exc).__name__}: {_excerpt(detail)}",
+            f"{self.where()}: {type(exc).__name__}: {_excerpt(detail)}",
             retryable=retryable,
             kind="transient" if retryable else "fatal",
             status=status,
             detail=detail,
         )
 
-    def _timed_out(self, where: str, note: str = "") -> ModelCallError:
-        return ModelCallError(
-            f"{where}: timed out: model '{self.model}' did not answer within "
-            f"{self.timeout_s:g}s{note}; raise models.{self.role}.timeout_s",
-            retryable=True,
-            kind="transient",
-        )
+    def _failure(self, exc: BaseException) -> ModelCallError:
+        """Any exception from a send, as a ModelCallError (the deadline is the same everywhere)."""
+        if isinstance(exc, ModelCallError):
+            return exc
+        if isinstance(exc, DeadlineExceeded):
+            return self._timed_out(self.where(), deadline=True)
+        return self._classify(exc)
+
+    def _within_deadline(self, send: Callable[[], Any]) -> Any:
+        """One request under the total deadline (see celil_faults.call_with_deadline)."""
+        return celil_faults.call_with_deadline(send, self.deadline_s)
+
+    def _timed_out(self, where: str, *, deadline: bool = False) -> ModelCallError:
+        if deadline:
+            message = (
+                f"{where}: timed out: model '{self.model}' was still answering when the request's "
+                f"deadline passed (deadline_s={self.deadline_s:g}s, a slow or trickling "
+                f"answer); raise models.{self.role}.deadline_s"
+            )
+        else:
+            message = (
+                f"{where}: timed out: model '{self.model}' did not answer within "
+                f"{self.timeout_s:g}s{self.timeout_note}; raise models.{self.role}.timeout_s"
+            )
+        return ModelCallError(message, retryable=True, kind="transient")
+
+    def _network_error(self, fault: str, exc: BaseException, start: str) -> ModelCallError:
+        """A network fault named for what it was; `start` says how to start the server.
+
+        Nothing listening (refused) will not change by retrying; a reset (the server closed the
+        connection before answering: it crashed, restarted or was overloaded), a timeout and an
+        unreachable host may."""
+        where = self.where()
+        if fault == celil_faults.TIMEOUT:
+            return self._timed_out(where, deadline=isinstance(exc, DeadlineExceeded))
+        if fault == celil_faults.REFUSED:
+            return ModelCallError(f"{where}: connection refused (nothing listens there); {start}")
+        if fault == celil_faults.RESET:
+            message = (
+                f"{where}: connection reset: the server closed the connection before answering "
+                "(did it crash, restart or run out of memory?); check the server's log"
+            )
+        else:
+            cause = str(list(celil_faults.causes(exc))[-1]) or type(exc).__name__
+            message = f"{where}: cannot connect ({_excerpt(cause, 120)}); check the address"
+        return ModelCallError(message, retryable=True, kind="transient")
 
     def _http_error(
         self, where: str, status: int, detail: Any, *, auth: str, not_found: str
@@ -758,37 +818,71 @@ class BackendWrapper(CelilModel):
         """Where this wrapper's requests go, for the per-server memory of what works."""
         return f"{self.backend}:{getattr(self, 'base_url', '') or ''}"
 
+    # What a call learns on its way ----------------------------------------------------------------
+
+    def _call_state(self) -> _CallState:
+        state = getattr(self._state, "call", None)
+        if state is None:
+            state = self._state.call = _CallState()
+        return state
+
+    def _note(self, note: str) -> None:
+        self._call_state().notes.append(note)
+
+    def _count_resend(self) -> None:
+        """A request sent again in another shape within this call (ledger: `retries`)."""
+        self._call_state().resends += 1
+
+    # Sending what the server takes -----------------------------------------------------------------
+
+    def _image_limit(self) -> int | None:
+        """How many images a request may carry here: None (any), or what `images: off` and the
+        server's refusals so far allow (0: text only)."""
+        if self.images == "off":
+            return 0
+        if self.images != "auto":
+            return None
+        return celil_negotiation.SERVERS.facts(self.server_key(), self.model).max_images
+
     def _send_adapted(self, request: ModelRequest) -> ModelReply:
         """`_send`, with what the server is known to refuse left out; a refusal of image parts
-        (under `images: auto`) is answered by sending the request once more without them."""
-        facts = celil_negotiation.SERVERS.facts(self.server_key(), self.model)
-        has_images = bool(request.all_images())
-        if has_images and (self.images == "off" or (self.images == "auto" and facts.text_only)):
-            request = request.without_images()
-            has_images = False
+        (under `images: auto`) is answered by sending the request again with fewer images."""
+        limit = self._image_limit()
+        if limit is not None:
+            request = request.keeping_last_images(limit)
         try:
             return self._send(request)
-        except ModelCallError as exc:
-            failure = exc
         except Exception as exc:
-            failure = self._classify(exc)
+            failure = self._failure(exc)
         if not (
-            has_images
+            request.all_images()
             and self.images == "auto"
             and celil_negotiation.may_refuse_images(failure.status, failure.detail)
         ):
             raise failure
-        try:
-            reply = self._send(request.without_images())
-        except Exception:
-            raise failure from None
-        note = (
-            f"{self.model} refused image parts ({_excerpt(failure.detail, 80)}); "
-            "screenshots are no longer sent to it"
-        )
-        celil_negotiation.SERVERS.learn_text_only(self.server_key(), self.model, note)
-        self._notes.append(note)
-        return reply
+        return self._send_fewer_images(request, failure)
+
+    def _send_fewer_images(self, request: ModelRequest, refusal: ModelCallError) -> ModelReply:
+        """After a refusal of image parts: the limit the server stated (vLLM: "At most 1 image(s)
+        may be provided in one request."), else one image (the current screen), else none. The
+        count that works is kept for the rest of the run, as the JSON form is."""
+        count = len(request.all_images())
+        for limit in celil_negotiation.image_fallbacks(count, refusal.detail):
+            self._count_resend()
+            try:
+                reply = self._send(request.keeping_last_images(limit))
+            except Exception as exc:
+                failure = self._failure(exc)
+                if celil_negotiation.may_refuse_images(failure.status, failure.detail):
+                    continue
+                raise failure from None  # fewer images went through but failed otherwise
+            note = celil_negotiation.image_limit_note(
+                self.model, limit, _excerpt(refusal.detail, 80)
+            )
+            celil_negotiation.SERVERS.learn_image_limit(self.server_key(), self.model, limit, note)
+            self._note(note)
+            return reply
+        raise refusal
 
     def backoff_delay(self, retry: int) -> float:
         """Delay before re-send number `retry` (1-based): exponential, capped, with a little jitter."""
@@ -802,10 +896,8 @@ class BackendWrapper(CelilModel):
         while True:
             try:
                 return self._send_adapted(request), retries
-            except ModelCallError as exc:
-                failure = exc
             except Exception as exc:  # the contract: never raise to the role
-                failure = self._classify(exc)
+                failure = self._failure(exc)
             if not failure.retryable or retries >= self.max_retries:
                 return failure, retries
             if failure.status == 500 and retries >= MAX_500_RETRIES:
@@ -817,7 +909,7 @@ class BackendWrapper(CelilModel):
 
     def call(self, request: ModelRequest) -> CallResult:
         started = time.monotonic()
-        self._notes = []
+        state = self._state.call = _CallState()
         outcome, retries = self._attempt(request)
         ok = isinstance(outcome, ModelReply)
         error = None
@@ -838,12 +930,13 @@ class BackendWrapper(CelilModel):
             completion_tokens=completion_tokens,
             tokens_estimated=estimated,
             latency_s=time.monotonic() - started,
-            retries=retries,
+            retries=retries + state.resends,
             error=error,
             request_hash=request.request_hash(),
             ts=time.time(),
-            note="; ".join(self._notes),
+            note=redact("; ".join(state.notes)),
         )
+        self._state.call = None
         if self.ledger is not None:
             record = self.ledger.record(record)
         if ok:
@@ -851,27 +944,6 @@ class BackendWrapper(CelilModel):
         kind = "transient" if outcome.retryable else outcome.kind
         is_safe = False if kind == "safety" else None
         return CallResult(infer.ERROR_CALLING_LLM, is_safe, None, record, error_kind=kind)
-
-
-def _is_connect_error(exc: BaseException) -> bool:
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - httpx ships with every SDK we use
-        return False
-    return isinstance(exc, httpx.ConnectError)
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    try:
-        import httpx
-
-        if isinstance(exc, httpx.TimeoutException):
-            return True
-    except ImportError:  # pragma: no cover - httpx ships with every SDK we use
-        pass
-    if isinstance(exc, TimeoutError):
-        return True
-    return "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
 
 
 def _with_json_instruction(
@@ -1033,9 +1105,15 @@ class GeminiWrapper(BackendWrapper):
                 contents.append(types.Content(role=api_role, parts=parts))
         return contents
 
+    def where(self) -> str:
+        return f"gemini {self.model}" + (f" at {self.base_url}" if self.base_url else "")
+
     def _send(self, request: ModelRequest) -> ModelReply:
-        response = self._client.models.generate_content(
-            model=self.model, contents=self._contents(request), config=self._config(request)
+        contents, config = self._contents(request), self._config(request)
+        response = self._within_deadline(
+            lambda: self._client.models.generate_content(
+                model=self.model, contents=contents, config=config
+            )
         )
         usage = response.usage_metadata
         prompt_tokens = (usage.prompt_token_count or 0) if usage else 0
@@ -1068,9 +1146,7 @@ class GeminiWrapper(BackendWrapper):
         return ModelReply(text, response, True, prompt_tokens, completion_tokens)
 
     def _classify(self, exc: BaseException) -> ModelCallError:
-        where = f"gemini {self.model}" + (f" at {self.base_url}" if self.base_url else "")
-        if _is_timeout(exc):
-            return self._timed_out(where)
+        where = self.where()
         status = _status_of(exc)
         if status is not None:
             return self._http_error(
@@ -1082,10 +1158,10 @@ class GeminiWrapper(BackendWrapper):
                 not_found=f"model '{self.model}' not found; set models.{self.role}.gemini_model "
                 "to an available model (see client.models.list())",
             )
-        if _is_connect_error(exc):
-            return ModelCallError(
-                f"{where}: cannot connect: {exc}", retryable=True, kind="transient"
-            )
+        fault = network_fault(exc)
+        if fault is not None:
+            start = "check models.gemini_base_url (unset: Google's endpoint)"
+            return self._network_error(fault, exc, start)
         return ModelCallError(f"{where}: {type(exc).__name__}: {exc}")
 
 
@@ -1118,6 +1194,7 @@ class OllamaWrapper(BackendWrapper):
     """
 
     backend = "ollama"
+    timeout_note = " (the first call also loads the model)"
 
     def __init__(
         self,
@@ -1144,15 +1221,15 @@ class OllamaWrapper(BackendWrapper):
             if turn.images:
                 message["images"] = [_png_bytes(image) for image in turn.images]
             messages.append(message)
-        response = self._client.chat(
-            model=self.model,
-            messages=messages,
-            format=request.schema,
-            options={
-                "num_ctx": self.num_ctx,
-                "temperature": self.temperature,
-                "num_predict": self.max_output_tokens,
-            },
+        options = {
+            "num_ctx": self.num_ctx,
+            "temperature": self.temperature,
+            "num_predict": self.max_output_tokens,
+        }
+        response = self._within_deadline(
+            lambda: self._client.chat(
+                model=self.model, messages=messages, format=request.schema, options=options
+            )
         )
         text = response.message.content or ""
         return ModelReply(
@@ -1163,15 +1240,11 @@ class OllamaWrapper(BackendWrapper):
             int(response.eval_count or 0),
         )
 
+    def where(self) -> str:
+        return f"ollama at {self.host}"
+
     def _classify(self, exc: BaseException) -> ModelCallError:
-        where = f"ollama at {self.host}"
-        if _is_timeout(exc):
-            return self._timed_out(where, " (the first call also loads the model)")
-        if isinstance(exc, ConnectionError):
-            return ModelCallError(
-                f"{where}: connection refused; start the server with `ollama serve` "
-                f"(or point models.ollama_host at a running one)"
-            )
+        where = self.where()
         if isinstance(exc, self._ollama.ResponseError):
             status = exc.status_code
             if status == 404:
@@ -1185,6 +1258,10 @@ class OllamaWrapper(BackendWrapper):
                 auth="the server refused the request",
                 not_found=f"model '{self.model}' is not pulled; run `ollama pull {self.model}`",
             )
+        fault = network_fault(exc)
+        if fault is not None:
+            start = "start the server with `ollama serve` (or point models.ollama_host at a running one)"
+            return self._network_error(fault, exc, start)
         return super()._classify(exc)
 
 
@@ -1248,22 +1325,15 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 url = "data:image/png;base64," + base64.b64encode(_png_bytes(image)).decode()
                 parts.append({"type": "image_url", "image_url": {"url": url}})
             messages.append({"role": turn.role, "content": parts})
-        response = self._create_negotiated(messages, request.schema)
-        choice = response.choices[0] if response.choices else None
-        if choice is not None and choice.finish_reason == "content_filter":
-            raise SafetyBlocked(
-                f"openai {self.model} at {self.base_url}: answer blocked by content filter"
-            )
-        text = (choice.message.content if choice and choice.message else None) or ""
-        usage = response.usage
+        answer, raw = self._create_negotiated(messages, request.schema)
+        if answer.finish_reason == "content_filter":
+            raise SafetyBlocked(f"{self.where()}: answer blocked by content filter")
         return ModelReply(
-            text,
-            response,
-            None,
-            int(getattr(usage, "prompt_tokens", 0) or 0),
-            int(getattr(usage, "completion_tokens", 0) or 0),
-            model=None,
+            answer.text, raw, None, answer.prompt_tokens, answer.completion_tokens, model=None
         )
+
+    def where(self) -> str:
+        return f"openai-compatible server at {self.base_url}"
 
     def _json_form(self) -> str:
         if self.structured_output != "auto":
@@ -1271,7 +1341,10 @@ class OpenAICompatibleWrapper(BackendWrapper):
         facts = celil_negotiation.SERVERS.facts(self.server_key(), self.model)
         return facts.json_form or celil_negotiation.JSON_FORMS[0]
 
-    def _create(self, messages: list[dict[str, Any]], form: str | None, schema: Any) -> Any:
+    def _create(
+        self, messages: list[dict[str, Any]], form: str | None, schema: Any
+    ) -> tuple[celil_faults.ChatAnswer, Any]:
+        """One request (under the deadline), read as a chat completion: (answer, raw response)."""
         kwargs: dict[str, Any] = {}
         if schema is not None and form is not None:
             response_format = celil_negotiation.response_format(form, schema)
@@ -1279,23 +1352,64 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 messages = _with_json_instruction(messages, schema)
             else:
                 kwargs["response_format"] = response_format
-        return self._client.chat.completions.create(
-            model=self.model,
-            messages=messages,
-            temperature=self.temperature,
-            max_tokens=self.max_output_tokens,
-            **kwargs,
-        )
 
-    def _create_negotiated(self, messages: list[dict[str, Any]], schema: Any) -> Any:
+        def send() -> tuple[Any, str, str]:
+            # The raw response, so that its content type and body are ours to check: the SDK
+            # hands back an event stream it was not asked for as a bare str.
+            response = self._client.chat.completions.with_raw_response.create(
+                model=self.model,
+                messages=messages,
+                temperature=self.temperature,
+                max_tokens=self.max_output_tokens,
+                **kwargs,
+            )
+            return response, response.headers.get("content-type", ""), response.text
+
+        response, content_type, body = self._within_deadline(send)
+        answer = self._read_answer(content_type, body)
+        try:
+            raw = response.parse()  # the SDK's ChatCompletion, as callers of `raw` expect
+        except Exception:
+            raw = json.loads(body)
+        return answer, raw
+
+    def _read_answer(self, content_type: str, body: str) -> celil_faults.ChatAnswer:
+        """A 200's body as a chat completion; anything else is a failed call that says what came.
+
+        Not retried: a server (or a proxy before it) that answers so does it every time."""
+        where = f"{self.where()}: HTTP 200"
+        if celil_faults.looks_streamed(content_type, body):
+            raise ModelCallError(
+                f"{where} but the answer is an event stream (text/event-stream) though none was "
+                "asked for (stream off); the server or a proxy in front of it streams every "
+                "answer: check models.openai_base_url points at the server itself"
+            )
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            raise ModelCallError(
+                f"{where} but the answer is not JSON: {_excerpt(body, 120)!r}"
+            ) from None
+        try:
+            return celil_faults.read_chat_completion(parsed)
+        except celil_faults.MalformedAnswer as exc:
+            raise ModelCallError(
+                f"{where} but the answer is malformed: {exc} (body: {_excerpt(body, 120)}); "
+                "check the server's OpenAI compatibility"
+            ) from None
+
+    def _create_negotiated(
+        self, messages: list[dict[str, Any]], schema: Any
+    ) -> tuple[celil_faults.ChatAnswer, Any]:
         """Send with the JSON form that works here; under `auto`, a server that refuses the form
-        is asked again with the next one, and the one that works is remembered."""
+        is asked again with the next one (each re-send counted in the ledger), and the one that
+        works is remembered."""
         form = self._json_form() if schema is not None else None
         while True:
             try:
                 return self._create(messages, form, schema)
             except Exception as exc:
-                failure = exc if isinstance(exc, ModelCallError) else self._classify(exc)
+                failure = self._failure(exc)
                 following = celil_negotiation.next_form(form) if form else None
                 if (
                     self.structured_output != "auto"
@@ -1305,19 +1419,21 @@ class OpenAICompatibleWrapper(BackendWrapper):
                     raise failure from None
                 note = f"server refused response_format {form}; using {following}"
                 celil_negotiation.SERVERS.learn_form(self.server_key(), self.model, following, note)
-                self._notes.append(note)
+                self._note(note)
+                self._count_resend()
                 form = following
 
     def _classify(self, exc: BaseException) -> ModelCallError:
         openai = self._openai
-        where = f"openai-compatible server at {self.base_url}"
-        if isinstance(exc, openai.APITimeoutError) or _is_timeout(exc):
-            return self._timed_out(where)
-        if isinstance(exc, openai.APIConnectionError):
-            return ModelCallError(
-                f"{where}: connection refused; start the server (e.g. `vllm serve {self.model}`) or fix "
-                f"models.openai_base_url"
+        where = self.where()
+        if isinstance(exc, openai.APIConnectionError):  # APITimeoutError is one too
+            fault = network_fault(exc) or celil_faults.UNREACHABLE
+            if isinstance(exc, openai.APITimeoutError):
+                fault = celil_faults.TIMEOUT
+            start = (
+                f"start the server (e.g. `vllm serve {self.model}`) or fix models.openai_base_url"
             )
+            return self._network_error(fault, exc, start)
         if isinstance(exc, openai.APIStatusError):
             return self._http_error(
                 where,
@@ -1599,6 +1715,10 @@ class Resolution:
     """How the model's points read (executor): `absolute_resized` or `relative_1000`; a config
     value of `auto` is settled here, by the backend that answers (see `default_coordinates`)."""
 
+    def __post_init__(self) -> None:
+        # Reasons name server URLs; they reach the console banner and manifest.json.
+        self.reason = redact(self.reason)
+
     def line(self) -> str:
         model = f" {self.model}" if self.model else ""
         return f"{self.role}: {self.backend}{model} — {self.reason}"
@@ -1623,6 +1743,7 @@ def _common_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[s
         "retry_max_delay_s": settings.retry_max_delay_s,
         "temperature": settings.temperature,
         "timeout_s": settings.timeout_s,
+        "deadline_s": settings.request_deadline_s(),
         "max_output_tokens": settings.max_output_tokens,
         "images": settings.images,
     }

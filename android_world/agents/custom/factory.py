@@ -17,18 +17,25 @@ a role with no model and no offline fallback, a backend that cannot work, a bad 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import importlib
 import logging
 import os
-import re
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
 from android_world.agents.custom import (
     celil_agent,
@@ -38,6 +45,7 @@ from android_world.agents.custom import (
     celil_models,
     celil_perception,
     celil_quality_control,
+    celil_startup,
 )
 from android_world.env import interface
 
@@ -79,10 +87,25 @@ class BuildContext:
     log: Callable[[str], None] = _log_info
 
 
+def _known_persona(name: str) -> str:
+    """A misspelt persona would be ignored and its default prompt used without a word."""
+    known = celil_quality_control.DEFAULT_PERSONAS
+    if name in known:
+        return name
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"unknown persona {name!r}{hint} (personas: {', '.join(known)})")
+
+
+PersonaName = Annotated[str, AfterValidator(_known_persona)]
+
+
 class CelilAgentConfig(BaseModel):
     """`agent.configurations.celil_agent` (models per role come from the `models:` section)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinity pass every bound (NaN fails every comparison later, so `weights: [.nan,
+    # 1, 1]` rejected every action): refused.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     maestro_verifier_model_name: str = "auto"
     """`auto`: planner and verifiers use the models configured for them; a model name routes
@@ -90,7 +113,7 @@ class CelilAgentConfig(BaseModel):
     threshold: float = Field(default=7.0, ge=0.0, le=10.0)
     """Weighted verifier score (0-10) an action needs to run."""
     irreversible_threshold: float = Field(default=8.5, ge=0.0, le=10.0)
-    """Score a tap on delete/send/discard/clear/uninstall... needs (never below `threshold`)."""
+    """Score a tap on delete/send/discard/clear/uninstall... needs; at least `threshold`."""
     weights: tuple[float, float, float] = (0.4, 0.5, 0.1)
     """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
@@ -106,8 +129,9 @@ class CelilAgentConfig(BaseModel):
     reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
     verification: Literal["on", "off"] = "on"
     """off: no verifier is asked and every proposal runs (for ablations)."""
-    persona_prompts: dict[str, str] = {}
-    """Override a persona's instructions, keyed by persona name."""
+    persona_prompts: dict[PersonaName, str] = {}
+    """Override a persona's instructions, keyed by persona name (Pragmatist, Skeptic,
+    Efficiency Expert)."""
     max_rehearsals: int = Field(default=6, ge=0)
     """Replans allowed per episode; one more failure ends it with `status infeasible`."""
     loop_repeat_limit: int = Field(default=3, ge=2)
@@ -165,6 +189,19 @@ class CelilAgentConfig(BaseModel):
             raise ValueError("weights must be non-negative and not all zero")
         return value
 
+    @field_validator("irreversible_threshold")
+    @classmethod
+    def _not_below_threshold(cls, value: float, info: ValidationInfo) -> float:
+        """Below `threshold` it would say an irreversible action needs less than any other;
+        the agent used to raise it silently, which hid the mistake."""
+        threshold = info.data.get("threshold")
+        if threshold is not None and value < threshold:
+            raise ValueError(
+                f"{value:g} is below threshold ({threshold:g}); an irreversible action needs at "
+                "least the score any action needs: raise it or lower threshold"
+            )
+        return value
+
 
 def coordinate_convention(params: CelilAgentConfig, leader: celil_models.Resolution) -> str:
     """The agent key when set, else `models.section_leader.coordinates` as resolved for the
@@ -196,6 +233,7 @@ def _config_error(path: str, message: str) -> CelilSetupError:
 
 
 def _role_settings(context: BuildContext, role: str, params: CelilAgentConfig):
+    """The role's settings as the agent uses them (`maestro_verifier_model_name` applied)."""
     settings = context.models.role_settings(role)
     name = params.maestro_verifier_model_name
     if role in ("maestro", "verifiers") and name and name != "auto":
@@ -218,6 +256,55 @@ def _resolve(
         raise _config_error("", f"models.{role}: {error}") from None
     context.log(console_line(resolution.line()))
     return resolution
+
+
+def check_startup(params: CelilAgentConfig, models: celil_model_config.ModelsConfig) -> None:
+    """Before anything runs: every configured role's model can work and the episodic memory
+    file is usable, or CelilSetupError names the key to fix. Explicit backends get the checks
+    `auto` makes before it picks one (server up and serving the model, key set; see
+    celil_startup); `auto` with a configured openai_base_url and `replay` are resolved as the
+    agent will resolve them. No model request is sent."""
+    context = BuildContext(models=models)
+    probed: dict[tuple, Any] = {}
+    for role in models.roles():
+        settings = _role_settings(context, role, params)
+        try:
+            celil_startup.check_role(settings, probed)
+            if settings.backend == "replay" or (
+                settings.backend == "auto" and settings.url_for("openai")
+            ):
+                # What check_role leaves: a recording that cannot be read, and `auto`, which
+                # fails only on a configured OpenAI-compatible server it cannot use. Anything
+                # else would only build clients, or repeat probes, the agent makes anyway.
+                celil_models.resolve_role(role, settings, None)
+        except celil_startup.StartupCheckError as error:
+            raise _config_error(error.key, error.message) from None
+        except celil_models.ModelSetupError as error:
+            # `auto` refuses only a configured openai_base_url it cannot use.
+            key = "models.openai_base_url" if settings.backend == "auto" else f"models.{role}"
+            raise _config_error(key, celil_models.redact(str(error))) from None
+    try:  # the run directory does not exist yet: `fresh` is checked when the agent is built
+        plan = celil_memory_mode.plan_memory(
+            params.memory, params.episodic_memory_path or "", None
+        )
+    except celil_memory_mode.MemorySetupError as error:
+        raise _config_error("memory", str(error)) from None
+    if plan.path is not None:
+        _check_memory_file(plan.path)
+
+
+def _check_memory_file(path: Path) -> None:
+    """A shared or frozen memory that cannot work (a directory, FIFO or device at the path; a
+    damaged, foreign or newer file) stops the run before its directory exists. Read only:
+    nothing is created or changed here."""
+    from android_world.agents.custom import celil_episodic
+
+    try:
+        memory = celil_episodic.EpisodicMemory(path, read_only=True)
+        memory.check(create=False)
+        memory.close()
+    except celil_episodic.EpisodicMemoryError as error:
+        raise _config_error("episodic_memory_path", str(error)) from None
 
 
 def _offline_module(role: str, reason: str) -> Any:
@@ -453,36 +540,25 @@ def _episodic_memory(
 # --------------------------------------------------------------------------------------------------
 
 
-def _yaml12_loader(yaml: Any) -> type:
-    """A SafeLoader where only true/false are booleans (YAML 1.2), as the harness reads its
-    config: under PyYAML's YAML 1.1 rules `ocr: off` would arrive as False and be rejected."""
-    bool_tag = "tag:yaml.org,2002:bool"
-    loader = type("CelilYamlLoader", (yaml.SafeLoader,), {})
-    loader.yaml_implicit_resolvers = {
-        first: [(tag, pattern) for tag, pattern in resolvers if tag != bool_tag]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-    loader.add_implicit_resolver(
-        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-    )
-    return loader
-
-
 def _read_yaml(path: Path) -> Any:
+    """The file's data as the harness reads its config (YAML 1.2 booleans, so `ocr: off` is the
+    string; no key given twice; UTF-8 only); every problem is one CelilSetupError line."""
     try:
         import yaml
+
+        from android_world.agents.custom import celil_yaml
     except ImportError:
         raise CelilSetupError(
             "", f"reading {path} needs PyYAML (pip install pyyaml), or pass the config as a dict"
         ) from None
     try:
-        text = path.read_text(encoding="utf-8")
+        return celil_yaml.load(celil_yaml.read_text(path))
     except OSError as error:
         raise CelilSetupError(
             "", f"cannot read the Celil config {path}: {error.strerror}"
         ) from None
-    try:
-        return yaml.load(text, Loader=_yaml12_loader(yaml))  # a SafeLoader: no objects
+    except celil_yaml.ConfigTextError as error:
+        raise CelilSetupError("", error.located(str(path))) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
@@ -512,8 +588,8 @@ def _agent_section(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 def _validation_message(error: pydantic.ValidationError) -> tuple[str, str]:
     first = error.errors()[0]
-    where = ".".join(str(part) for part in first.get("loc", ()))
-    return where, first.get("msg", "invalid value")
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "[key]")
+    return where, str(first.get("msg", "invalid value")).removeprefix("Value error, ")
 
 
 def load_config(
@@ -565,6 +641,7 @@ def create_agent(
     each process starts with an empty memory as the harness's runs do).
     """
     params, models = load_config(config)
+    check_startup(params, models)  # a dead configured server stops here, not an hour in
     where = run_dir or os.environ.get(RUN_DIR_ENV)
     if where is None and params.memory == "fresh":
         where = tempfile.mkdtemp(prefix="celil_run_")

@@ -903,9 +903,12 @@ def _mask_values(goal: str, values: Sequence[str]) -> str:
 
 
 def person_name(goal: str) -> str | None:
-    """A capitalised multi-word name after "for"/"contact"/"to" that is not an app name."""
+    """A capitalised multi-word name after "for"/"contact"/"to" that is not an app name; a
+    family name may start with a lowercase particle ("George dos Santos", "Ana da Silva")."""
+    particle = "(?:" + "|".join(wording.NAME_PARTICLES) + r")\s+"
     for match in re.finditer(
-        r"\b(?:for|contact|named|to|called)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2})\b", goal
+        rf"\b(?:for|contact|named|to|called)\s+([A-Z][a-z]+(?:\s+(?:{particle})?[A-Z][a-z]+){{1,2}})\b",
+        goal,
     ):
         candidate = match.group(1)
         if app_hint(candidate) is None:

@@ -629,15 +629,23 @@ def identifiers(goal: str) -> list[str]:
     ]
 
 
+# Lowercase words that start a family name ("dos Santos", "da Silva", "van Dijk").
+NAME_PARTICLES = ("da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "van", "von")
+
+
 def person_names(goal: str, app_words: Sequence[str] = ()) -> list[str]:
     """Runs of capitalised words (any script, apostrophes and hyphens inside) that are not the
-    sentence's first word or an app's name: "José Núñez", "Seán O'Brien"."""
+    sentence's first word or an app's name: "José Núñez", "Seán O'Brien"; a lowercase particle
+    between two of them belongs to the name ("George dos Santos")."""
     out = []
     blocked = {w.casefold() for w in app_words}
     for match in re.finditer(r"(?<![\w'’])([^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3})", goal):
-        run = []
-        for word in match.group(1).split():
-            if word[0].isupper() and word.casefold() not in blocked:
+        run: list[str] = []
+        words = match.group(1).split()
+        for i, word in enumerate(words):
+            capitalised = word[0].isupper() and word.casefold() not in blocked
+            particle = bool(run) and word in NAME_PARTICLES and words[i + 1 :][:1] != []
+            if capitalised or (particle and words[i + 1][0].isupper()):
                 run.append(word)
             elif run:
                 break

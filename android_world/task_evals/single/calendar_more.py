@@ -109,10 +109,13 @@ class SimpleCalendarAddOneEventRelativeDay(cal.SimpleCalendarAddOneEvent):
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        event = event_on(TODAY.day + 1, TODAY.day + RELATIVE_DAY_RANGE)
-        params = add_params(event)
-        params["day_of_week"] = cal.start_of(event).strftime("%A")
-        return params
+        return add_params(event_on(TODAY.day + 1, TODAY.day + RELATIVE_DAY_RANGE))
+
+    @property
+    def goal(self) -> str:
+        """The event's weekday is named from its row, as upstream's goal does (not a param)."""
+        day_of_week = cal.start_of(self.params[cal.ROW_OBJECTS][0]).strftime("%A")
+        return self.template.format(**self.params, day_of_week=day_of_week)
 
 
 class SimpleCalendarAddOneEventTomorrow(cal.SimpleCalendarAddOneEvent):
@@ -217,14 +220,10 @@ class SimpleCalendarDeleteEvents(cal._SimpleCalendar):
         day = cls._target_day()
         events = [event_on(day, day) for _ in range(cls.n_rows)]
         noise = cal.noise_events(cls.n_rows_noise, lambda c: cal.start_of(c).day != day)
-        return {
-            "year": TODAY.year,
-            "month": TODAY.month,
-            "day": day,
-            "day_of_week": datetime.date(TODAY.year, TODAY.month, day).strftime("%A"),
-            cal.ROW_OBJECTS: events,
-            cal.NOISE_ROW_OBJECTS: noise,
-        }
+        params: dict[str, Any] = {"year": TODAY.year, "month": TODAY.month, "day": day}
+        if "{day_of_week}" in cls.template:  # upstream's relative-day variant names the day
+            params["day_of_week"] = datetime.date(TODAY.year, TODAY.month, day).strftime("%A")
+        return {**params, cal.ROW_OBJECTS: events, cal.NOISE_ROW_OBJECTS: noise}
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)

@@ -15,13 +15,13 @@ import dataclasses
 import datetime
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import upstream_pools
-from android_world.task_evals.answer_check import MatchType
+from android_world.task_evals.answer_check import DATE_FORMAT, MatchType
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import information_retrieval as ir
 
@@ -75,11 +75,43 @@ RANGE_START_TIMES = [
     "4:15pm",
     "11:30am",
 ]
+EVENTS_ON_DATE_TITLES = [
+    "Data Dive",
+    "Bug Bash",
+    "Dan's Birthday Party",
+    "Trivia Night",
+    *upstream_pools.IR_WORK_EVENT_TITLES,
+    *upstream_pools.IR_LEISURE_EVENT_TITLES,
+]
+NEXT_EVENT_TIMES = [
+    "3:53pm",
+    "21:45",
+    "5pm",
+    "17:30",
+    "16:00",
+    "18:30",
+    "18:45",
+    "7pm",
+    "7:15pm",
+    "21:45",
+    "8pm",
+    "8:10pm",
+    "12:00am",
+    "5:20pm",
+    "23:59",
+    "4:00pm",
+    "16:15",
+    "9:15pm",
+    "20:40",
+    "22:35",
+]
+NEXT_EVENT_PAST_TIME = "12:00am"  # before the device's 15:34: see SimpleCalendarNextEvent
 _COMMON_TITLES = upstream_pools.IR_WORK_EVENT_TITLES
 _LEISURE_TITLES = upstream_pools.IR_LEISURE_EVENT_TITLES
 TITLES = ["Team Meeting", "1-on-1 with Manager", *_COMMON_TITLES, *_LEISURE_TITLES]
 LOCATION_TITLES = ["Marketing Brainstorm", "Lunch with Client", "Team Offsite", *TITLES[2:]]
 NEXT_WEEK_TITLES = [*_COMMON_TITLES, "Meet with {person}", *_LEISURE_TITLES]
+NEXT_EVENT_TITLES = TITLES
 FIRST_AFTER_TITLES = [
     "Sales Call",
     "Client Meeting",
@@ -229,13 +261,6 @@ def event_at(
     return cal.make_event(ts, ts + seconds, title, "", location)
 
 
-def dated(params: dict[str, Any]) -> dict[str, Any]:
-    """Keep the exact date and word the goal's date as upstream's `_maybe_replace_date` does."""
-    params["target_date"] = params["date"]
-    params["date"] = random.choice(ir.date_phrases(ir.date_of(params["date"])))
-    return params
-
-
 # ---- reading the screen (oracles) -----------------------------------------------------------
 
 Row = tuple[datetime.date | None, str, str, str]  # day, title, start "HH:MM", end "HH:MM"
@@ -324,23 +349,10 @@ def _end_minutes(start: str, end: str) -> str:
 class _UpstreamCalendarQuestion(ir._InformationRetrieval):
     app_names = ("simple calendar pro",)
     complexity = 1.0
-    fidelity_notes: tuple[str, ...] = (
-        "the goal's date wording is drawn with the params (upstream rewords it at"
-        " initialisation); the exact date is kept as params['target_date']",
-    )
 
-    # The template's parameters, each drawn from its pool in this order (upstream's order:
-    # it fixes what a seed draws); the goal's date is then worded (`dated`).
-    param_pools: ClassVar[dict[str, Sequence[str]]] = {}
+    # `param_pools`: the template's parameters, each drawn from its pool in upstream's order
+    # (it fixes what a seed draws).
     time_param = "time"  # the parameter holding the relevant event's start time
-
-    @classmethod
-    def draw_params(cls) -> dict[str, Any]:
-        return {name: random.choice(pool) for name, pool in cls.param_pools.items()}
-
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return dated(cls.draw_params())
 
     def relevant_events(self) -> list[dict[str, Any]]:
         """The one event the question is about, as the params describe it (with the drawn
@@ -370,11 +382,17 @@ class _UpstreamCalendarQuestion(ir._InformationRetrieval):
     def expected(self) -> list[Any]:
         return [e["title"] for e in self.relevant_events()]
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
+    row_type = "CalendarEvent"
+
+    def initial_rows(self) -> list[dict[str, Any]]:
         conditions = self.exclusions()
         events = self.relevant_events() + [noise_event(conditions) for _ in range(N_NOISE)]
         random.shuffle(events)
+        return events
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        events = self.initial_rows()
         cal.clear(env)
         cal.add_events(env, events)
         env.controller.close_recents()
@@ -388,6 +406,89 @@ class _UpstreamCalendarQuestion(ir._InformationRetrieval):
         yield from cal.open_day(env, self.target_day())
         rows = yield from read_rows(env, self.target_day())
         return rows
+
+
+class SimpleCalendarEventsOnDate(_UpstreamCalendarQuestion):
+    """Every event of one day: one event, no noise on that day."""
+
+    template = (
+        "What events do I have {date} in Simple Calendar Pro? Answer with the titles only. If"
+        " there are multiple titles, format your answer as a comma separated list."
+    )
+    difficulty = "medium"
+    tags = ("information_retrieval", "parameterized")
+    optimal_steps = 4
+
+    param_pools = {
+        "time": TIMES,
+        "date": DATES,
+        "duration": DURATIONS,
+        "title": EVENTS_ON_DATE_TITLES,
+    }
+
+    def exclusions(self) -> list[Exclusion]:
+        return [Exclusion("start_date", "eq", self.target_day())]
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        rows = yield from self.day_rows(env)
+        yield from self.answer([title for _, title, _, _ in rows])
+
+
+class SimpleCalendarNextEvent(_UpstreamCalendarQuestion):
+    """The first event after now: one event later today, no noise between 15:30 and it."""
+
+    fidelity_notes = (
+        "a draw of upstream's '12:00am' (1 in 20) is drawn again from the other times: that"
+        " event lies before the device's 15:34, so upstream's expected answer is not the next"
+        " event; every other draw is upstream's",
+    )
+    template = (
+        "What is my next upcoming event in Simple Calendar Pro? Answer with the title only. If"
+        " there are multiples titles, format your answer in a comma separated list."
+    )
+    difficulty = "easy"
+    tags = ("complex_ui_understanding", "screen_reading", "information_retrieval", "parameterized")
+    optimal_steps = 4
+
+    param_pools = {"time": NEXT_EVENT_TIMES, "duration": DURATIONS, "title": NEXT_EVENT_TITLES}
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        params = ir.draw_params(cls.param_pools)
+        if params["time"] == NEXT_EVENT_PAST_TIME:
+            params["time"] = random.choice(
+                [t for t in NEXT_EVENT_TIMES if t != NEXT_EVENT_PAST_TIME]
+            )
+        return params
+
+    def relevant_events(self) -> list[dict[str, Any]]:
+        p = self.params
+        return [event_at(TODAY.strftime(DATE_FORMAT), p["time"], p["title"], p["duration"])]
+
+    def exclusions(self) -> list[Exclusion]:
+        return [
+            Exclusion("start_date", "eq", TODAY),
+            Exclusion("start_time", "le", ir.parse_time(self.params["time"])),
+            Exclusion("start_time", "ge", datetime.time(15, 30)),
+        ]
+
+    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
+        clock = ui.find(
+            ui.elements(env), ui.res_is("com.android.systemui:id/clock"), need_visible=False
+        )
+        now = (ui.elements(env)[clock].text if clock is not None else "") or "00:00"
+        day = TODAY
+        yield from cal.open_day(env, day)
+        answer: list[str] = []
+        for _ in range(7):
+            rows = yield from read_rows(env, day)
+            upcoming = sorted((start, title) for _, title, start, _ in rows if start >= now)
+            if upcoming:
+                answer = [title for start, title in upcoming if start == upcoming[0][0]]
+                break
+            yield ui.click(env, ui.desc_is("Next day"), "Next day")
+            day, now = day + datetime.timedelta(days=1), "00:00"
+        yield from self.answer(answer)
 
 
 class SimpleCalendarEventOnDateAtTime(_UpstreamCalendarQuestion):
@@ -416,12 +517,6 @@ class SimpleCalendarEventOnDateAtTime(_UpstreamCalendarQuestion):
 class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
     """Every event of one day: three one-hour events, no noise on that day."""
 
-    fidelity_notes = (
-        *_UpstreamCalendarQuestion.fidelity_notes,
-        "upstream's without-replacement picks for the seeded events are drawn with the params"
-        " (params['events']) instead of at initialisation; same distribution",
-    )
-
     difficulty = "easy"
     tags = ("information_retrieval", "parameterized")
     optimal_steps = 4
@@ -432,12 +527,14 @@ class SimpleCalendarAnyEventsOnDate(_UpstreamCalendarQuestion):
 
     param_pools = {"date": DATES, "title": TITLES, "time": TIMES}
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = cls.draw_params()
-        titles, times = ir.Pool(TITLES, params["title"]), ir.Pool(TIMES, params["time"])
-        params["events"] = [{"title": titles.take(), "time": times.take()} for _ in range(3)]
-        return dated(params)
+    def draw_relevant(self) -> None:
+        p = self.params
+        titles, times = ir.Pool(TITLES, p["title"]), ir.Pool(TIMES, p["time"])
+        events = []
+        for _ in range(3):  # upstream's field order: the start time, then the title
+            time = times.take()
+            events.append({"title": titles.take(), "time": time})
+        p["events"] = events
 
     def relevant_events(self) -> list[dict[str, Any]]:
         day = self.params["target_date"]
@@ -540,12 +637,6 @@ class SimpleCalendarLocationOfEvent(_UpstreamCalendarQuestion):
 class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
     """The two events of Monday the 16th to Sunday the 22nd (no noise from today to the 22nd)."""
 
-    fidelity_notes = (
-        *_UpstreamCalendarQuestion.fidelity_notes,
-        "upstream's without-replacement picks for the seeded events are drawn with the params"
-        " (params['events']) instead of at initialisation; same distribution",
-    )
-
     difficulty = "easy"
     tags = ("data_entry", "parameterized")
     optimal_steps = 3
@@ -563,20 +654,17 @@ class SimpleCalendarEventsInNextWeek(_UpstreamCalendarQuestion):
         "time": NEXT_WEEK_TIMES,
     }
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = cls.draw_params()
-        titles = [t.format(person=params["person"]) for t in NEXT_WEEK_TITLES]
-        params["title"] = params["title"].format(person=params["person"])
-        dates = ir.Pool(NEXT_WEEK_DATES, params["date"])
-        times = ir.Pool(NEXT_WEEK_TIMES, params["time"])
+    def draw_relevant(self) -> None:
+        p = self.params  # its title already names the person (`format_params`)
+        titles = ir.Pool([t.format(person=p["person"]) for t in NEXT_WEEK_TITLES], p["title"])
+        dates = ir.Pool(NEXT_WEEK_DATES, p["date"])
+        times = ir.Pool(NEXT_WEEK_TIMES, p["time"])
         events = []
-        for k in range(2):
+        for k in range(2):  # upstream's field order: date, time, then the title
             day, time = dates.take(), times.take()
-            title = params["title"] if k == 0 else ir.Pool(titles, params["title"]).take()
+            title = p["title"] if k == 0 else titles.take()
             events.append({"date": day, "time": time, "title": title})
-        params["events"] = events
-        return dated(params)
+        p["events"] = events
 
     def relevant_events(self) -> list[dict[str, Any]]:
         first, second = self.params["events"]

@@ -38,8 +38,17 @@ def clean_phone_number(number: str) -> str:
     return re.sub(r"\D", "", number)
 
 
-def random_name() -> str:
-    return f"{random.choice(GIVEN_NAMES)} {random.choice(FAMILY_NAMES)}"
+def random_name(excluding: str = "") -> str:
+    """Upstream's `generate_random_name`: the family name is drawn first, then the given name.
+
+    Upstream means to avoid the words of `excluding`, but its split has its arguments swapped and
+    never does; drawing from the whole pools keeps its draws. Only a name identical to
+    `excluding` is drawn again, so two people of one task never share a name."""
+    while True:
+        family = random.choice(FAMILY_NAMES)
+        name = f"{random.choice(GIVEN_NAMES)} {family}"
+        if name != excluding:
+            return name
 
 
 def random_number() -> str:

@@ -203,9 +203,11 @@ def random_october_ms(start_day: int = 1, end_day: int = 15) -> int:
 
 
 def generate_expense(category: int | None = None) -> dict[str, Any]:
-    """A realistic expense row (upstream's generator: $10-$500, a name fitting its category)."""
-    category = category if category is not None else random.choice(list(CATEGORIES))
+    """A realistic expense row (upstream's generator: $10-$500, a name fitting its category).
+
+    Drawn in upstream's order (time, category, name, amount, note), so a seed draws its rows."""
     when = random_october_ms()
+    category = category if category is not None else random.choice(list(CATEGORIES))
     return {
         "name": random.choice(_EXPENSE_NAMES[CATEGORIES[category]]),
         "amount": random.randint(1000, 50000),
@@ -227,6 +229,18 @@ def unique_expenses(
             names.add(row["name"])
             rows.append(row)
     return rows
+
+
+def random_rows(n: int, keep=lambda row: True) -> list[dict[str, Any]]:
+    """Upstream's `get_random_items` without replacement: n rows, no two equal in every field."""
+    rows: list[dict[str, Any]] = []
+    for _ in range(10_000):
+        if len(rows) == n:
+            return rows
+        candidate = generate_expense()
+        if keep(candidate) and candidate not in rows:
+            rows.append(candidate)
+    raise ValueError(f"Could not draw {n} distinct expenses.")
 
 
 def amount_dollars(cents: int) -> str:
@@ -398,8 +412,8 @@ class ExpenseAddSingle(_ExpenseAdd):
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        target = generate_expense()
-        noise = unique_expenses(cls.n_rows_noise, avoid={target["name"]})
+        [target] = random_rows(1)
+        noise = random_rows(cls.n_rows_noise, keep=lambda row: row["name"] != target["name"])
         return {
             ROW_OBJECTS: [target],
             NOISE_ROW_OBJECTS: noise,

@@ -27,27 +27,14 @@ from android_world.task_evals.single.expense import (
     _ExpenseAdd,
     _ExpenseDeleteMultiple,
     add_via_form,
-    generate_expense,
     random_october_ms,
+    random_rows,
     rows_as_text,
 )
 from android_world.task_evals.single.files import clear_folder
 from android_world.task_evals.single.markor import NOTEBOOK
 from android_world.task_evals.single.markor_more import editor_text
 from android_world.task_evals.single.table_tasks import _DeleteDuplicateTask
-
-
-def random_rows(n: int, keep=lambda row: True) -> list[dict[str, Any]]:
-    """Upstream's `get_random_items` without replacement: n rows, no two equal in every field."""
-    rows: list[dict[str, Any]] = []
-    for _ in range(10_000):
-        if len(rows) == n:
-            return rows
-        candidate = generate_expense()
-        if keep(candidate) and candidate not in rows:
-            rows.append(candidate)
-    raise ValueError(f"Could not draw {n} distinct expenses.")
-
 
 # ---- oracle helpers (screen only) ------------------------------------------------------------
 

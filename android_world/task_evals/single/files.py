@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import os
 import random
 import string
 from collections.abc import Iterator
@@ -42,9 +43,12 @@ def random_string(length: int) -> str:
 
 
 def modified_name(base: str) -> str:
-    """`base` with a date, a random code or a tag added before or after the stem."""
-    stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
+    """`base` with a date, a random code or a tag added before or after the stem.
+
+    Drawn in upstream's order (kind, side, then the mark), so a seed draws upstream's name."""
+    stem, ext = os.path.splitext(base)
     kind = random.choice(("date", "code", "tag"))
+    as_prefix = random.choice((True, False))
     if kind == "date":
         day = _FIRST_DATE + datetime.timedelta(
             days=random.randint(0, (_LAST_DATE - _FIRST_DATE).days)
@@ -54,8 +58,7 @@ def modified_name(base: str) -> str:
         mark = random_string(4)
     else:
         mark = random.choice(_TAGS)
-    named = f"{mark}_{stem}" if random.random() < 0.5 else f"{stem}_{mark}"
-    return named + dot + ext
+    return f"{mark}_{stem}{ext}" if as_prefix else f"{stem}_{mark}{ext}"
 
 
 def random_file_name() -> str:

@@ -1,10 +1,11 @@
 """Information-retrieval tasks: the agent answers with the `answer` action.
 
-The calendar questions are upstream's (`information_retrieval/proto/tasks.textproto`): one
-relevant event plus 75 random ones that cannot satisfy the question (upstream's exclusion
-conditions), and the goal's date worded as a person would ("tomorrow", "this Monday",
-"October 16"). SimExpenseTotalForCategory is this suite's own, in the same style. Answers are
-scored by `answer_check` with upstream's rules; no answer scores 0.
+The shared machinery of upstream's questions (`information_retrieval/proto/tasks.textproto`,
+in `calendar_questions` and `tasks_app`): parameters drawn from the template's pools at draw
+time, and at initialisation, as upstream, the question's own rows and the goal's date worded as a
+person would ("tomorrow", "this Monday", "October 16"). SimExpenseTotalForCategory is this
+suite's own, in the same style. Answers are scored by `answer_check` with upstream's rules; no
+answer scores 0.
 """
 
 from __future__ import annotations
@@ -12,52 +13,21 @@ from __future__ import annotations
 import datetime
 import random
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import expense as expense_app
-from android_world.task_evals import answer_check, task_eval, upstream_pools
+from android_world.task_evals import answer_check, task_eval
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
-from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp
 
 UTC = datetime.UTC
 NOW = device.FROZEN_DEVICE_TIME
 TODAY = NOW.date()
 
-_EVENTS_ON_DATE_TITLES = [
-    "Data Dive",
-    "Bug Bash",
-    "Dan's Birthday Party",
-    "Trivia Night",
-    *upstream_pools.IR_WORK_EVENT_TITLES,
-    *upstream_pools.IR_LEISURE_EVENT_TITLES,
-]
-# Upstream's list minus "12:00am", which is not upcoming at 15:34 (upstream's own quirk).
-_NEXT_EVENT_TIMES = [
-    "3:53pm",
-    "21:45",
-    "5pm",
-    "17:30",
-    "16:00",
-    "18:30",
-    "18:45",
-    "7pm",
-    "7:15pm",
-    "8pm",
-    "8:10pm",
-    "5:20pm",
-    "23:59",
-    "4:00pm",
-    "16:15",
-    "9:15pm",
-    "20:40",
-    "22:35",
-]
-_NEXT_EVENT_TITLES = ["Team Meeting", "1-on-1 with Manager", *_EVENTS_ON_DATE_TITLES[4:]]
 _TIME = re.compile(r"^\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*$", re.IGNORECASE)
 
 
@@ -91,12 +61,17 @@ def date_of(text: str) -> datetime.date:
 
 class Pool:
     """A template parameter's values for `*_without_replacement` draws: the value the
-    parameter itself took is removed first, then every draw removes what it took."""
+    parameter itself took is removed first, then every draw removes what it took.
+
+    Upstream removes the parameter's own value twice (once when formatting the relevant state,
+    again when formatting its app's state), so a pool holding a value twice (the Tasks
+    importances) loses both copies; pools without duplicates lose the one."""
 
     def __init__(self, values: Sequence[str], used: str | None = None):
         self.values = list(values)
-        if used in self.values:
-            self.values.remove(used)
+        for _ in range(2):
+            if used in self.values:
+                self.values.remove(used)
 
     def take(self) -> str:
         value = random.choice(self.values)
@@ -119,39 +94,84 @@ def date_phrases(day: datetime.date, today: datetime.date = TODAY) -> list[str]:
     return options
 
 
-def random_event_at(
-    day: datetime.date, time: datetime.time, duration_s: int, title: str
-) -> dict[str, Any]:
-    start = int(datetime.datetime.combine(day, time, tzinfo=UTC).timestamp())
-    return cal.make_event(start, start + duration_s, title, cal.event_description())
-
-
-def random_noise_event(excluded) -> dict[str, Any]:
-    """A random October event for which `excluded(start)` is False (upstream's exclusions)."""
-    for _ in range(1000):
-        start = datetime.datetime(
-            2023,
-            10,
-            random.randint(1, 31),
-            random.randint(0, 23),
-            random.randint(0, 59),
-            tzinfo=UTC,
-        )
-        if not excluded(start):
-            minutes = random.choice([15, 30, 45, 60])
-            ts = int(start.timestamp())
-            return cal.make_event(ts, ts + minutes * 60, cal.event_title(), cal.event_description())
-    raise ValueError("Could not draw a noise event outside the exclusions.")
-
-
 # ---- base -----------------------------------------------------------------------------------
 
 
+def draw_params(pools: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Upstream's draw of a textproto task: one value per parameter, in the template's order."""
+    return {name: random.choice(list(pool)) for name, pool in pools.items()}
+
+
+def format_params(params: dict[str, Any]) -> None:
+    """Upstream's `_format_params_with_params`: a value naming another parameter ("Meet with
+    {person}") is filled in."""
+    for name, value in params.items():
+        if isinstance(value, str):
+            params[name] = value.format(**params)
+
+
+def reword_dates(params: dict[str, Any]) -> None:
+    """Upstream's `_maybe_replace_date`: every parameter holding a date ("October 22 2023") is
+    reworded as a person would say it, in the parameters' order (each a draw)."""
+    for name, value in list(params.items()):
+        if name == "seed" or not isinstance(value, str) or not value:
+            continue
+        try:
+            day = date_of(value)
+        except ValueError:
+            continue
+        params[name] = random.choice(date_phrases(day))
+
+
 class _InformationRetrieval(task_eval.TaskEval):
+    """A question. Upstream's (the textproto's) draw their parameters from `param_pools`; what
+    upstream draws when a question is initialised (its `*_without_replacement` picks for the
+    question's own rows, then the goal's date wording) is drawn by `prepare`, at initialisation,
+    after `random` is seeded with the instance's seed, as upstream does."""
+
     schema: dict[str, Any] = {}
     match_type = MatchType.STRING
     tolerance: float | None = None
     tags: tuple[str, ...] = ("information_retrieval", "parameterized")
+    param_pools: ClassVar[Mapping[str, Sequence[str]]] = {}
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.prepared = False
+
+    @classmethod
+    def generate_random_params(cls) -> dict[str, Any]:
+        return draw_params(cls.param_pools)
+
+    def prepare(self) -> None:
+        """Initialisation's draws, once per instance: parameters naming others are filled in,
+        the question's own rows drawn (`draw_relevant`), the exact date kept as
+        `params['target_date']`, then the dates reworded."""
+        if self.prepared:
+            return
+        self.prepared = True
+        format_params(self.params)
+        self.draw_relevant()
+        exact = self.params.get("date")
+        reword_dates(self.params)
+        if isinstance(exact, str):
+            self.params.setdefault("target_date", exact)
+
+    def draw_relevant(self) -> None:
+        """Draw what the question's own rows need beyond the parameters, into params."""
+
+    # The app rows set-up writes, as upstream's row class names them (for the differential
+    # with upstream's draws); None for questions that do not build them in one list.
+    row_type: ClassVar[str | None] = None
+
+    def initial_rows(self) -> list[dict[str, Any]]:
+        """The rows set-up writes (the question's own and the noise, shuffled), drawn from
+        `random` after `prepare()`."""
+        raise NotImplementedError
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        self.prepare()
 
     def expected(self) -> list[Any]:
         raise NotImplementedError
@@ -163,148 +183,14 @@ class _InformationRetrieval(task_eval.TaskEval):
         )
 
     def target_day(self) -> datetime.date:
-        """The exact date of the question (params['target_date']; the goal may word it)."""
+        """The exact date of the question (params['target_date'] once initialised; the goal
+        words it)."""
         return date_of(self.params["target_date"])
 
     def answer(self, values: list[str]) -> Iterator[JSONAction]:
         """The oracle's last steps: answer with the values, comma separated, and stop."""
         yield JSONAction(action_type="answer", text=", ".join(values))
         yield ui.done()
-
-
-class _CalendarQuestion(_InformationRetrieval):
-    app_names = ("simple calendar pro",)
-    complexity = 1
-    n_noise = 75
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def excluded(self, start: datetime.datetime) -> bool:
-        raise NotImplementedError
-
-    def expected(self) -> list[Any]:
-        return [e["title"] for e in self.relevant_events()]
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        events = self.relevant_events() + [
-            random_noise_event(self.excluded) for _ in range(self.n_noise)
-        ]
-        random.shuffle(events)
-        cal.clear(env)
-        cal.add_events(env, events)
-        env.controller.close_recents()
-
-    def tear_down(self, env: interface.AsyncEnv) -> None:
-        cal.clear(env)
-        super().tear_down(env)
-
-    def read_day(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        """Collect every event row of the open day view, scrolling if the list is long."""
-        seen: list[tuple[str, str, str]] = []
-        for _ in range(6):
-            for row in cal.day_events_on_screen(env):
-                if row not in seen:
-                    seen.append(row)
-            items = ui.elements(env)
-            lst = ui.find(items, ui.res_is("day_events"), need_visible=False)
-            if lst is None:
-                break
-            before = cal.day_events_on_screen(env)
-            yield JSONAction(action_type="scroll", direction="down", index=lst)
-            if cal.day_events_on_screen(env) == before:
-                break
-        return seen
-
-
-class SimpleCalendarEventsOnDate(_CalendarQuestion):
-    template = (
-        "What events do I have {date} in Simple Calendar Pro? Answer with the titles only. If"
-        " there are multiple titles, format your answer as a comma separated list."
-    )
-    difficulty = "medium"
-    optimal_steps = 4
-
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        day = TODAY + datetime.timedelta(days=random.randint(0, 14))
-        return {
-            "date": random.choice(date_phrases(day)),
-            "target_date": day.strftime(answer_check.DATE_FORMAT),
-            "time": random.choice(upstream_pools.IR_TIMES),
-            "duration": random.choice(upstream_pools.IR_DURATIONS),
-            "title": random.choice(_EVENTS_ON_DATE_TITLES),
-        }
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [
-            random_event_at(
-                self.target_day(), parse_time(p["time"]), parse_duration(p["duration"]), p["title"]
-            )
-        ]
-
-    def excluded(self, start: datetime.datetime) -> bool:
-        return start.date() == self.target_day()
-
-    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield from cal.open_day(env, self.target_day())
-        rows = yield from self.read_day(env)
-        yield from self.answer([title for title, _, _ in rows])
-
-
-class SimpleCalendarNextEvent(_CalendarQuestion):
-    fidelity_notes = (
-        "time pool lacks upstream's '12:00am': midnight is before the device time (15:34), so"
-        " upstream's expected answer for it is not the next event",
-    )
-    template = (
-        "What is my next upcoming event in Simple Calendar Pro? Answer with the title only. If"
-        " there are multiples titles, format your answer in a comma separated list."
-    )
-    difficulty = "easy"
-    tags = ("complex_ui_understanding", "screen_reading", "information_retrieval", "parameterized")
-    optimal_steps = 4
-
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        return {
-            "time": random.choice(_NEXT_EVENT_TIMES),
-            "duration": random.choice(upstream_pools.IR_DURATIONS),
-            "title": random.choice(_NEXT_EVENT_TITLES),
-        }
-
-    def relevant_events(self) -> list[dict[str, Any]]:
-        p = self.params
-        return [
-            random_event_at(TODAY, parse_time(p["time"]), parse_duration(p["duration"]), p["title"])
-        ]
-
-    def excluded(self, start: datetime.datetime) -> bool:
-        at = start.time()
-        return start.date() == TODAY and datetime.time(15, 30) <= at <= parse_time(
-            self.params["time"]
-        )
-
-    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        clock = ui.find(
-            ui.elements(env), ui.res_is("com.android.systemui:id/clock"), need_visible=False
-        )
-        now = ui.elements(env)[clock].text if clock is not None else "00:00"
-        yield from cal.open_day(env, TODAY)
-        answer: list[str] = []
-        for _ in range(7):
-            rows = yield from self.read_day(env)
-            upcoming = sorted(
-                (start, title) for title, start, _ in rows if start >= (now or "00:00")
-            )
-            if upcoming:
-                answer = [title for start, title in upcoming if start == upcoming[0][0]]
-                break
-            yield ui.click(env, ui.desc_is("Next day"), "Next day")
-            now = "00:00"
-        yield from self.answer(answer)
 
 
 class SimExpenseTotalForCategory(_InformationRetrieval):

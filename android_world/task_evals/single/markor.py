@@ -170,7 +170,7 @@ class MarkorDeleteNote(_MarkorTask):
     complexity = 1
     schema = {
         "type": "object",
-        "properties": {"file_name": {"type": "string"}},
+        "properties": {"file_name": {"type": "string"}, "subfolder": {"type": "string"}},
         "required": ["file_name"],
     }
     template = "Delete the note in Markor named {file_name}."
@@ -234,11 +234,9 @@ class MarkorEditNote(_MarkorTask):
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        edit_type = random.choice(sorted(_EDIT_TEMPLATES))
-        params: dict[str, Any] = {
-            "file_name": f"note_{random_string(5)}{random.choice(('.md', '.txt'))}",
-            "edit_type": edit_type,
-        }
+        file_name = f"note_{random_string(5)}{random.choice(('.md', '.txt'))}"
+        edit_type = random.choice(("header", "footer", "replace"))  # upstream's order
+        params: dict[str, Any] = {"file_name": file_name, "edit_type": edit_type}
         if edit_type == "replace":
             params["replace_text"] = "\n".join(random_sentence() for _ in range(3))
         else:

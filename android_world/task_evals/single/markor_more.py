@@ -52,9 +52,17 @@ SUBFOLDERS = (
 ROW_TIME_FORMAT = "%b %d, %Y %H:%M"
 
 
+def random_note() -> tuple[str, str]:
+    """Upstream's `_generate_random_note()`: (a modified adjective_noun with .md or .txt, a
+    sentence)."""
+    name = random_file_name() + random.choice((".md", ".txt"))
+    return name, random_sentence()
+
+
 def random_note_name() -> str:
-    """Upstream's `_generate_random_note().name`: a modified adjective_noun with .md or .txt."""
-    return random_file_name() + random.choice((".md", ".txt"))
+    """Upstream's `_generate_random_note().name`: its sentence is drawn too (and dropped), as
+    upstream does, so a seed draws upstream's names."""
+    return random_note()[0]
 
 
 def echo_to(env: interface.AsyncEnv, path: str, content: str = "") -> str:

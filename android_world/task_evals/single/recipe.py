@@ -63,14 +63,19 @@ Recipe = dict[str, Any]
 def random_recipe() -> Recipe:
     """Upstream's `_generate_random_recipe`: a base recipe with random details."""
     title, directions = random.choice(data.RECIPES)
+    # Upstream's order of draws: description, servings, time, directions, ingredients.
+    description = random.choice(data.DESCRIPTIONS)
+    servings = random.choice(data.SERVINGS)
+    preparation_time = random.choice(data.PREP_TIMES)
+    directions = f"{directions} {random.choice(data.DIRECTION_ADDITIONS)}"
     return {
         "title": title,
-        "description": random.choice(data.DESCRIPTIONS),
-        "servings": random.choice(data.SERVINGS),
-        "preparationTime": random.choice(data.PREP_TIMES),
+        "description": description,
+        "servings": servings,
+        "preparationTime": preparation_time,
         "source": "",
         "ingredients": random.choice(data.INGREDIENT_NOTES),
-        "directions": f"{directions} {random.choice(data.DIRECTION_ADDITIONS)}",
+        "directions": directions,
         "favorite": 0,
         "imageName": "",
     }
@@ -94,14 +99,16 @@ def random_recipes(
 
 
 def uses(ingredient: str) -> Callable[[Recipe], bool]:
-    wanted = ingredient.lower()
-    return lambda r: wanted in r["directions"].lower()
+    """Upstream's test of a recipe using an ingredient: the ingredient as written inside the
+    lowercased directions (so a capitalised one, "Parmesan", is never found)."""
+    return lambda r: ingredient in r["directions"].lower()
 
 
 def usable_ingredients() -> list[str]:
-    """Upstream's ingredient pool, minus those no recipe's directions can contain."""
+    """The ingredients of upstream's pool that some recipe's directions can contain (upstream's
+    test); drawing any other gives an instance with no target."""
     texts = [f"{d} {a}".lower() for _, d in data.RECIPES for a in data.DIRECTION_ADDITIONS]
-    return [i for i in data.COMMON_INGREDIENTS if any(i.lower() in t for t in texts)]
+    return [i for i in data.COMMON_INGREDIENTS if any(i in t for t in texts)]
 
 
 def rows_as_text(rows: list[Recipe], format_type: str) -> str:
@@ -415,18 +422,27 @@ class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDeleteMultipleRecipes):
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        ingredient = random.choice(usable_ingredients())
+        ingredient = random.choice(data.COMMON_INGREDIENTS)
         noise = random_recipes(cls.n_rows_noise, lambda r: not uses(ingredient)(r))
-        targets = random_recipes(cls.n_rows, uses(ingredient))
+        # Upstream: as many targets as can be drawn, down to none when no recipe uses it.
+        targets: list[Recipe] = []
+        if ingredient in usable_ingredients():
+            targets = random_recipes(cls.n_rows, uses(ingredient))
         return {ROW_OBJECTS: targets, NOISE_ROW_OBJECTS: noise, "ingredient": ingredient}
 
     def expected_initial_rows(self) -> int | None:
         return None  # upstream does not check the count here
 
+    def expected_targets(self) -> int:
+        """Upstream draws as many targets as it can: none for an ingredient no recipe uses."""
+        return len(self.params[ROW_OBJECTS])
+
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        ingredient = self.params["ingredient"].lower()
+        # Upstream's test of "uses": the ingredient as written in the lowercased directions, so
+        # a capitalised one ("Parmesan") is used by no recipe and nothing is to be deleted.
+        ingredient = self.params["ingredient"]
         yield ui.open_app("Broccoli")
-        yield from search(env, ingredient)
+        yield from search(env, ingredient.lower())
         position = 0  # results before it were read and kept
         for _ in range(20):
             cards = cards_on_screen(env)

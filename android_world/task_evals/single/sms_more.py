@@ -32,25 +32,7 @@ from android_world.task_evals.single.sms import (
 SMS_APP = "Simple SMS Messenger"
 GLITCH = "Sorry, there was a glitch, what was the last message you sent me?"
 
-# Upstream's `user_data_generation` pools: family names, given names, event addresses.
-FAMILY_NAMES = (
-    "Ahmed", "Ali", "Alves", "Chen", "Fernandez", "Ferreira", "Garcia", "Gonzalez",
-    "Hernandez", "Ibrahim", "Li", "Liu", "Lopez", "Martin", "Mohamed", "Mohammed", "Muller",
-    "Pereira", "Wang", "Zhang", "da Silva", "dos Santos",
-)  # fmt: skip
-GIVEN_NAMES = (
-    "Abdullah", "Adam", "Ahmed", "Alejandro", "Ali", "Alice", "Amelia", "Amina", "Amir", "Ana",
-    "Anna", "Aria", "Arthur", "Ava", "Camila", "Carlos", "Charlie", "Charlotte", "Daniel",
-    "David", "Elias", "Ella", "Ema", "Emil", "Emilia", "Emily", "Emma", "Eva", "Fatima",
-    "Freya", "Gabriel", "George", "Grace", "Hana", "Hannah", "Henry", "Hugo", "Ian", "Ibrahim",
-    "Isabella", "Isla", "Ivan", "Jack", "James", "Jose", "Juan", "Laura", "Leo", "Leon",
-    "Leonardo", "Liam", "Lily", "Lina", "Louis", "Luca", "Lucas", "Luis", "Luka", "Maria",
-    "Mariam", "Mark", "Martin", "Martina", "Maryam", "Mateo", "Matteo", "Maya", "Mia",
-    "Miguel", "Mila", "Mohammad", "Muhammad", "Nikola", "Noa", "Noah", "Nora", "Oliver",
-    "Olivia", "Omar", "Oscar", "Petar", "Samuel", "Santiago", "Sara", "Sarah", "Sofia",
-    "Sofija", "Sophia", "Sophie", "Theo", "Theodore", "Thiago", "Thomas", "Valentina",
-    "Victoria", "William", "Willow",
-)  # fmt: skip
+# Upstream's `generate_random_address` pool.
 ADDRESSES = (
     "123 Main St Girdwood, AK, 99587",
     "6 Elm St, Birmingham, AL, 35217",
@@ -61,15 +43,6 @@ ADDRESSES = (
     "1819 Birch Ct, Dover, DE, 19901",
     "2021 Poplar St, Atlanta, GA, 30340",
 )
-
-
-def random_person_name(excluding: str = "") -> str:
-    """Upstream's `generate_random_name`: "<given> <family>", avoiding the words of
-    `excluding` (upstream means to; its split has its arguments swapped, so it never does)."""
-    avoid = set(excluding.replace(",", " ").split())
-    family = random.choice([n for n in FAMILY_NAMES if n not in avoid])
-    given = random.choice([n for n in GIVEN_NAMES if n not in avoid])
-    return f"{given} {family}"
 
 
 def sent_box(env: interface.AsyncEnv) -> list[dict[str, Any]]:
@@ -160,8 +133,9 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
     tags = ("information_retrieval", "parameterized")
     optimal_steps = 9
     fidelity_notes = (
-        "name2 never shares a word with name1 (upstream means to exclude them, but its split has"
-        " swapped arguments, so two contacts can share a name there)",
+        "name2 is drawn again when it is name1 (upstream means to exclude name1's words, but its"
+        " split has swapped arguments, so the two contacts can share a name there); every other"
+        " draw is upstream's",
         "contacts are cleared before seeding as well as after (upstream: after only)",
     )
     schema = {
@@ -180,11 +154,13 @@ class SimpleSmsSendReceivedAddress(_SmsWithContacts):
 
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
-        name1 = random_person_name()
+        # Upstream's order: both names, then the number.
+        name1 = contacts.random_name()
+        name2 = contacts.random_name(excluding=name1)
         return {
             "name1": name1,
             "number": random_number(),
-            "name2": random_person_name(excluding=name1),
+            "name2": name2,
             "message": random.choice(ADDRESSES),
         }
 
@@ -237,7 +213,7 @@ class SimpleSmsResend(_SmsWithContacts):
     @classmethod
     def generate_random_params(cls) -> dict[str, Any]:
         return {
-            "name": random_person_name(),
+            "name": contacts.random_name(),
             "number": random_number(),
             "message": random.choice(MESSAGES),
         }

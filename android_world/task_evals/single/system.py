@@ -350,7 +350,10 @@ class TurnOffWifiAndTurnOnBluetooth(task_eval.TaskEval):
 class TurnOnWifiAndOpenApp(task_eval.TaskEval):
     """Wi-Fi on, then an app in front; the score is the fraction done."""
 
-    fidelity_notes = ("app pool lacks upstream's 'dialer' (OpenAppTaskEval's): no phone app",)
+    fidelity_notes = (
+        "app pool lacks upstream's 'dialer' (OpenAppTaskEval's; no phone app): a draw of it is"
+        " drawn again from the other four, so those draws are not upstream's",
+    )
     app_names = ("settings",)
     complexity = 2
     schema = {

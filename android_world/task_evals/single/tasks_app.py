@@ -31,7 +31,6 @@ from android_world.task_evals.single.information_retrieval import (
     Pool,
     _InformationRetrieval,
     date_of,
-    date_phrases,
     parse_time,
 )
 from android_world.task_evals.single.table_tasks import insert_rows
@@ -103,7 +102,11 @@ def random_noise_row() -> Row:
     importance = random.choice([0, 1, 2, 3])
     due = _random_moment(NOW, 14)
     hide = _random_moment(due - datetime.timedelta(days=6), 5)
-    done = _random_moment(NOW - datetime.timedelta(days=14), 14) if random.random() < 0.5 else None
+    done = (
+        _random_moment(NOW - datetime.timedelta(days=14), 14)
+        if random.choice([True, False])
+        else None
+    )
     return make_row(
         title,
         importance=importance,
@@ -266,11 +269,17 @@ class _TasksQuestion(_InformationRetrieval):
     def expected(self) -> list[Any]:
         return [r["title"] for r in self.params["relevant"]]
 
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
+    row_type = "Task"
+
+    def initial_rows(self) -> list[Row]:
         rows = [dict(r) for r in self.params["relevant"]]
         rows += noise_rows(self.n_noise, self.excluded)
         random.shuffle(rows)
+        return rows
+
+    def initialize_task(self, env: interface.AsyncEnv) -> None:
+        super().initialize_task(env)
+        rows = self.initial_rows()
         clear(env)
         add_rows(env, rows)
         env.controller.close_recents()
@@ -287,11 +296,6 @@ class _TasksQuestion(_InformationRetrieval):
         return rows
 
 
-def _date_params(values: tuple[str, ...]) -> dict[str, str]:
-    target = random.choice(values)
-    return {"target_date": target, "date": random.choice(date_phrases(date_of(target)))}
-
-
 def _dates(first: int, last: int) -> tuple[str, ...]:
     return tuple(datetime.date(2023, 10, d).strftime(DATE) for d in range(first, last + 1))
 
@@ -305,16 +309,19 @@ class TasksDueOnDate(_TasksQuestion):
         " are multiples titles, format your answer in a comma separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = _date_params(_dates(15, 29))
-        params["importance"] = random.choice(data.DOUBLED_IMPORTANCE)
-        params["title"] = random.choice(data.WORK_TITLES)
-        params["notes"] = random.choice(data.WORK_NOTES)
+    param_pools = {
+        "date": _dates(15, 29),
+        "importance": data.DOUBLED_IMPORTANCE,
+        "title": data.WORK_TITLES,
+        "notes": data.WORK_NOTES,
+    }
+
+    def draw_relevant(self) -> None:
+        params = self.params
         titles = Pool(data.WORK_TITLES, params["title"])
         levels = Pool(data.DOUBLED_IMPORTANCE, params["importance"])
         notes = Pool(data.WORK_NOTES, params["notes"])
-        due = ms_at(params["target_date"])
+        due = ms_at(params["date"])
         params["relevant"] = [
             make_row(
                 titles.take(),
@@ -329,7 +336,6 @@ class TasksDueOnDate(_TasksQuestion):
                 ("October 11 2023", "9:00"),
             )
         ]
-        return params
 
     def excluded(self, row: Row) -> bool:
         return due_day(row) == self.target_day()
@@ -355,15 +361,16 @@ class TasksHighPriorityTasks(_TasksQuestion):
         " are multiples titles, format your answer in a comma separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = {
-            "task_title": random.choice(data.WORK_TITLES),
-            "notes": random.choice(data.WORK_NOTES),
-            "due_date": random.choice(_dates(16, 22)),
-            "time": random.choice(data.TIMES),
-            "hide_until_date": random.choice(_dates(10, 15)),
-        }
+    param_pools = {
+        "task_title": data.WORK_TITLES,
+        "notes": data.WORK_NOTES,
+        "due_date": _dates(16, 22),
+        "time": data.TIMES,
+        "hide_until_date": _dates(10, 15),
+    }
+
+    def draw_relevant(self) -> None:
+        params = self.params
         params["relevant"] = [
             make_row(
                 params["task_title"],
@@ -373,7 +380,6 @@ class TasksHighPriorityTasks(_TasksQuestion):
                 notes=params["notes"],
             )
         ]
-        return params
 
     def excluded(self, row: Row) -> bool:
         return row["importance"] == 0
@@ -399,17 +405,17 @@ class TasksHighPriorityTasksDueOnDate(_TasksQuestion):
         " only. If there are multiples titles, format your answer in a comma separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = _date_params(_dates(15, 29))
-        params["time"] = random.choice(data.HIGH_PRIORITY_TIMES)
-        params["title"] = random.choice(data.HIGH_PRIORITY_TITLES)
+    param_pools = {
+        "date": _dates(15, 29),
+        "time": data.HIGH_PRIORITY_TIMES,
+        "title": data.HIGH_PRIORITY_TITLES,
+    }
+
+    def draw_relevant(self) -> None:
+        params = self.params
         params["relevant"] = [
-            make_row(
-                params["title"], importance=0, due=ms_at(params["target_date"], params["time"])
-            )
+            make_row(params["title"], importance=0, due=ms_at(params["date"], params["time"]))
         ]
-        return params
 
     def excluded(self, row: Row) -> bool:
         return due_day(row) == self.target_day() and row["importance"] == 0
@@ -433,13 +439,10 @@ class TasksDueNextWeek(_TasksQuestion):
     complexity = 1.0
     match_type = MatchType.NUMBER
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = {
-            "title": random.choice(data.ALL_TITLES),
-            "notes": random.choice(data.OTHER_NOTES),
-            "due_date": random.choice(_dates(16, 22)),
-        }
+    param_pools = {"title": data.ALL_TITLES, "notes": data.OTHER_NOTES, "due_date": _dates(16, 22)}
+
+    def draw_relevant(self) -> None:
+        params = self.params
         titles = Pool(data.ALL_TITLES, params["title"])
         notes = Pool(data.OTHER_NOTES, params["notes"])
         days = Pool(_dates(16, 22), params["due_date"])
@@ -454,7 +457,6 @@ class TasksDueNextWeek(_TasksQuestion):
             )
             for hide, at in hides
         ]
-        return params
 
     def expected(self) -> list[Any]:
         return [len(self.params["relevant"])]
@@ -479,17 +481,20 @@ class TasksCompletedTasksForDate(_TasksQuestion):
         " there are multiples titles, format your answer in a comma separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = _date_params(_dates(10, 20))
-        params["title"] = random.choice(data.ALL_TITLES)
-        params["notes"] = random.choice(data.OTHER_NOTES)
-        params["completed_date"] = random.choice(_dates(10, 15))
-        params["time"] = random.choice(data.TIMES)
+    param_pools = {
+        "title": data.ALL_TITLES,
+        "notes": data.OTHER_NOTES,
+        "date": _dates(10, 20),
+        "completed_date": _dates(10, 15),
+        "time": data.TIMES,
+    }
+
+    def draw_relevant(self) -> None:
+        params = self.params
         titles = Pool(data.ALL_TITLES, params["title"])
         notes = Pool(data.OTHER_NOTES, params["notes"])
         times = Pool(data.TIMES, params["time"])
-        due = ms_at(params["target_date"])
+        due = ms_at(params["date"])
         relevant = []
         for hide in ("October 10 2023", "October 09 2023", "October 11 2023"):
             title, hide_at = titles.take(), times.take()
@@ -503,7 +508,6 @@ class TasksCompletedTasksForDate(_TasksQuestion):
                 )
             )
         params["relevant"] = relevant
-        return params
 
     def excluded(self, row: Row) -> bool:
         return due_day(row) == self.target_day()
@@ -531,18 +535,21 @@ class TasksIncompleteTasksOnDate(_TasksQuestion):
         " separated list."
     )
 
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        params = _date_params(_dates(15, 29))
-        params["title"] = random.choice(data.ALL_TITLES)
-        params["importance"] = random.choice(data.IMPORTANCE)
-        params["notes"] = random.choice(data.OTHER_NOTES)
-        params["time"] = random.choice(data.TIMES)
+    param_pools = {
+        "title": data.ALL_TITLES,
+        "importance": data.IMPORTANCE,
+        "notes": data.OTHER_NOTES,
+        "date": _dates(15, 29),
+        "time": data.TIMES,
+    }
+
+    def draw_relevant(self) -> None:
+        params = self.params
         titles = Pool(data.ALL_TITLES, params["title"])
         levels = Pool(data.IMPORTANCE, params["importance"])
         notes = Pool(data.OTHER_NOTES, params["notes"])
         times = Pool(data.TIMES, params["time"])
-        due = ms_at(params["target_date"])
+        due = ms_at(params["date"])
         params["relevant"] = [
             make_row(
                 titles.take(),
@@ -553,7 +560,6 @@ class TasksIncompleteTasksOnDate(_TasksQuestion):
             )
             for hide in ("October 10 2023", "October 09 2023", "October 11 2023")
         ]
-        return params
 
     def excluded(self, row: Row) -> bool:
         return due_day(row) <= self.target_day() and row["completed"] == 0

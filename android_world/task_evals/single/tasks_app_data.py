@@ -93,10 +93,11 @@ HIGH_PRIORITY_TIMES = (
 DOUBLED_IMPORTANCE = ("0", "0", "1", "1", "2", "2", "3", "3")
 IMPORTANCE = ("0", "1", "2", "3")
 
-# Noise tasks: upstream's `_TASKS` (its first note has "Don\t" for "Don't"; fixed here).
+# Noise tasks: upstream's `_TASKS`. Its first note has a tab where "Don't" has its apostrophe
+# ("Don\t forget"); kept, so a seed writes upstream's rows.
 NOISE_TASKS: dict[str, str] = {
     "Grocery Shopping": (
-        "Don't forget milk, eggs, and bread. Also need to pick up snacks for the kids."
+        "Don\t forget milk, eggs, and bread. Also need to pick up snacks for the kids."
     ),
     "Finish Project Proposal": "Deadline is Friday. Need to finalize budget and timeline sections.",
     "Schedule Dentist Appointment": "Teeth cleaning overdue. Call Dr. Smith's office.",
