@@ -124,6 +124,16 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
         kind = params.get("text_representation_type")
         if kind:
             out["recipes_text"] = recipe.rows_as_text(rows, kind)
+    for suffix in ("", "1", "2"):  # media tasks: songs (Retro Music) or video files (VLC)
+        files = params.get(f"files{suffix}")
+        if isinstance(files, list) and files:
+            if all(str(f).endswith(".mp3") for f in files):
+                songs = [str(f).split(".")[0] for f in files]
+                out.update(songs=", ".join(songs), songs_and=_and_list(songs))
+            else:
+                names = [str(f) for f in files]
+                out[f"files{suffix}_listed"] = ", ".join(names)
+                out[f"files{suffix}_and"] = _and_list(names)
     name = params.get("name")
     if isinstance(name, str):
         parts = name.split(" ", 1)

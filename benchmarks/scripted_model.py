@@ -16,7 +16,8 @@ prompt's opening words):
   an agent would: if the screen is unchanged it carries on; else one "back", then it starts the
   reference solution again from the current screen.
 - verifiers: a persona judges the last proposal right with probability `q` and votes 8-9 for an
-  action it judges right, 2-4 for one it judges wrong. With correlation `rho` the three
+  action it judges right (9-10 when the prompt marks it irreversible and asks for a high score
+  only if the task asks for it), 2-4 for one it judges wrong. With correlation `rho` the three
   personas share one judgement with probability `rho` (one model's blind spots), else judge
   independently.
 
@@ -32,7 +33,7 @@ import json
 import random
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from android_world.agents.custom import celil_perception
@@ -43,6 +44,8 @@ PLANNER_MODEL = "scripted-planner"
 EXECUTOR_MODEL = "scripted-executor"
 VERIFIER_MODEL = "scripted-verifier"
 SUB_GOAL = "Do the whole task as asked"
+# What the verifier prompt says about an irreversible target (celil_quality_control).
+IRREVERSIBLE_NOTE = "reads like an irreversible action"
 PERSONAS = ("Pragmatist", "Skeptic", "Efficiency Expert")
 # Labels carried in the executor's reason so the benchmark can score the gate per proposal.
 CORRECT, WRONG, RECOVERY = "correct", "wrong", "recovery"
@@ -235,7 +238,9 @@ class ScriptedWorld:
             return {"action_type": "status", "goal_status": "complete"}, WRONG
         return {"action_type": "click", "index": draw.choice(pool)}, WRONG
 
-    def vote_reply(self, persona: str) -> str:
+    def vote_reply(self, persona: str, irreversible: bool = False) -> str:
+        """A persona's vote; on an irreversible action the prompt asks for a high score only
+        when the task asks for it, so a judge sure it is right votes 9-10 there."""
         with self.lock:
             right = self._last_label != WRONG
             shared = _rng(self.rates.seed, self.episode, self._proposal_n, "shared")
@@ -244,7 +249,8 @@ class ScriptedWorld:
             else:
                 draw = _rng(self.rates.seed, self.episode, self._proposal_n, persona)
             judged_right = right if draw.random() < self.rates.q else not right
-            score = draw.choice((8, 9)) if judged_right else draw.choice((2, 3, 4))
+            right_scores = (9, 10) if irreversible else (8, 9)
+            score = draw.choice(right_scores) if judged_right else draw.choice((2, 3, 4))
             reason = "fits the sub-goal" if judged_right else "the target does not match the intent"
             return json.dumps({"score": score, "reasoning": reason})
 
@@ -285,7 +291,7 @@ def answer(world: ScriptedWorld, body: dict[str, Any]) -> str:
         return world.executor_reply()
     if model == VERIFIER_MODEL:
         persona = next((p for p in PERSONAS if f"You are the {p}" in prompt), PERSONAS[0])
-        return world.vote_reply(persona)
+        return world.vote_reply(persona, IRREVERSIBLE_NOTE in prompt)
     if "Judge whether a sub-goal" in prompt:
         return world.progress_reply()
     if "The user asked a question" in prompt:
@@ -296,9 +302,15 @@ def answer(world: ScriptedWorld, body: dict[str, Any]) -> str:
 class ScriptedServer:
     """The world behind an OpenAI-compatible HTTP endpoint on 127.0.0.1 (an ephemeral port)."""
 
-    def __init__(self, world: ScriptedWorld, delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        world: ScriptedWorld,
+        delay_s: float = 0.0,
+        answer_fn: Callable[[Any, dict[str, Any]], str] | None = None,
+    ) -> None:
         self.world = world
         self.calls = 0
+        respond = answer_fn or answer  # another world's roles (benchmarks/hostile_screen.py)
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -309,7 +321,7 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if delay_s:
                     threading.Event().wait(delay_s)
-                text = answer(outer.world, body)
+                text = respond(outer.world, body)
                 outer.calls += 1
                 reply = {
                     "id": "scripted",

@@ -128,12 +128,12 @@ def test_ui_summary_is_numbered_and_bounded():
     obs = celil_perception.PerceptionModule(
         ocr="off", max_ui_summary_chars=400
     ).process_observation(_state(elements))
-    assert "[3] Button 'Save' (clickable)" in obs.ui_tree_summary
+    assert '[3] Button "Save" (clickable)' in obs.ui_tree_summary
     assert len(obs.ui_tree_summary) <= 460
     assert "more elements not shown" in obs.ui_tree_summary
     field = fakes.element("", editable=True, class_name="android.widget.EditText", hint="Name")
     line = celil_perception.describe_element(0, field)
-    assert line == "[0] EditText hint 'Name' (editable)"
+    assert line == '[0] EditText hint "Name" (editable)'
 
 
 def test_auto_ocr_runs_only_when_tree_has_little_text_and_is_cached():
@@ -150,7 +150,7 @@ def test_auto_ocr_runs_only_when_tree_has_little_text_and_is_cached():
     sparse = [fakes.element("")]
     pixels = np.full((40, 20, 3), 7, dtype=np.uint8)
     obs = module.process_observation(_state(sparse, pixels))
-    assert len(calls) == 1 and obs.ocr_summary == "Hello world"
+    assert len(calls) == 1 and obs.ocr_summary == '"Hello world"'
     module.process_observation(_state(sparse, pixels.copy()))
     assert len(calls) == 1 and module.cache_hits == 1
     always = celil_perception.PerceptionModule(ocr="always", ocr_fn=fake_ocr)
@@ -249,7 +249,7 @@ def test_planner_prompt_has_goal_screen_and_retrieved_plan():
         "Add Bob", observation(), ["Open Contacts", "Add {name}"]
     )
     prompt = wrapper.prompts[0]
-    assert "Task: Add Bob" in prompt and "[0] Button 'Contacts'" in prompt
+    assert "Task: Add Bob" in prompt and '[0] Button "Contacts"' in prompt
     assert "1. Open Contacts" in prompt
     assert wrapper.image_counts == [1]
 
@@ -477,12 +477,28 @@ def test_adaptive_mode_needs_both_heavy_personas_for_an_irreversible_action():
     all_for = fakes.ScriptedWrapper(
         _persona_answers({"Skeptic": 9, "Pragmatist": 8, "Efficiency Expert": 2})
     )
-    ensemble = celil_quality_control.VerifierEnsemble(all_for)
+    ensemble = celil_quality_control.VerifierEnsemble(all_for, irreversible_threshold=8.5)
     score, votes = ensemble.verify_action("s", proposal, obs, "ctx")
     # The Skeptic and the Pragmatist judge intent and risk; the Efficiency Expert is not asked.
-    assert [v.persona for v in votes] == ["Pragmatist", "Skeptic"] and score == 8.0
-    assert ensemble.last_details.threshold == 7.0
+    # Their weighted score meets the irreversible threshold, as in every other mode.
+    assert [v.persona for v in votes] == ["Pragmatist", "Skeptic"]
+    assert score == pytest.approx((0.4 * 8 + 0.5 * 9) / 0.9, abs=1e-3)
+    assert ensemble.last_details.threshold == 8.5
     assert ensemble.last_details.skipped == ["Efficiency Expert"]
+    two_eights = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 8, "Pragmatist": 8, "Efficiency Expert": 10})
+    )
+    score, _votes = celil_quality_control.VerifierEnsemble(
+        two_eights, irreversible_threshold=8.5
+    ).verify_action("s", proposal, obs, "ctx")
+    assert score == 8.0  # passes the normal gate, not the irreversible one
+    lukewarm = fakes.ScriptedWrapper(
+        _persona_answers({"Skeptic": 7.2, "Pragmatist": 10, "Efficiency Expert": 10})
+    )
+    score, votes = celil_quality_control.VerifierEnsemble(
+        lukewarm, irreversible_threshold=8.5
+    ).verify_action("s", proposal, obs, "ctx")
+    assert len(votes) == 1 and score == 7.2  # even a 10 could not lift it to 8.5
     one_against = fakes.ScriptedWrapper(
         _persona_answers({"Skeptic": 9, "Pragmatist": 6, "Efficiency Expert": 9})
     )

@@ -81,8 +81,9 @@ def test_dry_run_validates_and_prints_without_running(tmp_path):
     assert not (tmp_path / "runs").exists()
     bad = _cli("--dry_run", "--tasks", "NoSuchTask")
     assert bad.returncode == 2 and "Unknown task 'NoSuchTask'" in bad.stderr
-    none = _cli("--dry_run", "--tags", "multi_app", "--difficulty", "easy")
-    assert none.returncode == 2 and "no task has tags ['multi_app']" in none.stderr
+    # No upstream template is a hard verification task (BrowserMaze is an easy multi_app one).
+    none = _cli("--dry_run", "--tags", "verification", "--difficulty", "hard")
+    assert none.returncode == 2 and "no task has tags ['verification']" in none.stderr
 
     short = _cli("--dry_run", "--sim_profile", "landscape,dialogs", "--tasks", "CameraTakePhoto")
     label = "sim (profile landscape,dialogs; step budgets x2.2, +1 per app for its pop-up)"

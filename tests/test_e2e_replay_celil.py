@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TASKS = "SystemWifiTurnOn,OpenAppTaskEval"
 ROLES = ("maestro", "section_leader", "verifiers")
 MAX_IMAGE_PIXELS = 200_704  # agent.configurations.celil_agent.max_image_pixels (small: fast PNGs)
-WIFI_SWITCH_ON = "Switch 'Wi-Fi' (clickable, checked)"
+WIFI_SWITCH_ON = 'Switch "Wi-Fi" (clickable, checked)'
 DECOY_THOUGHT = "Battery might hold the Wi-Fi toggle."
 
 

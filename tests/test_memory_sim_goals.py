@@ -40,6 +40,9 @@ VARIABLE_SHAPE = {
     # the wording, so each ingredient is a template of its own.
     "RecipeDeleteMultipleRecipesWithConstraint": 6,
     "ExpenseAddMultiple": 2,
+    # The preparation time's unit is a word ("10 mins", "2 hrs"): the number is a slot, the
+    # unit stays literal.
+    "RecipeAddMultipleRecipesFromMarkor2": 2,
     # The text to copy is free-form: "Acme Corp, Suite 200" reads as a list, "Order No: A1"
     # as a label and its value.
     "SystemCopyToClipboard": 3,
@@ -59,6 +62,11 @@ VARIABLE_SHAPE = {
     "SimpleCalendarFirstEventAfterStartTime": 3,
     # The event's title is unquoted in upstream's goal, so its words shape the template.
     "SimpleCalendarLocationOfEvent": 30,
+    # 2-5 songs: each length of the list is a template of its own.
+    "RetroCreatePlaylist": 4,
+    "RetroSavePlaylist": 4,
+    # ... and in the queue goal the unquoted song titles' words shape the template too.
+    "RetroPlayingQueue": 6,
 }
 APP_PARAMETER_TASKS = ("OpenAppTaskEval", "TurnOnWifiAndOpenApp")
 

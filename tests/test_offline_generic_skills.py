@@ -128,7 +128,7 @@ def test_typed_words_do_not_name_a_generic_sub_goal():
     no evidence (this marked a note done before it was saved)."""
     goal = "Create a new note in Markor named a.txt with the following text: do as they do."
     steps = [
-        "step 4: [Do the whole task as asked] input_text on element [9] EditText 'Write' "
+        'step 4: [Do the whole task as asked] input_text on element [9] EditText "Write" '
         "text='When in Rome, do as the Romans do.' -> ok (verifier 9.0)"
     ]
     screen = obs([el("When in Rome, do as the Romans do.", editable=True)], "net.gsantner.markor")

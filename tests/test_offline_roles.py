@@ -384,7 +384,7 @@ def test_skeptic_blocks_typing_outside_fields_repeats_and_unasked_irreversible_t
     repeat_ctx = context(
         "Delete the note",
         [
-            "step 2: [Tap Delete] click on element [0] TextView 'Delete' -> failed: the screen did not change"
+            'step 2: [Tap Delete] click on element [0] TextView "Delete" -> failed: the screen did not change'
         ],
     )
     _, votes = verifier.verify_action("Tap Delete", delete, screen, repeat_ctx)
@@ -392,7 +392,7 @@ def test_skeptic_blocks_typing_outside_fields_repeats_and_unasked_irreversible_t
 
 
 def test_history_and_goal_are_read_back_from_the_context_summary():
-    ctx = "Task goal: Add:\nname: X\n\nPlan:\n  1. [done] a\nRecent steps:\nstep 3: [Tap Save] click on element [5] Button 'Save' -> ok (verifier 9.2)"
+    ctx = 'Task goal: Add:\nname: X\n\nPlan:\n  1. [done] a\nRecent steps:\nstep 3: [Tap Save] click on element [5] Button "Save" -> ok (verifier 9.2)'
     assert offline_screen.goal_from_context(ctx) == "Add:\nname: X"
     (step,) = offline_screen.parse_history(ctx)
     assert step.step == 3 and step.sub_goal == "Tap Save" and step.ok
@@ -441,7 +441,7 @@ def test_a_step_that_declined_a_pop_up_does_not_count_for_the_sub_goal():
     )
     assert offline_screen.closed_interruption(step, "open the most recent conversation")
     assert not offline_screen.closed_interruption(step, "tap don t allow")
-    saved = offline_screen.PastStep(3, "Save the note", "click on element [9] Button 'Save'", "ok")
+    saved = offline_screen.PastStep(3, "Save the note", 'click on element [9] Button "Save"', "ok")
     assert not offline_screen.closed_interruption(saved, "save the note")
 
 

@@ -234,3 +234,17 @@ def test_an_unreadable_goal_ends_infeasible_before_any_action():
     assert summary["infeasible_reason"].startswith("could not understand the goal: no step for")
     # The only action is the terminal status: nothing on the phone was touched.
     assert result.data["action"] == {"action_type": "status", "goal_status": "infeasible"}
+
+
+def test_a_when_clause_before_a_request_is_a_condition_not_a_question():
+    """Upstream's browser goals say "...; when prompted open it with Chrome. Then ...": read as a
+    question, the offline roles answered "task.html" and claimed the maze solved."""
+    request = (
+        "Open the file task.html in Downloads in the file manager; when prompted open it with"
+        " Chrome. Then navigate the X to the bottom-right cell, by using the direction buttons."
+    )
+    question = "When is my next meeting with Ana in Simple Calendar Pro? Answer with the date."
+    assert not text_lib.parse_goal(request).is_question
+    assert not celil_maestro.is_question(request)
+    assert text_lib.parse_goal(question).is_question
+    assert celil_maestro.is_question(question)

@@ -24,12 +24,18 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from android_world.env import representation_utils
+from android_world.env import device, representation_utils
+from android_world.env.device_facts import chrome as chrome_facts
+from android_world.env.device_facts import gallery as gallery_facts
+from android_world.env.device_facts import media
+from android_world.env.device_facts import retro_music as retro_facts
+from android_world.env.device_facts import vlc as vlc_facts
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import clock as clock_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.phone import IME_PACKAGE, SYSTEMUI
 from android_world.env.sim.sim_env import SimEnv
+from android_world.task_evals import gallery_images
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as calendar_tasks
 from android_world.task_evals.single import contacts as contacts_tasks
@@ -442,6 +448,30 @@ def sms_thread(env: SimEnv) -> None:
     type_into(env, "Type a message", "On my way")
 
 
+def retro_songs(env: SimEnv) -> None:
+    for title, artist, ms in (("Night Drive", "Maria", 200_000), ("Moments", "Lucas", 190_000)):
+        path = f"{retro_facts.MUSIC_DIR}/{title}.mp3"
+        env.controller.write_file(path, media.mp3_bytes(title, artist, ms))
+    open_app("Retro Music")(env)
+
+
+def vlc_videos(env: SimEnv) -> None:
+    for name in ("clip_12_HD.mp4", "scene_3_raw.mp4"):
+        video = media.video_bytes([("Jennifer", 8000), ("Omar", 8000)])
+        env.controller.write_file(f"{vlc_facts.VIDEOS_DIR}/{name}", video)
+    open_app("VLC")(env)
+
+
+def vlc_player(env: SimEnv) -> None:
+    vlc_videos(env)
+    tap(env, "clip_12_HD")
+
+
+def media_clean(env: SimEnv) -> None:
+    for folder in (retro_facts.MUSIC_DIR, vlc_facts.VIDEOS_DIR, device.DOWNLOAD_DATA):
+        files_tasks.clear_folder(env.controller, folder)
+
+
 def settings_page(*labels: str) -> Callable[[SimEnv], None]:
     def go(env: SimEnv) -> None:
         open_app("Settings")(env)
@@ -457,6 +487,25 @@ def menu(setup: Callable[[SimEnv], None]) -> Callable[[SimEnv], None]:
         tap(env, desc="More options")
 
     return go
+
+
+def gallery_viewer(env: SimEnv) -> None:
+    """A receipt open in the viewer: its name is the title (the picture's text is not in the
+    tree; tests/test_sim_gallery_chrome_tasks.py checks it is read off the screen)."""
+    random.seed(5)
+    receipt = gallery_images.random_receipt(3)
+    name = f"{gallery_facts.GALLERY_DATA}/receipt.jpg"
+    env.controller.write_file(
+        name, gallery_facts.encode_image(gallery_images.receipt_image(receipt), name)
+    )
+    open_app("Simple Gallery Pro")(env)
+    tap(env, "DCIM")
+    tap(env, res="medium_thumbnail")
+
+
+def chrome_welcome(env: SimEnv) -> None:
+    env.controller.remove(chrome_facts.DATA_DIR)  # cleared data: the first run shows
+    open_app("Chrome")(env)
 
 
 # Tested: every app's first screen, every dialog, filled forms, a field being typed into, the
@@ -497,6 +546,13 @@ FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "camera": open_app("Camera"),
     "recipe_list": recipe_list,
     "tasks_list": tasks_list,
+    "audio_recorder": open_app("Audio Recorder"),
+    "retro_songs": retro_songs,
+    "vlc_videos": vlc_videos,
+    "vlc_player": vlc_player,
+    "simple_draw": open_app("Simple Draw Pro"),
+    "gallery_viewer": gallery_viewer,
+    "chrome_welcome": chrome_welcome,
 }
 MORE_FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "settings_network": settings_page("Network & internet"),
@@ -526,6 +582,7 @@ def capture(names: list[str]) -> dict[str, Shot]:
     try:
         for name in names:
             env.controller.close_recents()
+            media_clean(env)
             env.phone.go_home()
             {**FRAMES, **MORE_FRAMES}[name](env)
             overlay = env.phone.frame().overlay is not None
@@ -562,6 +619,12 @@ def test_every_app_has_a_first_screen_frame() -> None:
         "Camera": "camera",
         "Broccoli": "recipe_list",
         "Tasks": "tasks_list",
+        "Audio Recorder": "audio_recorder",
+        "Retro Music": "retro_songs",
+        "VLC": "vlc_videos",
+        "Simple Draw Pro": "simple_draw",
+        "Simple Gallery Pro": "gallery_viewer",
+        "Chrome": "chrome_welcome",
     }
     assert {a.label for a in device.APPS} <= set(apps), "a new app needs a frame here"
     assert set(apps.values()) <= set(FRAMES)

@@ -91,6 +91,39 @@ APPS: tuple[AppInfo, ...] = (
         "com.todoroo.astrid.activity.MainActivity",
         r"tasks|tasks app|tasks\.org:?|tasks\.org app",
     ),
+    AppInfo(
+        "Audio Recorder",
+        "com.dimowner.audiorecorder",
+        "com.dimowner.audiorecorder.app.welcome.WelcomeActivity",
+        r"audio recorder",
+    ),
+    AppInfo(
+        "Retro Music",
+        "code.name.monkey.retromusic",
+        "code.name.monkey.retromusic.activities.MainActivity",
+        r"retro music|retro|retro player",
+    ),
+    AppInfo(
+        "VLC", "org.videolan.vlc", "org.videolan.vlc.gui.MainActivity", r"vlc|vlc app|vlc player"
+    ),
+    AppInfo(
+        "Simple Draw Pro",
+        "com.simplemobiletools.draw.pro",
+        "com.simplemobiletools.draw.pro.activities.MainActivity",
+        r"simple draw pro|simple draw",
+    ),
+    AppInfo(
+        "Simple Gallery Pro",
+        "com.simplemobiletools.gallery.pro",
+        "com.simplemobiletools.gallery.pro.activities.MainActivity",
+        r"simple gallery pro|simple gallery|gallery",
+    ),
+    AppInfo(
+        "Chrome",
+        "com.android.chrome",
+        "com.google.android.apps.chrome.Main",
+        r"google chrome|chrome",
+    ),
 )
 
 HOME_PACKAGE = "com.google.android.apps.nexuslauncher"

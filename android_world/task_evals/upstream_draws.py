@@ -12,6 +12,10 @@ parameter keys:
   a missing field counting as upstream's default; fields only we have are not compared;
 - keys only we have are listed (`extra_keys`) but do not break a match: they are schema
   differences, the fidelity table's business;
+- a picture upstream keeps in its params (a receipt) is recorded by size, mode and a digest of
+  its pixels, which depend on the recorder's fonts: it matches ours by size and mode, where our
+  task keeps the picture's content as data and says how upstream's params read
+  (`upstream_params()`);
 - a draw upstream cannot reproduce itself (it reads the wall clock) is `unreproducible` and left
   out of the rate;
 - a template the sim lacks is `missing`, never a mismatch.
@@ -35,9 +39,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from android_world import suite_utils
 from android_world.task_evals import task_eval
 
+_PICTURE = "PIL.Image"  # the recorder's type name for a Pillow image
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "upstream_draws.json"
 _TYPE = "__type__"
 MISSING = "missing"
@@ -88,6 +95,8 @@ def plain(value: Any) -> Any:
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, datetime.datetime | datetime.date | datetime.time):
         return {_TYPE: type(value).__name__, "iso": value.isoformat()}
+    if isinstance(value, Image.Image):
+        return {_TYPE: _PICTURE, "size": list(value.size), "mode": value.mode}
     return {_TYPE: type(value).__name__, "repr": repr(value)}
 
 
@@ -108,6 +117,15 @@ def difference(
     ours: Any, theirs: Any, defaults: Mapping[str, Mapping[str, Any]], path: str = "params"
 ) -> str | None:
     """The first place our value differs from upstream's, or None when they match."""
+    if isinstance(theirs, Mapping) and theirs.get(_TYPE) == _PICTURE:
+        # A picture (a receipt) matches by size and mode: its pixels depend on the fonts of
+        # the host that drew it, so the recorded digest cannot be reproduced anywhere else.
+        if not isinstance(ours, Mapping) or ours.get(_TYPE) != _PICTURE:
+            return f"{path}: ours {_short(ours)}, upstream a picture"
+        for key in ("size", "mode"):
+            if ours.get(key) != theirs.get(key):
+                return f"{path}.{key}: ours {_short(ours.get(key))}, upstream {_short(theirs.get(key))}"
+        return None
     if isinstance(theirs, Mapping) and theirs.get(_TYPE) in defaults:
         if not isinstance(ours, Mapping):
             return f"{path}: ours {_short(ours)}, upstream a {theirs[_TYPE]} row"
@@ -288,7 +306,10 @@ def _compare_one(
     if isinstance(ours, Exception):
         return DrawResult(name, seed, i, "error", f"{type(ours).__name__}: {ours}")
     task = ours[i]
-    mine = plain(task.params)
+    # A task that keeps as data what upstream keeps as an object (a receipt's picture) says
+    # how upstream's params would read.
+    as_upstream = getattr(task, "upstream_params", None)
+    mine = plain(as_upstream() if callable(as_upstream) else task.params)
     theirs = row["params"]
     extra = tuple(sorted(set(mine) - set(theirs)))
     found = difference(mine, theirs, recorded.row_defaults)

@@ -551,3 +551,217 @@ IR_LEISURE_EVENT_TITLES: tuple[str, ...] = (
     "Volunteer cleanup",
     "Sports game",
 )
+
+# Audio Recorder: the base names of a recording to save (single/audio_recorder.py).
+AUDIO_RECORDING_NAMES: tuple[str, ...] = (
+    "interview",
+    "meeting",
+    "lecture",
+    "session",
+    "note",
+    "conference",
+    "webinar",
+    "workshop",
+    "seminar",
+    "briefing",
+    "discussion",
+    "talk",
+    "presentation",
+    "training",
+    "guidance",
+    "memo",
+    "narration",
+    "storytelling",
+    "journal",
+    "diary",
+    "debate",
+    "symposium",
+    "roundtable",
+    "consultation",
+    "review",
+)
+
+# Retro Music: song titles; a task samples 15 of them (single/retro_music.py `_SONGS`).
+RETRO_SONGS: tuple[str, ...] = (
+    "My Heart is Yours",
+    "Endless Summer",
+    "Whispering Wind",
+    "Lost in the Echo",
+    "Chasing Shadows",
+    "Night Drive",
+    "Echoes of Silence",
+    "Bright Lights",
+    "Moments",
+    "Forever Young",
+    "Rising Sun",
+    "Silent Dreams",
+    "City of Stars",
+    "Moonlight Sonata",
+    "Through the Storm",
+    "Return to Paradise",
+    "Voices in the Hall",
+    "Under the Sky",
+    "Dreamer's Awake",
+    "Serenity Now",
+    "Falling Feathers",
+    "Orbiting Stars",
+    "Reflections",
+    "Beyond the Horizon",
+    "Golden Days",
+    "Twilight Calling",
+    "Heartbeat Away",
+    "Mystic Journey",
+    "Hidden Paths",
+    "Distant Memories",
+    "Path to Zenith",
+    "Eternal Flame",
+    "Shadows of Time",
+    "Whispers of the Past",
+    "Waves of Change",
+)
+
+# Retro Music: playlist name themes, each followed by a number 1-999.
+RETRO_PLAYLIST_THEMES: tuple[str, ...] = (
+    "Chill Beats",
+    "Morning Vibes",
+    "Workout Energy",
+    "Study Sessions",
+    "Golden Oldies",
+    "Indie Gems",
+    "Rock Anthems",
+    "Electronic Waves",
+    "Jazz Classics",
+    "Hip Hop Hits",
+    "Country Roads",
+    "Classical Moods",
+    "Pop Essentials",
+    "Latin Grooves",
+    "Reggae Rhythms",
+    "Soulful Sounds",
+    "Blues Vibes",
+    "Metal Mayhem",
+    "Party Mix",
+    "Tranquil Tunes",
+    "R&B Favorites",
+    "Folk Inspirations",
+    "Disco Nights",
+    "Global Beats",
+    "Sleepytime Songs",
+    "Acoustic Sessions",
+    "Vintage Vinyl",
+    "Instrumental Study",
+    "Coffeehouse Jazz",
+    "Rainy Day Relax",
+    "Gym Pump Up",
+    "Retro Pop Hits",
+    "Indie Rock Roadtrip",
+    "Electronic Chillout",
+    "Classical Concentration",
+    "Jazz Lounge",
+    "Hip Hop Bangers",
+    "Country Classics",
+    "Classical Opera Highlights",
+    "Pop Punk Power",
+    "Latin Dance Party",
+    "Reggae Sunsplash",
+    "Soul Classics",
+    "Blues Break",
+    "Party Starters",
+    "Tranquil Ambient",
+    "R&B Grooves",
+    "Folk Favourites",
+    "Disco Fever",
+    "World Music Tour",
+)
+
+# VLC: playlist names are a theme and a qualifier (single/vlc.py).
+VLC_PLAYLIST_THEMES: tuple[str, ...] = (
+    "Adventure",
+    "Comedy",
+    "Daily Routines",
+    "Documentary Insights",
+    "Epic Moments",
+    "Family Gatherings",
+    "Fitness Challenges",
+    "Gaming Sessions",
+    "How To",
+    "Mystery and Thrills",
+    "Recipe Collection",
+    "Road Trips",
+    "Summer Highlights",
+    "Tech Reviews",
+    "Travel Guide",
+    "Ultimate Fails",
+)
+
+VLC_PLAYLIST_QUALIFIERS: tuple[str, ...] = (
+    "Essentials",
+    "Favorites",
+    "Marathon",
+    "Playlist",
+    "Series",
+    "Specials",
+    "Ultimate Collection",
+)
+
+# VLC (and MarkorTranscribeVideo): video file names, `<prefix>_<1-99>_<suffix>.mp4`.
+VIDEO_NAME_PREFIXES: tuple[str, ...] = (
+    "clip",
+    "footage",
+    "scene",
+    "recording",
+    "highlight",
+    "moment",
+    "episode",
+)
+
+VIDEO_NAME_SUFFIXES: tuple[str, ...] = (
+    "",
+    "HD",
+    "4K",
+    "raw",
+    "export",
+)
+
+# Simple Draw Pro: a drawing's name starts with one of these (single/simple_draw_pro.py).
+DRAWING_NAME_WORDS: tuple[str, ...] = (
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+)
+
+DRAWING_EXTENSIONS: tuple[str, ...] = (
+    ".png",
+    ".svg",
+    ".jpg",
+)
+
+# Upstream's receipt generator (`task_evals/utils/receipt_generator.py`): the items bought with
+# the price range each is drawn from (dollars, uniform), the sellers, their slogans, and the
+# footer every receipt prints. A receipt's date is a day of 2023 before the device's date.
+RECEIPT_ITEMS: tuple[tuple[str, tuple[int, int]], ...] = (
+    ("USB-C Cable", (5, 20)),
+    ("Wireless Mouse", (10, 50)),
+    ("Bluetooth Keyboard", (30, 100)),
+    ("External Hard Drive", (50, 150)),
+    ("Webcam", (20, 70)),
+    ("Monitor Stand", (15, 60)),
+)
+RECEIPT_COMPANIES: tuple[str, ...] = (
+    "Tech Gadgets Inc.",
+    "Innovate Solutions Ltd.",
+    "Future Tech LLC",
+    "Gadget Gurus Co.",
+)
+RECEIPT_SLOGANS: tuple[str, ...] = (
+    "Innovating the Future",
+    "Technology for Tomorrow",
+    "Bringing Ideas to Life",
+    "Innovation and Excellence",
+)
+RECEIPT_FOOTER = "Thank you for your purchase!\nVisit us at: www.tech-gadgets.com"

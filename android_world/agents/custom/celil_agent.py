@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from android_world.agents import base_agent
 from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
 from android_world.agents.custom.celil_episodic import abstract_goal
+from android_world.agents.custom.celil_irreversible import IrreversibleGuard
 from android_world.agents.custom.celil_maestro import is_question
 from android_world.agents.custom.celil_memory import (
     StepRecord,
@@ -389,6 +390,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         # rejection in a row on the same sub-goal costs a rehearsal (a replan).
         self._rejection_feedback: str | None = None
         self._feedback_given: set[str] = set()
+        self._irreversible = IrreversibleGuard()
         if hasattr(self, "_planner"):
             self._take_unusable()  # a previous episode's leftovers are not this one's
 
@@ -612,12 +614,21 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if box is not None:
             data["target_box"] = box
 
-        # Verify and gate.
+        # Verify and gate. An irreversible act is never waved through: its target must be one
+        # the goal names (celil_irreversible, no model asked) and its score must reach the
+        # irreversible threshold whatever the verifier mode (`verification: off` has no score).
         context = memory.get_context_summary(self.history_steps)
-        unneeded = self._vote_unneeded(goal, sub_goal, proposal, observation)
+        irreversible = irreversible_reason(proposal, observation)
+        target_rule = self._irreversible.review(goal, memory.get_plan(), proposal, observation)
+        refused = target_rule is not None and not target_rule.allowed
+        unneeded = (
+            None if irreversible else self._vote_unneeded(goal, sub_goal, proposal, observation)
+        )
         try:
             with self._timed("verifiers"):
-                if unneeded is not None:
+                if refused:
+                    score, votes = 0.0, []
+                elif unneeded is not None:
                     score, votes = 10.0, []
                     data["vote_skipped"] = unneeded
                 else:
@@ -627,16 +638,19 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         except Exception as error:
             score, votes = 0.0, []
             self._warn(f"verifier raised {type(error).__name__}: {error}", data)
-        irreversible = irreversible_reason(proposal, observation)
         threshold = self.irreversible_threshold if irreversible else self.threshold
         details = getattr(self._verifier, "last_details", None)
+        mode = getattr(details, "mode", None)
         if unneeded is not None:
             threshold = 0.0
-        elif getattr(details, "mode", None) in ("adaptive", "off"):
-            # These verifiers apply their own gate policy (adaptive: irreversible actions need
-            # every persona at the normal threshold; off: nothing is gated).
+        elif mode in ("adaptive", "off"):
+            # These verifiers apply their own gate policy (off: nothing is gated).
             threshold = float(details.threshold)
-        passed = score >= threshold
+        if irreversible and mode != "off":
+            threshold = max(threshold, self.irreversible_threshold)
+        passed = score >= threshold and not refused
+        if target_rule is not None:
+            data["irreversible_target"] = target_rule.as_dict()
         data["votes"] = [_vote_dict(v) for v in votes]
         data["verifier_score"] = float(score)
         data["threshold"] = threshold
@@ -652,6 +666,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             passed=passed,
             action=data["action"],
             **({"vote_skipped": unneeded} if unneeded is not None else {}),
+            **({"irreversible_target": target_rule.as_dict()} if target_rule else {}),
         )
         self._stats.scores.append(float(score))
         if irreversible:
@@ -665,7 +680,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             ]
             reasons.insert(
                 0,
-                f"verifier score {score:.2f} below the {threshold:.1f} gate"
+                f"refused to {irreversible}: {target_rule.reason}"
+                if refused and target_rule is not None
+                else f"verifier score {score:.2f} below the {threshold:.1f} gate"
                 + (f" (irreversible: {irreversible})" if irreversible else ""),
             )
             self._record(sub_goal, data["action_description"], "rejected", score, None)
@@ -685,6 +702,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 "rejected", goal, sub_goal, data["action_description"], reasons, observation, data
             )
         self._stats.passed += 1
+        self._irreversible.note_passed(proposal, observation)  # what is selected, what is open
         self._feedback_given.discard(sub_goal)  # the next rejection is a new problem
 
         # Execute.

@@ -344,6 +344,11 @@ def _cut_value(goal: str, start: int, end: int, field_list: bool) -> int:
         breaks = [b.start() for b in _SENTENCE_BREAK.finditer(value, 0, named[0].start)]
         if breaks:
             end = start + breaks[-1]
+    # "in order: A, B. Then export the playlist ...": a sentence that opens with "Then" is the
+    # goal's next step, not more of the value.
+    then = re.search(r"(?<=[.!?])[ \t]+Then\b", goal[start:end])
+    if then:
+        end = start + then.start()
     # "Phone Label: Work. Do NOT hit save.": a field of a list ends with its sentence.
     if field_list:
         brk = _SENTENCE_BREAK.search(goal, start, end)

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_json, offline_wording
+from android_world.agents.custom import celil_json, celil_untrusted, offline_wording
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
@@ -402,7 +402,8 @@ def is_question(goal: str) -> bool:
     sentences = [s.strip() for s in re.split(r"(?<=[?.!;])\s+", text) if s.strip()]
     for sentence in sentences:
         bare = re.sub(r"^(?:in|on|using|with)\s+[^,]{1,40},\s*", "", sentence, flags=re.I)
-        if _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare):
+        opens = _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare)
+        if opens and not offline_wording.is_condition(bare):
             return True
     if re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I):
         return True
@@ -437,11 +438,11 @@ _PLAN_GUIDE = """Guidelines:
 
 
 def _screen_block(observation: Observation) -> str:
-    activity = observation.foreground_activity or "unknown"
-    parts = [f"Foreground app: {activity}", "UI elements:", observation.ui_tree_summary]
-    if observation.ocr_summary:
-        parts += ["Text read from the screenshot (OCR):", observation.ocr_summary]
-    return "\n".join(parts)
+    return celil_untrusted.screen_block(observation)
+
+
+# Every planner prompt states it once, before the first screen text.
+_DATA_RULE = celil_untrusted.RULE
 
 
 def initial_plan_prompt(
@@ -456,7 +457,8 @@ def initial_plan_prompt(
         )
     return (
         "You plan for a phone-automation agent. A separate executor performs one touch or "
-        "keystroke at a time; you split the user's task into a short list of sub-goals for it.\n\n"
+        "keystroke at a time; you split the user's task into a short list of sub-goals for it. "
+        f"{_DATA_RULE} Sub-goals take their targets from the task, not from the screen.\n\n"
         f"Task: {goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n{memory}"
         f"{_PLAN_GUIDE.format(max_sub_goals=max_sub_goals)}\n\n"
         f"Reply with one JSON object and nothing else, shaped like:\n{_JSON_PLAN}"
@@ -474,11 +476,17 @@ _KIND_TEXT = {
 
 def corrective_plan_prompt(ctx: FailureContext, max_sub_goals: int) -> str:
     done = "\n".join(f"- {s}" for s in ctx.done_sub_goals) or "- (none)"
-    reasons = "\n".join(f"- {r}" for r in ctx.reasons if r) or "- (no details)"
-    history = f"Recent steps:\n{ctx.history_summary}\n\n" if ctx.history_summary else ""
+    # Reasons come from verifiers that read the screen: quoted, one line each.
+    reasons = "\n".join(f"- {celil_untrusted.quote(r, 400)}" for r in ctx.reasons if r)
+    reasons = reasons or "- (no details)"
+    history = (
+        f"Recent steps:\n{celil_untrusted.block(ctx.history_summary)}\n\n"
+        if ctx.history_summary
+        else ""
+    )
     return (
         "You plan for a phone-automation agent, and its plan has run into trouble. Write a "
-        "repaired list of the sub-goals that remain.\n\n"
+        f"repaired list of the sub-goals that remain. {_DATA_RULE}\n\n"
         f"Task: {ctx.goal}\n\n"
         f"Already finished (do not list these again):\n{done}\n\n"
         f"Sub-goal being attempted: {ctx.failed_sub_goal}\n"
@@ -500,7 +508,7 @@ def progress_prompt(goal: str, sub_goal: str, observation: Observation, context:
         "Judge whether a sub-goal of a phone task is already achieved, using only the current "
         "screen and the recent steps. Say done only when the screen clearly shows it, and quote "
         "the on-screen text (or name the switch and its position) that shows it: evidence "
-        "that is not on the screen does not count.\n\n"
+        f"that is not on the screen does not count. {_DATA_RULE}\n\n"
         f"Task: {goal}\nSub-goal: {sub_goal}\n\n{context}\n\n"
         f"Current screen:\n{_screen_block(observation)}\n\n"
         'Reply with JSON only: {"done": true or false, "evidence": "quoted on-screen text"}'
@@ -510,7 +518,7 @@ def progress_prompt(goal: str, sub_goal: str, observation: Observation, context:
 def answer_prompt(goal: str, observation: Observation, context: str) -> str:
     return (
         "The user asked a question about the data on their phone. Read the answer off the "
-        "information below.\n\n"
+        f"information below. {_DATA_RULE}\n\n"
         f"Question: {goal}\n\n{context}\n\n"
         f"Current screen:\n{_screen_block(observation)}\n\n"
         "Rules: use exactly the format the question asks for (for example only titles, a "
@@ -703,7 +711,7 @@ INDEX_SCHEMA: dict[str, Any] = {
 def selection_prompt(sub_goal: str, observation: Observation) -> str:
     return (
         "A phone-automation agent needs to tap one element to make progress on a sub-goal. "
-        "Pick it from the numbered list (the numbers are the element indices).\n\n"
+        f"Pick it from the numbered list (the numbers are the element indices). {_DATA_RULE}\n\n"
         f"Sub-goal: {sub_goal}\n\nCurrent screen:\n{_screen_block(observation)}\n\n"
         'Reply with JSON only: {"index": <number from the list, or -1 if none fits>, '
         '"reasoning": "one sentence"}'

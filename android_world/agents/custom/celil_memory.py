@@ -16,6 +16,8 @@ import collections
 import dataclasses
 from typing import Any
 
+from android_world.agents.custom import celil_untrusted
+
 
 def normalize_sub_goal(text: str) -> str:
     """Comparison key: case, spacing and trailing punctuation do not make a new sub-goal."""
@@ -195,11 +197,12 @@ class WorkingMemory:
             parts.append("Pending:\n" + "\n".join(f"- {p}" for p in self.scratchpad.pending))
         if include_screens and self.scratchpad.visited_screens:
             screens = [
-                f"--- screen {i + 1} ---\n{text}"
+                f"--- screen {i + 1} ---\n{' '.join(text.split())}"
                 for i, text in enumerate(self.scratchpad.visited_screens.values())
             ]
             parts.append("Screens seen earlier (oldest first):\n" + "\n".join(screens))
-        return "\n".join(parts)
+        # Facts and screens are read off the phone: data, inside one block.
+        return celil_untrusted.block("\n".join(parts)) if parts else ""
 
     # --- prompts -------------------------------------------------------------------------
 
@@ -221,12 +224,16 @@ class WorkingMemory:
                 else:
                     mark = "todo"
                 lines.append(f"  {i}. [{mark}] {sub_goal}")
+        # Steps quote the labels they touched and facts are read off the screen: both are
+        # data, so they sit in a block (the goal and the plan above it do not).
+        observed: list[str] = []
         history = self.history_summary(max_steps)
         if history:
-            lines.append("Recent steps:")
-            lines.append(history)
+            observed += ["Recent steps:", history]
         if self.scratchpad.facts:
-            lines.append("Facts: " + "; ".join(self.scratchpad.facts[-5:]))
+            observed.append("Facts: " + "; ".join(self.scratchpad.facts[-5:]))
+        if observed:
+            lines.append(celil_untrusted.block("\n".join(observed)))
         return "\n".join(lines)
 
     def clear(self) -> None:

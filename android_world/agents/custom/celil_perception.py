@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from android_world.agents.custom import celil_geometry, celil_optional
+from android_world.agents.custom import celil_geometry, celil_optional, celil_untrusted
 from android_world.agents.custom.celil_protocols import Observation, OcrLine
 from android_world.env import interface, representation_utils
 
@@ -187,15 +187,21 @@ def element_flags(element: representation_utils.UIElement) -> list[str]:
 
 
 def describe_element(index: int, element: representation_utils.UIElement) -> str:
-    """One prompt line: `[3] Button 'Save' (clickable)`; hints are shown as hints, not text."""
-    parts = [f"[{index}]", celil_geometry.short_class_name(element)]
+    """One prompt line: `[3] Button "Save" (clickable)`; hints are shown as hints, not text.
+
+    Every string the app supplies is a quoted JSON string (celil_untrusted.quote): a label can
+    neither break the line nor pass for the prompt's own words.
+    """
+    quote = celil_untrusted.quote
+    class_name = "_".join(celil_geometry.short_class_name(element).split())
+    parts = [f"[{index}]", celil_untrusted.neutralise(class_name)]
     text = element.text or element.content_description
     if text and text.strip():
-        parts.append(repr(" ".join(text.split())[:80]))
+        parts.append(quote(text, 80))
     elif element.hint_text:
-        parts.append(f"hint {' '.join(element.hint_text.split())[:80]!r}")
+        parts.append(f"hint {quote(element.hint_text, 80)}")
     elif element.resource_name:
-        parts.append(f"id {element.resource_name.rsplit('/', 1)[-1]!r}")
+        parts.append(f"id {quote(element.resource_name.rsplit('/', 1)[-1], 80)}")
     flags = element_flags(element)
     if flags:
         parts.append(f"({', '.join(flags)})")
@@ -231,14 +237,18 @@ def summarize_ui_elements(
 
 
 def summarize_ocr_lines(lines: Sequence[OcrLine], max_chars: int = 1500) -> str:
+    """OCR lines for prompts, one quoted JSON string per line, cut at `max_chars`."""
     out: list[str] = []
     used = 0
     for line in lines:
-        if used + len(line.text) + 1 > max_chars:
+        if not line.text.strip():
+            continue
+        quoted = celil_untrusted.quote(line.text)
+        if used + len(quoted) + 1 > max_chars:
             out.append("...")
             break
-        out.append(line.text)
-        used += len(line.text) + 1
+        out.append(quoted)
+        used += len(quoted) + 1
     return "\n".join(out)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_geometry, celil_json, uitars
+from android_world.agents.custom import celil_geometry, celil_json, celil_untrusted, uitars
 from android_world.agents.custom.celil_protocols import Observation, ProposedAction
 from android_world.env import json_action, representation_utils
 
@@ -165,7 +165,8 @@ class UITarsActionGenerator:
     def prompt_templates(self) -> dict[str, str]:
         """The prompt this executor sends, with `{placeholders}` (for prompt hashes)."""
         if self._format == "json":
-            return {"json_executor": _JSON_PROMPT}
+            slots = {k: "{" + k + "}" for k in ("sub_goal", "context", "elements", "history")}
+            return {"json_executor": _JSON_PROMPT.format(data_rule=celil_untrusted.RULE, **slots)}
         return {
             f"uitars_{self._variant}": uitars.mobile_prompt(
                 "{instruction}", language=self._language, variant=self._variant
@@ -370,11 +371,13 @@ class UITarsActionGenerator:
             or "(none yet)"
         )
         context = _brief_context(context_summary) or "(nothing yet)"
+        screen = dataclasses.replace(observation, ui_tree_summary=elements or "(no elements found)")
         return _JSON_PROMPT.format(
             sub_goal=sub_goal,
             context=context,
-            elements=elements or "(no elements found)",
-            history=history,
+            elements=celil_untrusted.screen_block(screen),
+            history=celil_untrusted.neutralise(history),
+            data_rule=celil_untrusted.RULE,
         )
 
     def _generate_json(
@@ -552,6 +555,7 @@ def _split_reason_action(text: str) -> tuple[str, str]:
 
 _JSON_PROMPT = """\
 You are operating an Android phone, one action at a time, to complete the current sub-goal.
+{data_rule}
 
 Current sub-goal: {sub_goal}
 
@@ -561,7 +565,7 @@ Progress so far (for context):
 Your earlier steps for this sub-goal:
 {history}
 
-UI elements on the screen (index: description):
+The screen ([index] class "label" (flags)):
 {elements}
 
 Choose exactly ONE action, written as a JSON object:

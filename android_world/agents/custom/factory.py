@@ -284,9 +284,7 @@ def check_startup(params: CelilAgentConfig, models: celil_model_config.ModelsCon
             key = "models.openai_base_url" if settings.backend == "auto" else f"models.{role}"
             raise _config_error(key, celil_models.redact(str(error))) from None
     try:  # the run directory does not exist yet: `fresh` is checked when the agent is built
-        plan = celil_memory_mode.plan_memory(
-            params.memory, params.episodic_memory_path or "", None
-        )
+        plan = celil_memory_mode.plan_memory(params.memory, params.episodic_memory_path or "", None)
     except celil_memory_mode.MemorySetupError as error:
         raise _config_error("memory", str(error)) from None
     if plan.path is not None:

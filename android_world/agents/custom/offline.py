@@ -358,11 +358,18 @@ _STATE_KINDS = frozenset(
         "open_item",
     }
 )
-_QUOTED_LABEL = re.compile(r"'([^']+)'")
+# Step descriptions quote labels as JSON strings (celil_untrusted.quote); older records used
+# single quotes.
+_QUOTED_LABEL = re.compile(r""""((?:[^"\\]|\\.)+)"|'([^']+)'""")
+
+
+def _quoted_labels(text: str) -> list[str]:
+    return [double or single for double, single in _QUOTED_LABEL.findall(text)]
+
 
 # A paste is done when a field holds text after a step that chose 'Paste'.
 _STATE_KINDS |= {"paste"}
-_PASTE_LABEL = re.compile(r"'paste'", re.I)
+_PASTE_LABEL = re.compile(r"""["']paste["']""", re.I)
 
 
 # Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
@@ -399,7 +406,7 @@ def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool
     step = screen.acted_on(history, intent.sub_goal)
     if step is None:
         return False
-    labels = _QUOTED_LABEL.findall(step.action) or [step.action]
+    labels = _quoted_labels(step.action) or [step.action]
     terms = text_lib.expand_terms(text_lib.content_words(intent.subject or intent.sub_goal))
     return any(text_lib.label_relevance(terms, label) >= 0.5 for label in labels)
 

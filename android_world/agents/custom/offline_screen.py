@@ -489,9 +489,13 @@ _STEP_LINE = re.compile(
     r"^step (\d+): \[(.*?)\] (.*?) -> (.*?)(?: \(verifier [\d.]+\))?(?: - .*)?$", re.DOTALL
 )
 _STEP_START = re.compile(r"^step \d+: \[")
-_SECTION = re.compile(r"^(?:Task goal|Plan|Recent steps|Facts|Current sub-goal)\b")
+# The steps and facts sit in a `<screen_data>` block (celil_untrusted); its tags end a section.
+_SECTION = re.compile(
+    r"^(?:(?:Task goal|Plan|Recent steps|Facts|Current sub-goal)\b|</?screen_data>)"
+)
 _GOAL_LINE = re.compile(
-    r"^Task goal:[ \t]*(.*?)(?=\n(?:Plan:|Recent steps:|Facts:|Current sub-goal)|\Z)",
+    r"^Task goal:[ \t]*(.*?)"
+    r"(?=\n(?:Plan:|Recent steps:|Facts:|Current sub-goal|</?screen_data>)|\Z)",
     re.MULTILINE | re.DOTALL,
 )
 

@@ -960,7 +960,7 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
     names = app_names(launcher_labels)
     fields = goal_fields(raw, object_word, verbs, names)
     is_question = (
-        any(wording.WH_START.match(c) for c in _question_parts(text))
+        any(wording.opens_question(c) for c in _question_parts(text))
         or (text.rstrip().endswith("?") and not polite)
         or bool(re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I))
     )

@@ -38,6 +38,24 @@ WH_START = re.compile(
 )
 
 
+# "When prompted, open it with Chrome": a sentence opening with "when" and no verb of being or
+# doing after it is a condition on a request, not a question ("When is my next meeting?").
+_CONDITION = re.compile(
+    r"^\s*when\s+(?!(?:is|are|was|were|will|would|do|does|did|can|could|should|shall|am|"
+    r"has|have|had)\b)",
+    re.I,
+)
+
+
+def is_condition(sentence: str) -> bool:
+    return bool(_CONDITION.match(sentence))
+
+
+def opens_question(sentence: str) -> bool:
+    """The sentence opens with a question word or an ask, and not with a condition."""
+    return bool(WH_START.match(sentence)) and not is_condition(sentence)
+
+
 def strip_politeness(goal: str) -> tuple[str, bool]:
     """The goal without courtesy words, and whether it was put as a polite request ("Could you
     pause the stopwatch?" is an order, not a question about the stopwatch)."""

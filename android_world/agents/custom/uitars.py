@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from android_world.agents.custom import celil_untrusted
 from android_world.env import json_action
 
 # --------------------------------------------------------------------------------------------
@@ -74,6 +75,7 @@ _PROMPT_TAIL = """
 ## Note
 - Write the `Thought` part in {language}.
 - In `Thought`, sketch a short plan, then state the next action and the element it targets in one sentence.
+- {data_rule}
 
 ## User Instruction
 {instruction}
@@ -92,7 +94,9 @@ def mobile_prompt(instruction: str, language: str = "English", variant: str = "s
     template = (
         MOBILE_PROMPT_START_BOX if variant == PROMPT_VARIANT_START_BOX else MOBILE_PROMPT_POINT
     )
-    return template.format(language=language, instruction=instruction)
+    return template.format(
+        language=language, instruction=instruction, data_rule=celil_untrusted.PICTURE_RULE
+    )
 
 
 @dataclasses.dataclass

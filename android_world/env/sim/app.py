@@ -100,6 +100,28 @@ class Selecting:
         return False
 
 
+class OrderedSelecting:
+    """`Selecting` that remembers the order rows were picked in (media apps add a selection to a
+    playlist or queue in that order): a list, with the same long-press/tap/Back behaviour."""
+
+    selected: list
+
+    def toggle(self, item: object) -> None:
+        if item in self.selected:
+            self.selected.remove(item)
+        else:
+            self.selected.append(item)
+
+    def clear_selection(self) -> None:
+        self.selected = []
+
+    def on_back(self) -> bool:
+        if self.selected:
+            self.clear_selection()
+            return True
+        return False
+
+
 def folder_entries(controller: SimController, path: str) -> list[tuple[str, bool]]:
     """(name, is a folder) under `path`: folders first, then files, each A-Z as file managers
     list them."""
@@ -113,6 +135,8 @@ class App:
     """An app, addressed by its package name, which must be an entry of `device.APPS`."""
 
     package: ClassVar[str] = ""
+    # File types (lower-case extensions, ".html") the app offers to open from a file manager.
+    opens: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, phone: Phone):
         self.phone = phone
@@ -135,6 +159,14 @@ class App:
 
     def main_screen(self) -> Screen:
         raise NotImplementedError
+
+    def time_passed(self) -> None:
+        """The phone's clock (`self.phone.uptime_ms`) moved on while this app runs: what runs
+        by itself (playback, a recording) may act on it here, not in `build()`."""
+
+    def open_file(self, path: str) -> None:
+        """Show the file at device `path` (an "Open with" choice); the app is running."""
+        raise NotImplementedError(f"{type(self).__name__} opens no files.")
 
     # lifecycle, driven by the phone --------------------------------------------------------
     @property

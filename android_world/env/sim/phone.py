@@ -28,6 +28,10 @@ CONTENT_BOTTOM = HEIGHT - NAV_H
 
 SYSTEMUI = "com.android.systemui"
 IME_PACKAGE = "com.google.android.inputmethod.latin"
+# How long one agent step takes on a phone (reading the screen, deciding, acting): the clock of
+# what runs on its own while the agent works (a playing video, a recording). Device time, which
+# tasks read, stays frozen.
+STEP_MS = 5000
 
 
 @dataclasses.dataclass
@@ -136,12 +140,21 @@ class Phone:
         self._frame: Frame | None = None
         self._frame_key: tuple[int, int] | None = None
         self.version = 0
+        self.uptime_ms = 0  # advanced by `pass_time`, never by observing
         for app in self.apps.values():
             app.install()
 
     # state ---------------------------------------------------------------------------------
     def changed(self) -> None:
         self.version += 1
+
+    def pass_time(self, ms: int) -> None:
+        """Time goes by (an agent's step): running apps see it (`App.time_passed`)."""
+        self.uptime_ms += ms
+        for app in self.apps.values():
+            if app.running:
+                app.time_passed()
+        self.changed()
 
     @property
     def current_app(self) -> App | None:
@@ -160,7 +173,9 @@ class Phone:
         self.changed()
 
     # navigation ----------------------------------------------------------------------------
-    def launch(self, name_or_package: str) -> None:
+    def launch(self, name_or_package: str, opening: str | None = None) -> None:
+        """Bring an app to the front; `opening`: a file it is asked to show (a file manager's
+        "Open with"), shown before any first-launch pop-up comes over it."""
         info = device.find_app(name_or_package)
         if info is None:
             known = ", ".join(app.label for app in device.APPS)
@@ -169,10 +184,19 @@ class Phone:
         self._toast = None
         if not app.running:
             app.start()
+            if opening is not None:
+                app.open_file(opening)
             self.first_launch.on_start(app)
+        elif opening is not None:
+            app.open_file(opening)
         self.current_screen().focus = None
         self.foreground = info.package
         self.changed()
+
+    def apps_opening(self, path: str) -> list[App]:
+        """The apps that offer to open a file of this type, in the launcher's order."""
+        suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
+        return [app for app in self.apps.values() if suffix and f".{suffix}" in app.opens]
 
     def go_home(self) -> None:
         self._toast = None
@@ -640,6 +664,9 @@ class Phone:
             raise ValueError(f"Nothing clickable at ({int(x)}, {int(y)}).")
         if node.kind == "seekbar":
             self._set_seekbar(node, x)
+        elif node.kind == "canvas":  # a dab of paint
+            if node.on_change:
+                node.on_change([(x, y)])
         elif node.editable:
             screen.focus = node.ident
             if long and node.on_long_click:
@@ -682,6 +709,15 @@ class Phone:
         self._toast = None
         frame = self.frame()
         for node in reversed(frame.nodes):
+            if node.on_drag is not None and _contains(node.bounds, sx, sy):
+                node.on_drag(sx, sy, ex, ey)  # a web canvas draws, a pager turns
+                self.changed()
+                return
+            if node.kind == "canvas" and _contains(node.bounds, sx, sy):
+                if node.on_change:  # a stroke, from where the finger landed to where it left
+                    node.on_change([(sx, sy), (ex, ey)])
+                self.changed()
+                return
             if node.kind == "seekbar" and _contains(node.bounds, sx, sy):
                 self._set_seekbar(node, ex)
                 self.changed()
@@ -773,7 +809,9 @@ def _flatten(
         if not window.in_tree:
             continue
         for node in window.root.walk():
-            if node.kind != "space":  # layout filler, not a view anyone could see
+            # Layout filler is no view; a drawing marked `a11y_hidden` (importantForAccessibility
+            # "no", or a web page's empty <div>) is seen but not in the tree.
+            if node.kind != "space" and not node.style.get("a11y_hidden"):
                 nodes.append(node)
                 packages.append(window.package)
     return Frame(windows, nodes, packages, focused, overlay, scale)

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from android_world.env import device
-from android_world.env.sim.widgets import Node, Rect
+from android_world.env.sim.widgets import Bitmap, Node, Rect
 
 if TYPE_CHECKING:
     from android_world.env.sim.phone import Window
@@ -554,6 +554,16 @@ class _Canvas:
         if bg:
             self.rect(n.frame, n.clip, COLORS.get(bg, bg))
 
+    def k_canvas(self, n: Node) -> None:
+        """A drawing surface: its background, then its strokes ((r, g, b), width, points)."""
+        self.rect(n.frame, n.clip, n.style.get("bg", WHITE))
+        for color, width, points in n.style.get("strokes", ()):
+            if len(points) == 1:
+                (x, y), r = points[0], max(1, width // 2)
+                self.d.ellipse((x - r, y - r, x + r, y + r), fill=color)
+            else:
+                self.d.line(list(points), fill=color, width=width, joint="curve")
+
     def k_row(self, n: Node) -> None:
         if n.selected:
             self.rect(n.frame, n.clip, COLORS["tonal"])
@@ -564,13 +574,50 @@ class _Canvas:
     def k_text(self, n: Node) -> None:
         s = n.style
         r = _inset(n.frame, n.pad)
-        color = COLORS.get(s.get("color", "text"), COLORS["text"])
+        color = s.get("color", "text")  # a palette name, or an app's own (r, g, b)
+        color = COLORS.get(color, COLORS["text"]) if isinstance(color, str) else tuple(color)
         size = s.get("size", 42)
         bold = bool(s.get("bold"))
         if s.get("lines", 1) > 1:
             self.para(n.text, r, size, color, n.clip, s["lines"], s.get("center", False), bold=bold)
         else:
             self.line_text(n.text, r, size, color, n.clip, s.get("center", False), bold)
+
+    def k_image(self, n: Node) -> None:
+        box = _inset(n.frame, n.pad)
+        width, height = box[2] - box[0], box[3] - box[1]
+        if width <= 0 or height <= 0:
+            return
+        bitmap = n.style.get("bitmap")
+        if bitmap is None:  # not a picture: a grey tile with a crossed frame
+            self.rect(box, n.clip, COLORS["surface2"])
+            self.glyph("close", box, COLORS["outline"], n.clip)
+            return
+        tile = _bitmap_tile(
+            bitmap, width, height, n.style.get("fit", "contain"), n.style.get("smooth", True)
+        )
+        x = box[0] + (width - tile.width) // 2
+        y = box[1] + (height - tile.height) // 2
+        self.paste(tile, x, y, n.clip)
+        if n.selected:  # a picked thumbnail: a tinted edge and a check mark
+            self.d.rectangle(
+                (box[0] + 6, box[1] + 6, box[2] - 7, box[3] - 7), outline=COLORS["accent"], width=12
+            )
+            self.glyph(
+                "check",
+                (box[2] - 110, box[1] + 10, box[2] - 10, box[1] + 110),
+                COLORS["accent"],
+                n.clip,
+            )
+
+    def paste(self, tile: Image.Image, x: int, y: int, clip: Rect) -> None:
+        """Paste `tile` with its top-left at screen (x, y), cut to `clip` and the canvas."""
+        left, top = max(x, clip[0]), max(y, clip[1])
+        right, bottom = min(x + tile.width, clip[2]), min(y + tile.height, clip[3])
+        if right <= left or bottom <= top:
+            return
+        part = tile.crop((left - x, top - y, right - x, bottom - y))
+        self.image.paste(part, (left - self.ox, top - self.oy))
 
     def k_toast(self, n: Node) -> None:
         self.rect(n.frame, n.clip, (241, 243, 244), radius=50, outline=COLORS["divider"], width=2)
@@ -671,9 +718,22 @@ class _Canvas:
                 outline=COLORS["field_outline"],
                 width=3,
             )
+        elif variant == "web":  # a page's <button>: the browser's grey box, sized by the page
+            r = n.frame
+            self.rect(
+                r,
+                n.clip,
+                n.style.get("bg") or (239, 239, 239),
+                radius=8,
+                outline=(118, 118, 118),
+                width=2,
+            )
+            fg = COLORS["text"]
         if not n.enabled:
             fg = COLORS["hint"]
-        self.line_text(n.text or n.desc, _inset(r, (20, 0, 20, 0)), 40, fg, n.clip, center=True)
+        size = n.style.get("size", 40)
+        pad = 20 if variant != "web" else 4
+        self.line_text(n.text or n.desc, _inset(r, (pad, 0, pad, 0)), size, fg, n.clip, center=True)
 
     def k_fab(self, n: Node) -> None:
         self.rect(n.frame, n.clip, COLORS["tonal"], radius=56)
@@ -790,6 +850,24 @@ class _Canvas:
         self.text(letter, cx - w // 2, cy - h // 2, size, color, clip)
 
 
+@functools.lru_cache(maxsize=64)
+def _bitmap_tile(bitmap: Bitmap, width: int, height: int, fit: str, smooth: bool) -> Image.Image:
+    """The bitmap scaled for a box: whole and centred (`contain`), filling it and cropped to
+    the middle (`cover`), or stretched to it (`stretch`). Cached by the bitmap's key and the
+    box, so a photo is resampled once per size it is shown at."""
+    image = bitmap.image
+    resample = Image.Resampling.LANCZOS if smooth else Image.Resampling.NEAREST
+    if fit == "stretch":
+        return image.resize((width, height), resample)
+    scale = (max if fit == "cover" else min)(width / image.width, height / image.height)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    scaled = image.resize(size, resample)
+    if fit != "cover":
+        return scaled
+    left, top = (size[0] - width) // 2, (size[1] - height) // 2
+    return scaled.crop((left, top, left + width, top + height))
+
+
 # ---- icons: a few strokes each, in a box of half-size s around (cx, cy), stroke width wd -------
 
 GlyphDrawer = Callable[[Any, int, int, int, int, Any], None]
@@ -851,6 +929,11 @@ def _g_search(d, cx, cy, s, wd, color) -> None:
 def _g_add(d, cx, cy, s, wd, color) -> None:
     d.line([(cx - s, cy), (cx + s, cy)], fill=color, width=wd)
     d.line([(cx, cy - s), (cx, cy + s)], fill=color, width=wd)
+
+
+@_glyph("remove")
+def _g_remove(d, cx, cy, s, wd, color) -> None:
+    d.line([(cx - s, cy), (cx + s, cy)], fill=color, width=wd)
 
 
 @_glyph("close")

@@ -17,7 +17,7 @@ import numpy as np
 
 from android_world.env import device, interface, json_action, representation_utils, sim_profile
 from android_world.env.sim.controller import SimController
-from android_world.env.sim.phone import Frame, Phone
+from android_world.env.sim.phone import STEP_MS, Frame, Phone
 from android_world.env.sim.render import Renderer, blank_frame
 
 WIDTH, HEIGHT = device.SCREEN_WIDTH, device.SCREEN_HEIGHT
@@ -122,6 +122,7 @@ class SimEnv(interface.AsyncEnv):
         raise NotImplementedError("The simulated phone has no human operator to ask.")
 
     def execute_action(self, action: json_action.JSONAction) -> None:
+        self.phone.pass_time(STEP_MS)  # the step that chose this action took a while
         if not self.profile.latency_frames:
             self._execute(action)
             return

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Handler = Callable[[], None]
+DragHandler = Callable[[float, float, float, float], None]  # from (x, y) to (x, y)
 Rect = tuple[int, int, int, int]  # left, top, right, bottom
 
 # Sizes shared by the widgets so every app looks like the same phone.
@@ -70,6 +74,7 @@ class Node:
     on_long_click: Handler | None = None
     on_change: Callable[[Any], None] | None = None  # new text (fields) or value (seekbars)
     on_enter: Handler | None = None  # IME action on a single-line field
+    on_drag: DragHandler | None = None  # a finger moving from a point on it (canvas, pager)
     multiline: bool = False
     value: float = 0.0  # seekbars and pickers
     min_value: float = 0.0
@@ -89,6 +94,16 @@ class Node:
         yield self
         for child in self.children:
             yield from child.walk()
+
+
+@dataclasses.dataclass(frozen=True)
+class Bitmap:
+    """Pixels an image node draws (a photo, a web page's canvas). `key` names the content: two
+    bitmaps with one key are the same pixels (frames share cached strips), so new pixels need a
+    new key (a file's path with its time and size, a canvas with its edit count)."""
+
+    key: str
+    image: Image.Image = dataclasses.field(repr=False, compare=False)
 
 
 # ---- layout primitives ---------------------------------------------------------------------
@@ -609,6 +624,42 @@ def menu(items: Sequence[tuple[str, Handler]]) -> Node:
 def _lines(text: str, per_line: int = 38) -> int:
     """Rough line count for wrapped dialog text (42 px font on an ~850 px wide panel)."""
     return max(1, sum(max(1, -(-len(part) // per_line)) for part in text.split("\n")))
+
+
+def image_view(
+    bitmap: Bitmap | None,
+    *,
+    fit: str = "contain",
+    smooth: bool = True,
+    on_click: Handler | None = None,
+    on_long_click: Handler | None = None,
+    on_drag: DragHandler | None = None,
+    selected: bool = False,
+    desc: str = "",
+    res_id: str = "",
+    key: str = "",
+    **kw: Any,
+) -> Node:
+    """An ImageView showing `bitmap` scaled into its box: `fit="contain"` shows it whole (a
+    photo viewer), `"cover"` fills the box and crops (a thumbnail), `"stretch"` fills it (a
+    canvas). `smooth=False` keeps hard pixel edges. A None bitmap draws a placeholder (a file
+    that is not a picture). Like a real ImageView it has no text: what the picture says is
+    read off the screen."""
+    return Node(
+        kind="image",
+        cls="android.widget.ImageView",
+        desc=desc,
+        res_id=res_id,
+        key=key,
+        clickable=on_click is not None or on_long_click is not None,
+        long_clickable=on_long_click is not None,
+        on_click=on_click,
+        on_long_click=on_long_click,
+        on_drag=on_drag,
+        selected=selected,
+        style={"bitmap": bitmap, "fit": fit, "smooth": smooth},
+        **kw,
+    )
 
 
 def empty_state(text: str) -> Node:

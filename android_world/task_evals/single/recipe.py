@@ -751,18 +751,23 @@ class _RecipeAddRecipes(_AddRowsTask, _Recipe):
         }
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield ui.open_app("Broccoli")
-        for recipe in self.params[ROW_OBJECTS]:
-            yield ui.tap(env, desc="New recipe")
-            for field, hint in broccoli_app.FORM_FIELDS:
-                if not recipe[field]:
-                    continue
-                index = yield from ui.scroll_to(
-                    env, ui.hint_is(hint), hint, container=ui.res_is("recipe_form")
-                )
-                yield JSONAction(action_type="input_text", index=index, text=recipe[field])
-            yield ui.tap(env, desc="Save")
+        yield from add_recipes(env, self.params[ROW_OBJECTS])
         yield ui.done()
+
+
+def add_recipes(env: interface.AsyncEnv, recipes: list[Recipe]) -> Iterator[JSONAction]:
+    """Open Broccoli and fill and save the New recipe form once per recipe."""
+    yield ui.open_app("Broccoli")
+    for recipe in recipes:
+        yield ui.tap(env, desc="New recipe")
+        for field, hint in broccoli_app.FORM_FIELDS:
+            if not recipe[field]:
+                continue
+            index = yield from ui.scroll_to(
+                env, ui.hint_is(hint), hint, container=ui.res_is("recipe_form")
+            )
+            yield JSONAction(action_type="input_text", index=index, text=recipe[field])
+        yield ui.tap(env, desc="Save")
 
 
 class RecipeAddSingleRecipe(_RecipeAddRecipes):

@@ -103,9 +103,26 @@ Rules and building blocks
   it (plus the system bars and keyboard) is in the accessibility tree; a focused text field in a
   dialog brings up the keyboard and the dialog moves above it.
 * Multi-selection: subclass `app.Selecting` next to `Screen` (long press selects, taps then
-  toggle rows, Back clears); `app.folder_entries(device, path)` lists a folder as file managers do.
+  toggle rows, Back clears), or `app.OrderedSelecting` when the order rows were picked in matters
+  (media apps add a selection to a playlist in that order); `app.folder_entries(device, path)`
+  lists a folder as file managers do.
+* Time that passes on its own: every agent step moves `self.phone.uptime_ms` on by
+  `phone.STEP_MS` (5 s), a `wait` too; `App.time_passed()` is called then for running apps
+  (a video that reaches its end closes its player there, not in `build()`). Device time, which
+  tasks read, stays frozen.
+* Drawing: a `Node(kind="canvas", clickable=True, on_change=...)` gets each drag as a stroke
+  `[(x0, y0), (x1, y1)]` and each tap as `[(x, y)]`; it draws `style["strokes"]`.
+* Device facts both the app and its tasks need (database paths, schemas, folders, file
+  formats) go in `android_world/env/device_facts/<app>.py`, which both import (task code never
+  imports `env.sim`). `device_facts.media` writes and reads MP3, M4A and MP4 files.
 * Pickers: build them from `number_picker`s inside a dialog body (time, date, duration), or from
   `radio_row`s for a list of choices.
+* Pictures: `w.image_view(w.Bitmap(key, pil_image), fit="contain"|"cover"|"stretch")` draws
+  pixels and, like an ImageView, has no text (`key` names the pixels: new pixels, new key). A
+  node's `on_drag(sx, sy, ex, ey)` takes any drag that starts on it (a canvas, a photo pager);
+  `style["a11y_hidden"]` draws a node but keeps it out of the tree (a web page's empty boxes).
+* Opening files: an App's `opens = (".jpg", ...)` and `open_file(path)` make Files offer it in
+  "Open with"; `phone.launch(package, opening=path)` does what that choice does.
 * Navigation: `self.push(Screen)` opens a page, `self.close()` leaves it (the root screen returns
   to the launcher), `self.app.replace(Screen)`; override `Screen.on_back()` to intercept Back.
   `Screen.activity` overrides the app's activity name for `foreground_activity()`.

@@ -4,7 +4,9 @@ The storage root is shown as "sdk_gphone_x86_64", as on the emulator upstream us
 to `/storage/emulated/0`; every list is read from the directory tree on each frame, so what
 tasks write appears at once and what the user deletes or moves is gone from the device.
 Long-press starts a selection; the selection bar has Delete (with a confirmation) and an
-overflow menu whose "Move to…" opens a folder chooser with a "Move" button.
+overflow menu whose "Move to…" opens a folder chooser with a "Move" button. Tapping a file
+offers Android's "Open with" for the apps that open its type (`App.opens`: Chrome for .html,
+the gallery for pictures): "Just once" or "Always" opens it there.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class Browser(Selecting, _Listing):
     def __init__(self, app: App, path: str):
         super().__init__(app, path)
         self.selected: set[str] = set()
+        self.chosen: App | None = None  # the app picked in an "Open with" chooser
 
     def build(self) -> Node:
         entries = self.entries()
@@ -127,7 +130,45 @@ class Browser(Selecting, _Listing):
         elif is_dir:
             self.push(Browser(self.app, f"{self.path}/{name}"))
         else:
-            self.toast(f"No app can open {name}")
+            self._open_with(f"{self.path}/{name}")
+
+    def _open_with(self, path: str) -> None:
+        """Android's "Open with" chooser: the apps that take this file type; with one, its
+        name in the title. A choice is made, then "Just once" or "Always" opens the file."""
+        apps = self.app.phone.apps_opening(path)
+        if not apps:
+            self.toast(f"No app can open {path.rsplit('/', 1)[-1]}")
+            return
+        self.chosen = apps[0] if len(apps) == 1 else None
+
+        def choose(app: App) -> None:
+            self.chosen = app
+
+        def open_it() -> None:
+            if self.chosen is not None:
+                self.dismiss()
+                self.app.phone.launch(self.chosen.package, opening=path)
+
+        def build() -> Node:
+            if len(apps) == 1:
+                return w.dialog(
+                    f"Open with {apps[0].label}",
+                    buttons=[("Always", open_it), ("Just once", open_it)],
+                )
+            rows = [
+                w.list_row(
+                    app.label,
+                    on_click=lambda app=app: choose(app),
+                    selected=app is self.chosen,
+                    key=f"open_with_{app.package}",
+                )
+                for app in apps
+            ]
+            return w.dialog(
+                "Open with", body=rows, buttons=[("Always", open_it), ("Just once", open_it)]
+            )
+
+        self.show_dialog(build)
 
     def _roots(self) -> None:
         self.show_menu(
