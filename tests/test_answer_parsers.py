@@ -156,7 +156,9 @@ SCORE_CASES: list[tuple[str, str, float | None]] = [
     ("bare answer", "8", 8.0),
     # pinchbench/skill#73: judges returned totals above their own scale ("5.0/1.0").
     ("above its own scale", "Score: 5/1", None),
-    ("bare number outside 0-10", "Score: 74", None),
+    # Issue 26: a score above 10 answering a 0-10 question is on 0-100; above 100 it is none.
+    ("bare number above 10", "Score: 74", 7.4),
+    ("bare number above 100", "Score: 174", None),
     ("negative", "Score: -2", None),
     ("think block draft then final", "<think>Score: 2</think>\nScore: 9", 9.0),
     # Chat models that ignore the reply format and grade in running prose (issue 12's SmolLM2
@@ -166,7 +168,7 @@ SCORE_CASES: list[tuple[str, str, float | None]] = [
     ("rate this N/10 in prose", "I would rate this 8/10.", 8.0),
     ("score dash N", "Score - 7", 7.0),
     ("prose out of five", "A score of 3 out of 5 at best.", 6.0),
-    ("prose bare number outside 0-10", "I rate it 74", None),
+    ("prose bare number above 10", "I rate it 74", 7.4),
     ("the word score without a number", "The tap has a low score.", None),
     ("no number", "Looks fine to me.", None),
 ]
@@ -191,8 +193,9 @@ JSON_SCORE_CASES: list[tuple[str, str, float | None]] = [
     ("string hundred", '{"score": "74/100", "reasoning": "ok"}', 7.4),
     ("string percent", '{"score": "74%", "reasoning": "ok"}', 7.4),
     ("rating key", '{"rating": 6, "reason": "ok"}', 6.0),
-    # Issue 12: a 0-100 score was clamped to a perfect 10.
-    ("bare 74 is not a 10", '{"score": 74, "reasoning": "ok"}', None),
+    # Issue 12: a 0-100 score was clamped to a perfect 10; issue 26: it is read on 0-100.
+    ("bare 74 is 7.4, not a 10", '{"score": 74, "reasoning": "ok"}', 7.4),
+    ("bare 740 is no score", '{"score": 740, "reasoning": "ok"}', None),
     ("boolean", '{"score": true, "reasoning": "ok"}', None),
     (
         "think draft",
@@ -215,7 +218,8 @@ def test_vote_scores_from_json(shape: str, text: str, expected: float | None) ->
 
 
 def test_scaled_score_reasons_name_the_problem() -> None:
-    assert scaled_score("74") == (None, "score 74 is outside 0-10 and names no scale")
+    assert scaled_score("74") == (7.4, "")
+    assert scaled_score("174") == (None, "score 174 is outside 0-10 and 0-100")
     assert scaled_score("12/10")[0] is None
     assert scaled_score("0/0")[0] is None
     assert scaled_score("74", (0, 100)) == (7.4, "")

@@ -196,15 +196,20 @@ def test_vision_fallback_after_two_unusable_proposals():
     assert "vision_select" in types(events)
 
 
-def test_malformed_verifier_output_scores_low_and_rejects():
+def test_malformed_verifier_output_is_absent_not_a_veto():
+    """Issue 26: an unreadable vote is absent. With none readable, a reversible tap runs
+    unverified and the step says so (an irreversible one never runs: test_answer_shapes)."""
     wrapper = fakes.ScriptedWrapper(default="no idea, looks fine")
     verifier = VerifierEnsemble(wrapper, mode="sequential")
     executor = fakes.ScriptedExecutor([fakes.click(0)])
     agent, env = make_agent(executor=executor, verifier=verifier)
     result = agent.step(GOAL)
-    assert result.data["gate"] == "reject"
-    assert all(not v["parseable"] for v in result.data["votes"])
-    assert env.actions == []
+    assert result.data["gate"] == "pass"
+    assert "no verifier vote could be read" in result.data["gate_unverified"]
+    assert result.data["verifier_score"] is None
+    assert all(not v["parseable"] and v["score"] is None for v in result.data["votes"])
+    assert len(env.actions) == 1
+    assert agent.episode_summary()["gate"]["unverified"] == 1
 
 
 def test_safety_blocked_and_error_responses_are_recorded_not_fatal():
@@ -212,7 +217,8 @@ def test_safety_blocked_and_error_responses_are_recorded_not_fatal():
         json_action.JSONAction(action_type="click", index=0), is_safe=False, raw_output="x"
     )
     executor = fakes.ScriptedExecutor([blocked, fakes.click(0)])
-    # The verifier model errors on every call: votes are unparseable and the action is rejected.
+    # The verifier model errors on every call: no vote can be read, so the (reversible) tap
+    # runs unverified, and the step records why.
     verifier = VerifierEnsemble(
         fakes.ScriptedWrapper(default=("Error calling LLM", None, None)), mode="parallel"
     )
@@ -220,9 +226,10 @@ def test_safety_blocked_and_error_responses_are_recorded_not_fatal():
     result = agent.step(GOAL)
     assert result.data["proposals"][0]["error"] == "blocked by safety filter"
     assert result.data["proposals"][0]["action"] is None
-    assert result.data["gate"] == "reject"
+    assert result.data["gate"] == "pass"
+    assert "model backend reported an error" in result.data["gate_unverified"]
     assert {v["error"] for v in result.data["votes"]} == {"model backend reported an error"}
-    assert env.actions == []
+    assert len(env.actions) == 1
 
 
 def test_execution_error_is_a_failed_action_not_a_crash():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import sys
 import time
 from pathlib import Path
@@ -222,10 +223,11 @@ def test_episodic_memory_is_reexported_lazily():
 
 
 def test_planner_parses_json_and_caps_length():
-    answer = '```json\n{"sub_goals": ["a", "b", "c", "d"], "rationale": "r"}\n```'
+    steps = ["Open Contacts", "Tap Add", "Type Bob", "Save it"]
+    answer = f'```json\n{{"sub_goals": {json.dumps(steps)}, "rationale": "r"}}\n```'
     planner = celil_maestro.MaestroPlanner(fakes.ScriptedWrapper([answer]), max_sub_goals=3)
     plan = planner.generate_initial_plan("goal", observation(), None)
-    assert plan.sub_goals == ["a", "b", "c"] and plan.source == "model"
+    assert plan.sub_goals == steps[:3] and plan.source == "model"
     assert any("kept the first 3" in w for w in plan.warnings)
 
 
@@ -237,14 +239,14 @@ def test_planner_accepts_numbered_list_and_repairs_once():
         "Open Contacts",
         "Add Bob",
     ]
-    wrapper = fakes.ScriptedWrapper(["nonsense", '{"sub_goals": ["x"]}'])
+    wrapper = fakes.ScriptedWrapper(["nonsense", '{"sub_goals": ["Save Bob"]}'])
     plan = celil_maestro.MaestroPlanner(wrapper).generate_initial_plan("g", observation(), None)
-    assert plan.sub_goals == ["x"]
+    assert plan.sub_goals == ["Save Bob"]
     assert "could not be used" in wrapper.prompts[1]
 
 
 def test_planner_prompt_has_goal_screen_and_retrieved_plan():
-    wrapper = fakes.ScriptedWrapper(['{"sub_goals": ["x"]}'])
+    wrapper = fakes.ScriptedWrapper(['{"sub_goals": ["Add Bob"]}'])
     celil_maestro.MaestroPlanner(wrapper).generate_initial_plan(
         "Add Bob", observation(), ["Open Contacts", "Add {name}"]
     )
@@ -334,8 +336,10 @@ def test_ensemble_weights_votes_and_unparseable_scores():
     )
     score, votes = ensemble.verify_action("s", _proposal(), observation(), "ctx")
     assert [v.persona for v in votes] == ["Pragmatist", "Skeptic", "Efficiency Expert"]
-    assert votes[2].parseable is False and votes[2].score == 2.0
-    assert score == pytest.approx(0.4 * 10 + 0.5 * 6 + 0.1 * 2)
+    assert votes[2].parseable is False and votes[2].score == 2.0  # displayed, never counted
+    # Issue 26: an unreadable vote is absent from the weighted mean, not a low score in it.
+    assert score == pytest.approx((0.4 * 10 + 0.5 * 6) / 0.9, abs=0.001)
+    assert ensemble.last_details.absent == ["Efficiency Expert"]
 
 
 def test_persona_prompts_are_overridable():
@@ -407,9 +411,11 @@ def test_irreversibility_is_decided_from_the_target():
 def test_parse_vote_variants():
     parse = celil_quality_control.parse_vote
     assert parse("P", '{"score": "8/10", "reasoning": "fine"}', 0.0).score == 8.0
-    # A bare number outside 0-10 names no scale: unusable, never clamped to a perfect 10.
-    eleven = parse("P", "Score: 11", 0.0)
-    assert eleven.score == 0.0 and not eleven.parseable and "outside 0-10" in (eleven.error or "")
+    # Issue 26: a bare score above 10 answers on 0-100; above 100 it is no score, never
+    # clamped to a perfect 10.
+    assert parse("P", "Score: 11", 0.0).score == pytest.approx(1.1)
+    big = parse("P", "Score: 111", 0.0)
+    assert big.score == 0.0 and not big.parseable and "outside 0-10" in (big.error or "")
     assert parse("P", "looks good", 1.5).parseable is False
 
 

@@ -48,6 +48,7 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.celil_quality_control import (
     action_target_element,
     describe_action,
+    gate_verdict,
     irreversible_reason,
 )
 from android_world.env import interface, json_action
@@ -245,10 +246,12 @@ def is_device_failure(error: BaseException) -> bool:
 def _vote_dict(vote: Vote) -> dict[str, Any]:
     return {
         "persona": vote.persona,
-        "score": float(vote.score),
+        # An unreadable vote is absent: it has no score (it counts in none).
+        "score": float(vote.score) if vote.parseable else None,
         "reasoning": vote.reasoning,
         "parseable": vote.parseable,
         "error": vote.error,
+        **({"notes": list(vote.notes)} if getattr(vote, "notes", ()) else {}),
     }
 
 
@@ -262,6 +265,7 @@ def _proposal_dict(proposal: ProposedAction) -> dict[str, Any]:
         "error": proposal.error,
         "is_safe": proposal.is_safe,
         **({"dropped_actions": list(proposal.dropped_actions)} if proposal.dropped_actions else {}),
+        **({"notes": list(proposal.notes)} if getattr(proposal, "notes", ()) else {}),
     }
 
 
@@ -271,6 +275,7 @@ class _EpisodeStats:
     unusable_proposals: int = 0
     passed: int = 0
     rejected: int = 0
+    unverified: int = 0  # gate decisions taken without a readable vote
     irreversible: int = 0
     scores: list[float] = dataclasses.field(default_factory=list)
     executed: int = 0
@@ -648,27 +653,36 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             threshold = float(details.threshold)
         if irreversible and mode != "off":
             threshold = max(threshold, self.irreversible_threshold)
-        passed = score >= threshold and not refused
+        # No readable vote: a reversible action runs unverified (said so), an irreversible one
+        # never runs (celil_quality_control.gate_verdict). A refused target asked no one.
+        asked = unneeded is None and not refused
+        unverified = getattr(details, "unverified", None) if asked else None
+        passed = gate_verdict(score, threshold, irreversible, unverified) and not refused
         if target_rule is not None:
             data["irreversible_target"] = target_rule.as_dict()
         data["votes"] = [_vote_dict(v) for v in votes]
-        data["verifier_score"] = float(score)
+        data["verifier_score"] = None if unverified else float(score)
         data["threshold"] = threshold
         data["irreversible"] = irreversible
         data["gate"] = "pass" if passed else "reject"
+        if unverified:
+            data["gate_unverified"] = unverified
+            self._stats.unverified += 1
         for vote in votes:
             self._emit("vote", **_vote_dict(vote))
         self._emit(
             "gate",
-            score=float(score),
+            score=None if unverified else float(score),
             threshold=threshold,
             irreversible=irreversible,
             passed=passed,
             action=data["action"],
             **({"vote_skipped": unneeded} if unneeded is not None else {}),
             **({"irreversible_target": target_rule.as_dict()} if target_rule else {}),
+            **({"unverified": unverified} if unverified else {}),
         )
-        self._stats.scores.append(float(score))
+        if not unverified:
+            self._stats.scores.append(float(score))
         if irreversible:
             self._stats.irreversible += 1
         if not passed:
@@ -1492,6 +1506,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             "gate": {
                 "passed": stats.passed,
                 "rejected": stats.rejected,
+                "unverified": stats.unverified,
                 "irreversible": stats.irreversible,
                 "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
                 "threshold": self.threshold,

@@ -42,11 +42,22 @@ _THINK_OPEN = re.compile("|".join(opening for opening, _ in _THINK_PAIRS), re.IG
 _FINAL_CHANNEL = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>", re.IGNORECASE)
 _HARMONY_END = re.compile(r"<\|(?:return|end|call)\|>\s*$")
 
-# Longer texts are cut to their tail (the final answer is at the end); bounds the scan cost.
-MAX_SCAN_CHARS = 60_000
-_MAX_LITERAL_ATTEMPTS = 200
-_DECODER = json.JSONDecoder()
-_OPENING = re.compile(r"[{\[]")
+# The most of an answer any parser reads: its head and its tail (an answer's first action and its
+# final JSON value are where the parsers look). Real answers are far shorter; a longer one is a
+# model repeating itself to its token limit, or an attack, and the cut is recorded by the role.
+MAX_ANSWER_CHARS = 40_000
+# Spans longer than this are not tried as Python literals (the `ast` reader is slow and deep).
+_MAX_LITERAL_CHARS = 20_000
+# Decoding work allowed per character of answer, and the fixed cost counted per attempt: nested
+# spans that all fail to parse would otherwise be tried once per level (quadratic on `[[[[...`
+# or `{"a": {"a": ...`), and a flood of tiny ones (`{x}{x}...`) once each.
+_WORK_PER_CHAR = 4
+_ATTEMPT_COST = 64
+_DECODER = json.JSONDecoder(strict=False)  # raw newlines inside strings are common
+_OPENERS = {"{": "}", "[": "]"}
+# A single quote opens a string only where a value or key may start (after one of these), so an
+# apostrophe in prose ("it's") inside a brace does not swallow the rest of the answer.
+_VALUE_START = frozenset("{[,:(")
 
 
 def strip_think(text: str | None) -> str:
@@ -78,14 +89,36 @@ def strip_think(text: str | None) -> str:
     return "".join(parts)
 
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index after the bracket that closes the one at `start`, honouring quoted strings."""
-    pairs = {"{": "}", "[": "]"}
-    stack: list[str] = []
+def bounded(text: str | None, limit: int = MAX_ANSWER_CHARS) -> tuple[str, str | None]:
+    """`text` cut to its first and last `limit // 2` characters when longer, and a note saying so.
+
+    Every parser reads at most this much, so no answer can make one slow; the note goes into the
+    role's record (proposal, vote, plan), so the cut shows in feedback.jsonl.
+    """
+    text = text or ""
+    if len(text) <= limit:
+        return text, None
+    half = limit // 2
+    note = (
+        f"answer of {len(text):,} characters cut to its first and last {half:,} "
+        f"(parsers read at most {limit:,})"
+    )
+    return text[:half] + "\n" + text[-half:], note
+
+
+def _matched_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every bracket pair that closes, in order of start; one linear pass.
+
+    Quotes count only inside brackets, so prose around a value cannot hide it. An unmatched
+    opener is dropped when a later closer skips it, so a complete list inside a truncated object
+    is still found.
+    """
+    spans: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
     quote: str | None = None
     escaped = False
-    for position in range(start, len(text)):
-        char = text[position]
+    last = ""  # the last non-blank character outside strings
+    for position, char in enumerate(text):
         if quote:
             if escaped:
                 escaped = False
@@ -93,25 +126,57 @@ def _balanced_end(text: str, start: int) -> int | None:
                 escaped = True
             elif char == quote:
                 quote = None
+                last = char
             continue
-        if char in "\"'":
+        if stack and (char == '"' or (char == "'" and last in _VALUE_START)):
             quote = char
-        elif char in pairs:
-            stack.append(pairs[char])
+            continue
+        if char in _OPENERS:
+            stack.append((_OPENERS[char], position))
         elif char in "}]":
-            if not stack or stack.pop() != char:
-                return None
-            if not stack:
-                return position + 1
-    return None
+            depth = len(stack) - 1
+            while depth >= 0 and stack[depth][0] != char:
+                depth -= 1
+            if depth >= 0:
+                spans.append((stack[depth][1], position + 1))
+                del stack[depth:]
+        if not char.isspace():
+            last = char
+    spans.sort()
+    return spans
+
+
+def _escape_raw_newlines(candidate: str) -> str:
+    """Raw line breaks inside quoted strings escaped, so `ast` reads a multi-line string."""
+    out: list[str] = []
+    quote: str | None = None
+    escaped = False
+    for char in candidate:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = None
+            elif char == "\n":
+                out.append("\\n")
+                continue
+            elif char == "\r":
+                continue
+        elif char in "\"'":
+            quote = char
+        out.append(char)
+    return "".join(out)
 
 
 def _literal(candidate: str) -> Any:
-    """A Python-literal reading (single quotes, True/None), also with JSON's true/false/null."""
+    """A Python-literal reading (single quotes, True/None, trailing commas), also with JSON's
+    true/false/null and raw line breaks inside strings."""
     python_words = re.sub(r"\btrue\b", "True", candidate)
     python_words = re.sub(r"\bfalse\b", "False", python_words)
     python_words = re.sub(r"\bnull\b", "None", python_words)
-    for source in (candidate, python_words):
+    for source in (candidate, python_words, _escape_raw_newlines(python_words)):
         try:
             return ast.literal_eval(source)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -119,42 +184,45 @@ def _literal(candidate: str) -> Any:
     raise ValueError("not a literal")
 
 
+def _decode(candidate: str) -> Any:
+    """The JSON (or Python-literal) value a whole bracket span spells; ValueError when none."""
+    try:
+        value, end = _DECODER.raw_decode(candidate)
+        if not candidate[end:].strip():
+            return value
+    except (ValueError, RecursionError):
+        pass
+    if len(candidate) > _MAX_LITERAL_CHARS:
+        raise ValueError("too long to read as a literal")
+    return _literal(candidate)
+
+
 def json_values(text: str | None) -> list[Any]:
     """Every top-level JSON object or array in `text` (think blocks removed), in order.
 
-    JSON is read with the standard decoder from each `{` or `[`; where that fails (Python
-    literals, single quotes), the balanced span is tried as a literal. An outer value that parses
-    hides the values nested inside it, so `{"a": {"b": 1}}` is one value, not two.
+    Each bracket pair that closes is read as JSON, else as a Python literal (single quotes,
+    True/None, trailing commas); an outer value that parses hides the values nested inside it,
+    so `{"a": {"b": 1}}` is one value, not two. Linear: one pass finds the pairs, and decoding
+    stops after a fixed amount of work per character of answer.
     """
-    answer = strip_think(text)
-    if len(answer) > MAX_SCAN_CHARS:
-        answer = answer[-MAX_SCAN_CHARS:]
+    answer, _ = bounded(strip_think(text))
+    budget = _WORK_PER_CHAR * len(answer) + 4096
     values: list[Any] = []
-    position = 0
-    literal_attempts = 0
-    while True:
-        match = _OPENING.search(answer, position)
-        if match is None:
-            return values
-        start = match.start()
+    covered = 0  # end of the last value read: spans inside it belong to it
+    for start, end in _matched_spans(answer):
+        if start < covered:
+            continue
+        if budget <= 0:
+            break
+        budget -= end - start + _ATTEMPT_COST
         try:
-            value, end = _DECODER.raw_decode(answer, start)
-        except (ValueError, RecursionError):
-            value, end = None, None
-            close = (
-                _balanced_end(answer, start) if literal_attempts < _MAX_LITERAL_ATTEMPTS else None
-            )
-            if close is not None:
-                literal_attempts += 1
-                try:
-                    value, end = _literal(answer[start:close]), close
-                except ValueError:
-                    value, end = None, None
-        if end is not None and isinstance(value, (dict, list)):
+            value = _decode(answer[start:end])
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)):
             values.append(value)
-            position = end
-        else:
-            position = start + 1
+            covered = end
+    return values
 
 
 def extract_json(text: str | None) -> dict[str, Any] | None:
@@ -240,7 +308,9 @@ class UnusableLog:
 
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
     "UnusableLog",
+    "bounded",
     "example_strings",
     "extract_json",
     "extract_json_value",

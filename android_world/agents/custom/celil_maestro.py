@@ -15,10 +15,14 @@ import threading
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_json, celil_untrusted, offline_wording
+from android_world.agents.custom import (
+    celil_json,
+    celil_plan_answers,
+    celil_untrusted,
+    offline_wording,
+)
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
@@ -149,238 +153,18 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 
 
-# Keys real planners put their sub-goal list under, and the keys of a sub-goal object that hold
-# its words. `id`, `index` and `number` are never a sub-goal's text (`{"id": "1", ...}` gave "1").
-_PLAN_KEYS = ("sub_goals", "subgoals", "sub-goals", "plan", "steps", "milestones", "tasks")
-_ITEM_TEXT_KEYS = (
-    "description",
-    "sub_goal",
-    "subgoal",
-    "goal",
-    "milestone",
-    "task",
-    "step",
-    "title",
-    "text",
-    "name",
-    "action",
-)
-_NOT_TEXT_KEYS = frozenset({"id", "index", "number", "step_number", "order", "priority"})
-
-# One list line: "1. x", "2) x", "Step 3: x", "**Step 3:** x", "### Sub-goal 2 - x", "- x", "* x",
-# "• x", "a) x". Bullets need a space after them, so a line in **bold** is not a bullet.
-_LIST_ITEM = re.compile(
-    r"""^(?P<indent>[ \t]*)(?:\#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*
-    (?:(?:(?:step|sub[- ]?goal|milestone|task)[ \t]*\d{1,2}|\d{1,2})[ \t]*(?:\*\*|__)?[ \t]*[.):\-\u2013]
-       |[a-h]\)|[-*+\u2022][ \t])
-    [ \t]*(?:\*\*|__)?[ \t]*(?P<text>\S.*?)[ \t]*$""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_INLINE_NUMBER = re.compile(r"(?:^|\s)(\d{1,2})[.)]\s+")
-_MARKUP = re.compile(r"\*\*|__|`+|^#+\s*")
-
-
-def clean_item(text: str) -> str:
-    """One sub-goal's words without markdown, list markers or a trailing colon."""
-    value = " ".join(str(text).split())
-    match = _LIST_ITEM.match(value)
-    if match:
-        value = match.group("text")
-    value = _MARKUP.sub("", value).strip()
-    return value.rstrip(":").strip()
-
-
-def list_items(text: str) -> list[str]:
-    """The items of a (possibly nested) markdown list in prose; only list lines count.
-
-    A nested list keeps its outer level: plans are coarse milestones and the inner lines are
-    taps. When the outer level has a single item, the inner items are the plan too (without
-    the outer one when it is a heading ending in a colon).
-    """
-    found = [
-        (len(m.group("indent").expandtabs(4)), m.group("text"))
-        for line in (text or "").splitlines()
-        if (m := _LIST_ITEM.match(line))
-    ]
-    if not found:
-        return []
-    top = min(indent for indent, _ in found)
-    outer = [item for indent, item in found if indent == top]
-    if len(outer) >= 2:
-        chosen = outer
-    elif outer[0].rstrip("*_ ").endswith(":"):  # a heading over the real steps
-        chosen = [item for indent, item in found if indent > top] or outer
-    else:
-        chosen = [item for _, item in found]
-    return [c for c in (clean_item(item) for item in chosen) if c]
-
-
-def _split_inline(text: str) -> list[str]:
-    """ "1. Open X 2. Tap Y" -> two items, only when the numbers count up from 1."""
-    marks = list(_INLINE_NUMBER.finditer(text))
-    if len(marks) < 2 or [int(m.group(1)) for m in marks] != list(range(1, len(marks) + 1)):
-        return []
-    if text[: marks[0].start()].strip():
-        return []
-    bounds = [m.end() for m in marks]
-    ends = [m.start() for m in marks[1:]] + [len(text)]
-    return [clean_item(text[b:e]) for b, e in zip(bounds, ends) if text[b:e].strip()]
-
-
-def string_items(text: str) -> list[str]:
-    """Sub-goals from one JSON string: a sentence, or a whole numbered list in one string."""
-    listed = list_items(text)
-    if len(listed) >= 2:
-        return listed
-    lines = [line for line in (text or "").splitlines() if line.strip()]
-    if len(lines) >= 2:
-        return [c for c in (clean_item(line) for line in lines) if c]
-    inline = _split_inline(" ".join((text or "").split()))
-    if inline:
-        return inline
-    item = clean_item(text or "")
-    return [item] if item else []
-
-
-def _object_text(value: dict[str, Any]) -> list[str]:
-    """A sub-goal object's words: its description-like field, never its id."""
-    for key in _ITEM_TEXT_KEYS:
-        if isinstance(value.get(key), str) and value[key].strip():
-            return [clean_item(value[key])]
-    for key, text in value.items():
-        if isinstance(text, str) and text.strip() and key.lower() not in _NOT_TEXT_KEYS:
-            return [clean_item(text)]
-    return []
-
-
-_NUMBERED_KEY = re.compile(r"^\s*(?:step|sub[-_ ]?goal|milestone)?[\s_-]*(\d{1,2})\s*$", re.I)
-
-
-def _numbered_values(value: dict[str, Any]) -> list[Any] | None:
-    """The values of `{"1": "Open X", "2": "Tap Y"}` (or "step_1" keys) in number order."""
-    marks = [_NUMBERED_KEY.match(str(key)) for key in value]
-    if not value or not all(marks):
-        return None
-    numbers = [int(mark.group(1)) for mark in marks if mark]
-    return [item for _, item in sorted(zip(numbers, value.values()), key=lambda pair: pair[0])]
-
-
-def plan_items(value: Any, *, in_list: bool = False) -> list[str]:
-    """Sub-goal texts from any JSON plan shape: a list of strings or objects, nested lists,
-    an object holding the list, or one string holding a numbered list."""
-    if isinstance(value, str):
-        return string_items(value)
-    if isinstance(value, list):
-        return [item for element in value for item in plan_items(element, in_list=True)]
-    if isinstance(value, dict):
-        if (ordered := _numbered_values(value)) is not None:
-            return plan_items(ordered)
-        for key in _PLAN_KEYS:
-            if key in value:
-                return plan_items(value[key])
-        # A lone object is a plan only if it holds the list; inside a list it is one sub-goal.
-        return _object_text(value) if in_list else []
-    return []
-
-
-class PlanAnswer(BaseModel):
-    """The planner's JSON answer."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    sub_goals: list[str] = Field(min_length=1)
-    rationale: str = ""
-
-    @field_validator("sub_goals", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return plan_items(value) if isinstance(value, (str, list)) else value
-
-    @field_validator("rationale", mode="before")
-    @classmethod
-    def _rationale(cls, value: Any) -> str:
-        return "" if value is None else str(value)
-
-
-class DoneAnswer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    done: bool
-    evidence: str = ""
-
-
-def _rationale_of(value: Any) -> str:
-    if isinstance(value, dict):
-        for key in ("rationale", "reasoning", "reason", "thought"):
-            if value.get(key):
-                return str(value[key])
-    return ""
-
-
-def parse_plan_text(
-    text: str, examples: frozenset[str] = frozenset()
-) -> tuple[PlanAnswer | None, str]:
-    """A validated plan from model text, or None and why.
-
-    The last JSON value that holds sub-goals wins (a think block's draft never does); without
-    one, the list lines of the prose ("1.", "Step 1:", bullets) are the plan. Sub-goals that
-    repeat the prompt's own examples (`examples`, see celil_json.example_strings) are not a
-    plan: a model that copies "first milestone" has not planned anything.
-    """
-    answer = celil_json.strip_think(text)
-    values = celil_json.json_values(answer)
-    reason = "no JSON object in the answer" if not values else "the JSON held no sub-goals"
-    candidates = [(plan_items(v), _rationale_of(v)) for v in reversed(values)]
-    candidates.append((list_items(answer), "(parsed from a list)"))
-    for items, rationale in candidates:
-        if not items:
-            continue
-        real = [item for item in items if not celil_json.is_placeholder(item, examples)]
-        if not real:
-            reason = "the sub-goals repeat the prompt's example (" + "; ".join(items[:2]) + ")"
-            continue
-        return PlanAnswer(sub_goals=real, rationale=rationale), ""
-    return None, reason
-
-
-# Keys small models use for the progress verdict instead of "done", and the words of a verdict.
-_DONE_KEYS = ("done", "completed", "complete", "is_done", "achieved", "finished")
-_TRUE_WORDS = frozenset({"true", "yes", "1", "done", "complete", "completed", "y"})
-_FALSE_WORDS = frozenset({"false", "no", "0", "not done", "incomplete", "n", "not yet", "nope"})
-_VERDICT_LINE = re.compile(
-    r"^\W*(?:(?:done|completed|answer|verdict)\W*[:=]\W*)?(yes|no|nope|true|false|not yet)\b",
-    re.IGNORECASE,
-)
-
-
-def _verdict_word(value: str) -> bool | None:
-    word = " ".join(re.sub(r"[^\w\s]", " ", value).lower().split())
-    if word in _TRUE_WORDS:
-        return True
-    if word in _FALSE_WORDS:
-        return False
-    return None
-
-
-def parse_bool_answer(text: str, key: str = "done") -> bool | None:
-    """A yes/no verdict: the JSON `key` (or a synonym of "done"), else a leading yes/no.
-
-    None when there is no verdict, including the prompt's own "true or false" copied back.
-    """
-    data = celil_json.extract_json(text)
-    keys = _DONE_KEYS if key == "done" else (key,)
-    found = next((k for k in keys if data is not None and k in data), None)
-    if data is not None and found is not None:
-        value = data[found]
-        if isinstance(value, str):
-            return _verdict_word(value)
-        try:
-            return DoneAnswer.model_validate({"done": value}).done
-        except ValidationError:
-            return None
-    answer = celil_json.strip_think(text).replace("*", "").strip()
-    match = _VERDICT_LINE.match(answer)
-    return None if match is None else _verdict_word(match.group(1))
+# Reading the answers lives in celil_plan_answers (pure, shared with --check_models); these names
+# stay importable from here.
+PlanAnswer = celil_plan_answers.PlanAnswer
+DoneAnswer = celil_plan_answers.DoneAnswer
+clean_item = celil_plan_answers.clean_item
+list_items = celil_plan_answers.list_items
+string_items = celil_plan_answers.string_items
+plan_items = celil_plan_answers.plan_items
+plan_problem = celil_plan_answers.plan_problem
+parse_plan_text = celil_plan_answers.parse_plan_text
+parse_bool_answer = celil_plan_answers.parse_bool_answer
+clean_answer = celil_plan_answers.clean_answer
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,17 +192,6 @@ def is_question(goal: str) -> bool:
     if re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I):
         return True
     return any(s.endswith("?") for s in sentences)
-
-
-def clean_answer(text: str) -> str:
-    """Strip wrappers models put around an answer ("Answer: ...", quotes, a trailing period)."""
-    answer = " ".join((text or "").split())
-    answer = re.sub(r"^(final\s+)?answer\s*[:\-]\s*", "", answer, flags=re.IGNORECASE)
-    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "\"'`":
-        answer = answer[1:-1].strip()
-    if answer.endswith(".") and not answer.endswith(".."):
-        answer = answer[:-1].rstrip()
-    return answer
 
 
 # --------------------------------------------------------------------------------------------
@@ -524,8 +297,12 @@ def answer_prompt(goal: str, observation: Observation, context: str) -> str:
         "Rules: use exactly the format the question asks for (for example only titles, a "
         "comma-separated list, a number, a date); put nothing but the answer in the answer "
         "field; if the information is partly hidden, give the best answer the text supports.\n"
-        'Reply with JSON only: {"answer": "...", "evidence": "where you read it"}'
+        f"Reply with JSON only: {_ANSWER_FORMAT}"
     )
+
+
+_ANSWER_FORMAT = '{"answer": "...", "evidence": "where you read it"}'
+ANSWER_EXAMPLES = celil_json.example_strings(_ANSWER_FORMAT)
 
 
 def _repair_prompt(original: str, problem: str) -> str:
@@ -593,11 +370,14 @@ class MaestroPlanner:
             if not reply.ok:
                 problem = reply.error or "error"
             else:
-                answer, problem = parse_plan_text(reply.text, PLAN_EXAMPLES)
+                text, cut = celil_json.bounded(reply.text)
+                if cut:
+                    warnings.append(f"planner answer {attempt + 1}: {cut}")
+                answer, problem = parse_plan_text(text, PLAN_EXAMPLES)
                 if answer is not None:
                     return self._finish(answer, "model", warnings), warnings
-                if "prompt's example" in problem:
-                    self.unusable.record("maestro", "placeholder", problem, reply.text)
+                kind = "placeholder" if "prompt's example" in problem else "unusable_plan"
+                self.unusable.record("maestro", kind, problem, text)
             warnings.append(f"planner answer {attempt + 1} unusable: {problem}")
             attempt_prompt = _repair_prompt(prompt, problem)
         return None, warnings
@@ -665,8 +445,9 @@ class MaestroPlanner:
         )
         if not reply.ok:
             return Evidence(False, f"progress check failed: {reply.error}", "none")
-        done = bool(parse_bool_answer(reply.text, "done"))
-        data = celil_json.extract_json(reply.text)
+        text = self._read(reply.text, "progress check")
+        done = bool(parse_bool_answer(text, "done"))
+        data = celil_json.extract_json(text)
         evidence = data.get("evidence") if isinstance(data, dict) else None
         return Evidence(done, " ".join(str(evidence or "").split())[:500], "model")
 
@@ -687,15 +468,21 @@ class MaestroPlanner:
         )
         if not reply.ok:
             return ""
-        data = celil_json.extract_json(reply.text)
-        if data is not None and "answer" in data:
-            value = data["answer"]
-            if isinstance(value, list):
-                value = ", ".join(str(v) for v in value)
-            return clean_answer("" if value is None else str(value))
-        if data is None and reply.text.strip() and len(reply.text) < 300:
-            return clean_answer(reply.text)
-        return ""
+        answer, problem = celil_plan_answers.parse_final_answer(
+            self._read(reply.text, "answer"), ANSWER_EXAMPLES
+        )
+        if problem:
+            # `[1, 2, 3]`, `null` or the schema echoed back is no answer (issue 27): the agent
+            # then looks for one on the screens it saw, or keeps working.
+            self.unusable.record("maestro", "non_answer", problem, reply.text)
+        return answer
+
+    def _read(self, text: str, what: str) -> str:
+        """The part of an answer the parsers read; a cut is recorded with the unusable answers."""
+        bounded, cut = celil_json.bounded(text)
+        if cut:
+            self.unusable.record("maestro", "cut", f"{what}: {cut}", text)
+        return bounded
 
 
 # --------------------------------------------------------------------------------------------
@@ -738,11 +525,20 @@ class VisionElementSelector:
         reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA)
         if not reply.ok:
             return None
-        data = celil_json.extract_json(reply.text)
-        if not data:
-            return None
-        try:
-            index = int(data.get("index"))
-        except (TypeError, ValueError):
-            return None
-        return index if 0 <= index < len(observation.ui_elements) else None
+        data = celil_json.extract_json(celil_json.bounded(reply.text)[0])
+        return element_index(data, len(observation.ui_elements))
+
+
+def element_index(data: dict[str, Any] | None, count: int) -> int | None:
+    """The selector's `index` when it names one of `count` elements; `true`, `1.5`, `"x"` or
+    an index off the list is none."""
+    value = data.get("index") if isinstance(data, dict) else None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int):
+        return None
+    return value if 0 <= value < count else None

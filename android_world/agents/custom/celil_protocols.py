@@ -56,6 +56,8 @@ class ProposedAction:
     is_safe: bool | None = None
     dropped_actions: tuple[str, ...] = ()
     """Further actions the model wrote in the same answer; only the first is proposed."""
+    notes: tuple[str, ...] = ()
+    """How the answer was read when that matters to a reader of the record (a cut answer)."""
 
     @property
     def usable(self) -> bool:
@@ -102,13 +104,19 @@ class Evidence:
 
 @dataclasses.dataclass
 class Vote:
-    """One verifier persona's score (0..10) and reason; `parseable` False scores the configured low."""
+    """One verifier persona's score (0..10) and reason.
+
+    `parseable` False: the answer could not be read (`error` says why); such a vote is absent,
+    left out of every score, and its `score` is only a display value.
+    """
 
     persona: str
     score: float
     reasoning: str
     parseable: bool = True
     error: str | None = None
+    notes: tuple[str, ...] = ()
+    """How the answer was read when that matters (a cut answer)."""
 
 
 @dataclasses.dataclass

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from android_world.agents.custom import (
     celil_irreversible,
     celil_json,
     celil_untrusted,
+    celil_votes,
 )
 from android_world.agents.custom.celil_maestro import call_model, downscale
 from android_world.agents.custom.celil_protocols import (
@@ -113,182 +113,16 @@ def describe_action(
 
 
 # --------------------------------------------------------------------------------------------
-# Votes
+# Votes: reading one lives in celil_votes (pure, shared with --check_models); these names stay
+# importable from here.
 
-VOTE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "score": {"type": "number", "minimum": 0, "maximum": 10},
-        "reasoning": {"type": "string", "maxLength": 300},
-    },
-    "required": ["score", "reasoning"],
-}
-
-# Score shapes real judges write (table tests in tests/test_answer_parsers.py, with sources):
-# "8", "8/10", "3/8", "74/100", "74%", "8 out of 10", "[[8]]", and a label that names the scale
-# before the colon, "Score (0-10): 8" or "Rating (0-100): 74". A score with its scale is rescaled
-# to 0-10; a bare number outside 0-10 is unusable (clamping 74 would make it a perfect 10).
-_NUM = r"(-?\d+(?:\.\d+)?)"
-_PERCENT = re.compile(rf"^{_NUM}\s*%")
-_FRACTION = re.compile(rf"^{_NUM}\s*(?:/|out\s+of\b|of\b)\s*{_NUM}", re.IGNORECASE)
-_BARE = re.compile(rf"^\[*\s*{_NUM}\s*\]*(?![\d./%])")
-_RANGE = re.compile(rf"{_NUM}\s*(?:-|–|to)\s*{_NUM}", re.IGNORECASE)
-_OUT_OF = re.compile(rf"out\s+of\s+{_NUM}", re.IGNORECASE)
-_LABELLED = re.compile(
-    r"\b(?:score|rating|grade)\b([^\n:=]{0,40}?)[\"'*\s]*[:=][\s*\"']*([^\n]{0,60})",
-    re.IGNORECASE,
-)
-_MARKDOWN = re.compile(r"[*_`#]+")
-# Scores in running prose, for chat models that ignore the reply format: "a score of 8",
-# "I would rate this 8/10", "Score - 7". Only read when no labelled score was found.
-_PROSE_SCORE = re.compile(
-    r"\b(?:score|rating|rate|grade)(?:\s+(?:it|this|the|action|step|of|a|an|as|at|is|would|be))*"
-    rf"\s*[-\u2013]?\s*(\[*{_NUM}\]*(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?|\s*%)?)",
-    re.IGNORECASE,
-)
-
-
-def _finite(text: str) -> float | None:
-    value = float(text)
-    return value if math.isfinite(value) else None
-
-
-def _rescale(value: float, low: float, high: float) -> tuple[float | None, str]:
-    if high <= low:
-        return None, f"score scale {low:g}-{high:g} is empty"
-    if not low <= value <= high:
-        return None, f"score {value:g} is outside its own scale {low:g}-{high:g}"
-    return round((value - low) / (high - low) * 10.0, 3), ""
-
-
-def scaled_score(text: str, scale: tuple[float, float] | None = None) -> tuple[float | None, str]:
-    """A 0-10 score from a score string ("8/10", "74%", "8"), or None and why.
-
-    `scale` is a range the surrounding label named ("Score (0-100): 74"); a fraction or
-    percentage in the value itself wins over it.
-    """
-    value = _MARKDOWN.sub("", text or "").strip().strip("\"'").strip()
-    if match := _PERCENT.match(value):
-        number = _finite(match.group(1))
-        return (None, "score is not a number") if number is None else _rescale(number, 0, 100)
-    if match := _FRACTION.match(value):
-        number, high = _finite(match.group(1)), _finite(match.group(2))
-        if number is None or high is None:
-            return None, "score is not a number"
-        return _rescale(number, 0.0, high)
-    if match := _BARE.match(value):
-        number = _finite(match.group(1))
-        if number is None:
-            return None, "score is not a number"
-        if scale is not None:
-            return _rescale(number, *scale)
-        if 0.0 <= number <= 10.0:
-            return number, ""
-        return None, f"score {number:g} is outside 0-10 and names no scale"
-    return None, f"no score in {value[:40]!r}"
-
-
-def score_value(value: Any) -> tuple[float | None, str]:
-    """A JSON `score` field as a 0-10 score. NaN or infinity is no score (never a perfect 10)."""
-    if isinstance(value, bool) or value is None:
-        return None, "no score in the answer"
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None, "score is not a finite number"
-        if 0.0 <= value <= 10.0:
-            return float(value), ""
-        return None, f"score {value:g} is outside 0-10 and names no scale"
-    if isinstance(value, str):
-        return scaled_score(value)
-    return None, f"score is a {type(value).__name__}, not a number"
-
-
-def _label_scale(label: str) -> tuple[float, float] | None:
-    """The scale a label names: "(0-10)", "(1 to 5)", "(out of 100)"."""
-    if match := _RANGE.search(label):
-        low, high = float(match.group(1)), float(match.group(2))
-        return (low, high) if high > low else None
-    if match := _OUT_OF.search(label):
-        return 0.0, float(match.group(1))
-    return None
-
-
-def score_from_text(text: str) -> tuple[float | None, str]:
-    """The last labelled score in prose ("Rating: 8/10", "Score (0-10): 8"), or a bare answer."""
-    answer = celil_json.strip_think(text)
-    problem = "no score in the answer"
-    for match in reversed(list(_LABELLED.finditer(answer))):
-        score, problem = scaled_score(match.group(2), _label_scale(match.group(1)))
-        if score is not None:
-            return score, ""
-        if "outside" in problem:  # a real score that cannot be used: do not look further back
-            return None, problem
-    if problem == "no score in the answer" or problem.startswith("no score in "):
-        for match in reversed(list(_PROSE_SCORE.finditer(_MARKDOWN.sub("", answer)))):
-            score, problem = scaled_score(match.group(1))
-            if score is not None or "outside" in problem:
-                return score, problem
-    whole = _MARKDOWN.sub("", answer).strip()
-    if whole and len(whole) <= 20:
-        score, whole_problem = scaled_score(whole)
-        return (score, "") if score is not None else (None, whole_problem)
-    return None, problem
-
-
-def _vote_reasoning(data: dict[str, Any]) -> str:
-    for key in ("reasoning", "reason", "explanation", "rationale"):
-        value = data.get(key)
-        if value:
-            return str(value)
-    return ""
-
-
-def _echoed_example(text: str, examples: frozenset[str]) -> str | None:
-    """An example of three words or more found in a reply with no JSON: the reply shape copied
-    back with its `<number 0-10>` slot unfilled is not a vote with a missing score."""
-    answer = celil_json.normalise(celil_json.strip_think(text))
-    return next((e for e in sorted(examples) if len(e.split()) >= 3 and e in answer), None)
-
-
-VOTE_FORMAT = '{"score": <number 0-10>, "reasoning": "one or two sentences"}'
-VOTE_EXAMPLES = celil_json.example_strings(VOTE_FORMAT)
-
-
-def parse_vote(
-    persona: str, text: str, unparseable_score: float, examples: frozenset[str] = VOTE_EXAMPLES
-) -> Vote:
-    """{"score": 0-10, "reasoning": ...} -> Vote; anything else scores `unparseable_score`.
-
-    The final JSON object counts (a think block's draft does not); without a usable JSON score,
-    a labelled score in the prose is read.
-    """
-    data = celil_json.extract_json(text)
-    score: float | None = None
-    problem = "no score in the answer"
-    reasoning = ""
-    if data is not None:
-        reasoning = _vote_reasoning(data)
-        raw = next((data[k] for k in ("score", "rating") if k in data), None)
-        if raw is not None:
-            score, problem = score_value(raw)
-    if score is None and "outside" not in problem:
-        score, problem = score_from_text(text)
-        if score is not None:
-            reasoning = reasoning or celil_json.strip_think(text).strip()[:300]
-    if score is not None and celil_json.is_placeholder(reasoning, examples):
-        # The prompt's example copied back: the number beside it was never a judgement.
-        score, problem = None, f"the vote repeats the prompt's example reasoning ({reasoning!r})"
-    elif score is None and data is None and (echo := _echoed_example(text, examples)):
-        problem = f"the vote repeats the prompt's example ({echo!r})"
-    if score is None:
-        return Vote(
-            persona,
-            unparseable_score,
-            (text or "").strip()[:200],
-            parseable=False,
-            error=problem,
-        )
-    return Vote(persona, score, reasoning.strip()[:500])
+VOTE_SCHEMA = celil_votes.VOTE_SCHEMA
+VOTE_FORMAT = celil_votes.VOTE_FORMAT
+VOTE_EXAMPLES = celil_votes.VOTE_EXAMPLES
+parse_vote = celil_votes.parse_vote
+scaled_score = celil_votes.scaled_score
+score_from_text = celil_votes.score_from_text
+score_value = celil_votes.score_value
 
 
 # Moves that cost one step when wrong and are undone by another; the post-check and loop
@@ -432,7 +266,14 @@ def vote_unneeded(
     return None
 
 
+def readable(votes: Sequence[Vote]) -> list[Vote]:
+    """The votes that count: an answer that could not be read is absent, never a 0 that vetoes."""
+    return [v for v in votes if v.parseable]
+
+
 def weighted_score(votes: Sequence[Vote], weights: dict[str, float]) -> float:
+    """The weighted mean of the readable votes (0.0 when none is readable)."""
+    votes = readable(votes)
     total = sum(weights.get(v.persona, 0.0) for v in votes)
     if total <= 0:
         return sum(v.score for v in votes) / len(votes) if votes else 0.0
@@ -443,6 +284,7 @@ def undecided(
     votes: Sequence[Vote], weights: dict[str, float], pending: Sequence[str], threshold: float
 ) -> bool:
     """Could the pending personas still move the final score across the threshold?"""
+    votes = readable(votes)
     total = sum(weights.get(p, 0.0) for p in [v.persona for v in votes] + list(pending))
     if total <= 0:
         return True
@@ -454,7 +296,8 @@ def undecided(
 def robust_score(votes: Sequence[Vote]) -> float:
     """The median vote, so one noisy vote can neither veto a good action nor pass a bad one;
     a confident objection (a vote at or below OBJECTION_SCORE that gives its reasons) still
-    rejects on its own."""
+    rejects on its own. Only readable votes count."""
+    votes = readable(votes)
     if not votes:
         return 0.0
     scores = sorted(v.score for v in votes)
@@ -501,13 +344,43 @@ def verifier_prompt(
 
 @dataclasses.dataclass
 class VerificationDetails:
-    """What the last `verify_action` did, for the agent's events."""
+    """What the last `verify_action` did, for the agent's events.
+
+    `absent`: personas whose answer could not be read (left out of the score). `unverified`:
+    why the action has no verdict at all (no readable vote, or fewer readable votes than an
+    irreversible action needs), else None. The agent's gate then runs a reversible action
+    without a verdict, recorded as such, and never an irreversible one (`gate_verdict`).
+    """
 
     mode: str
     threshold: float
     irreversible: str | None
     asked: list[str]
     skipped: list[str]
+    absent: list[str] = dataclasses.field(default_factory=list)
+    unverified: str | None = None
+
+
+def unverified_reason(votes: Sequence[Vote], needed: int = 1) -> str | None:
+    """Why `votes` give no verdict (fewer than `needed` readable ones), or None."""
+    count = len(readable(votes))
+    if count >= needed:
+        return None
+    errors = "; ".join(f"{v.persona}: {v.error}" for v in votes if not v.parseable)[:300]
+    if count == 0:
+        return f"no verifier vote could be read ({errors or 'none asked'})"
+    return f"{count} readable vote(s), {needed} needed for an irreversible action ({errors})"
+
+
+def gate_verdict(
+    score: float, threshold: float, irreversible: str | None, unverified: str | None
+) -> bool:
+    """Does the action run? A score at the threshold runs it. Without a verdict (`unverified`),
+    a reversible action runs as an unvoted one does (the post-check and loop detection see a
+    wrong one, and the step says it ran unverified), and an irreversible action never runs."""
+    if unverified is not None:
+        return irreversible is None
+    return score >= threshold
 
 
 class VerifierEnsemble:
@@ -623,49 +496,66 @@ class VerifierEnsemble:
 
     def _adaptive(
         self, prompts: dict[str, str], images: list[Any] | None, irreversible: str | None
-    ) -> tuple[float, list[Vote], list[str], float]:
+    ) -> tuple[float, list[Vote], list[str], float, str | None]:
         """One persona first (the heaviest); the others only when it is not confidently for the
-        action. Returns (score, votes, skipped, threshold).
+        action. Returns (score, votes, skipped, threshold, unverified): see VerificationDetails.
 
         An irreversible action needs the two heaviest personas (who judge intent and risk; the
         lightest judges detours), asked one after the other: their weighted score must reach
         the irreversible threshold, as in every other mode, and either one's "no" (a vote under
-        the normal threshold) ends it.
+        the normal threshold) ends it. A vote that cannot be read is absent, and the next
+        persona is asked in its place.
         """
         ranked = self._by_weight()
+        threshold = self.threshold
         if irreversible:
-            return self._adaptive_irreversible(ranked[:2], prompts, images)
-        votes = [self._ask(ranked[0], prompts[ranked[0]], images)]
-        if votes[0].parseable and votes[0].score >= self.threshold + CONFIDENT_MARGIN:
-            return votes[0].score, votes, ranked[1:], self.threshold
-        # Not confidently for it: a second opinion; a third only to break a split.
-        for persona in ranked[1:]:
+            return self._adaptive_irreversible(ranked, prompts, images)
+        votes: list[Vote] = []
+        for persona in ranked:
             votes.append(self._ask(persona, prompts[persona], images))
-            sides = {v.score >= self.threshold for v in votes}
-            if len(votes) >= 2 and len(sides) == 1:
-                break
-        asked = {v.persona for v in votes}
-        skipped = [p for p in self.personas if p not in asked]
-        return robust_score(votes), self._ordered(votes), skipped, self.threshold
+            counted = readable(votes)
+            if len(counted) == 1 and votes[-1].parseable:
+                if counted[0].score >= threshold + CONFIDENT_MARGIN:
+                    break  # the first readable vote is confidently for it
+            elif len(counted) >= 2 and len({v.score >= threshold for v in counted}) == 1:
+                break  # a second opinion agrees; a third only breaks a split
+        skipped = self._skipped(votes)
+        unverified = unverified_reason(votes)
+        return robust_score(votes), self._ordered(votes), skipped, threshold, unverified
 
     def _adaptive_irreversible(
-        self, heavy: list[str], prompts: dict[str, str], images: list[Any] | None
-    ) -> tuple[float, list[Vote], list[str], float]:
+        self, ranked: list[str], prompts: dict[str, str], images: list[Any] | None
+    ) -> tuple[float, list[Vote], list[str], float, str | None]:
+        """Two readable votes, asked in weight order, whose weighted score must reach the
+        irreversible threshold; one readable "no" (under the normal threshold) ends it, as does
+        a first vote that even a 10 from the next could not lift to the threshold. Fewer
+        readable votes and none against: no verdict (`unverified`), and it does not run."""
         gate = self.irreversible_threshold
+        needed = min(2, len(ranked))
         votes: list[Vote] = []
-        for persona in heavy:
+        for i, persona in enumerate(ranked):
             votes.append(self._ask(persona, prompts[persona], images))
-            pending = heavy[len(votes) :]
-            known = weighted_score(votes, self.weights)
-            vetoed = votes[-1].score < self.threshold
-            hopeless = known < gate and not undecided(votes, self.weights, pending, gate)
-            if vetoed or hopeless:
-                break  # a "no", or even a 10 from the other would leave it under the gate
+            counted = readable(votes)
+            vetoed = votes[-1].parseable and votes[-1].score < self.threshold
+            pending = ranked[i + 1 :][: needed - len(counted)]
+            known = weighted_score(counted, self.weights)
+            hopeless = (
+                bool(counted)
+                and known < gate
+                and not undecided(counted, self.weights, pending, gate)
+            )
+            if vetoed or hopeless or len(counted) >= needed:
+                break
+        counted = readable(votes)
+        vetoes = [v.score for v in counted if v.score < self.threshold]
+        score = min(vetoes) if vetoes else weighted_score(counted, self.weights)
+        decided = vetoes or (counted and weighted_score(counted, self.weights) < gate)
+        unverified = None if decided else unverified_reason(votes, needed)
+        return score, self._ordered(votes), self._skipped(votes), gate, unverified
+
+    def _skipped(self, votes: list[Vote]) -> list[str]:
         asked = {v.persona for v in votes}
-        skipped = [p for p in self.personas if p not in asked]
-        vetoes = [v.score for v in votes if v.score < self.threshold]
-        score = min(vetoes) if vetoes else weighted_score(votes, self.weights)
-        return score, self._ordered(votes), skipped, gate
+        return [p for p in self.personas if p not in asked]
 
     def _ordered(self, votes: list[Vote]) -> list[Vote]:
         order = {p: i for i, p in enumerate(self.personas)}
@@ -699,13 +589,17 @@ class VerifierEnsemble:
             for p in self.personas
         }
         if self.mode == "adaptive" and len(self.personas) > 1:
-            score, votes, skipped, threshold = self._adaptive(prompts, images, irreversible)
+            score, votes, skipped, threshold, unverified = self._adaptive(
+                prompts, images, irreversible
+            )
             self.last_details = VerificationDetails(
                 mode=self.mode,
                 threshold=threshold,
                 irreversible=irreversible,
                 asked=[v.persona for v in votes],
                 skipped=skipped,
+                absent=[v.persona for v in votes if not v.parseable],
+                unverified=unverified,
             )
             return round(score, 3), votes
         if self.mode == "lazy" and len(self.personas) > 1:
@@ -727,6 +621,8 @@ class VerifierEnsemble:
             irreversible=irreversible,
             asked=[v.persona for v in votes],
             skipped=skipped,
+            absent=[v.persona for v in votes if not v.parseable],
+            unverified=unverified_reason(votes),
         )
         return round(weighted_score(votes, self.weights), 3), votes
 

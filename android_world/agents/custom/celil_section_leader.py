@@ -161,6 +161,7 @@ class UITarsActionGenerator:
         self._history: list[ExecutorTurn] = []
         self.last_sent_size: tuple[int, int] | None = None
         self.last_prompt: str = ""
+        self._cut: str | None = None  # how the last answer was cut to the length parsers read
 
     def prompt_templates(self) -> dict[str, str]:
         """The prompt this executor sends, with `{placeholders}` (for prompt hashes)."""
@@ -197,14 +198,19 @@ class UITarsActionGenerator:
     def generate_action(
         self, sub_goal: str, observation: Observation, context_summary: str
     ) -> ProposedAction:
+        self._cut = None
         try:
             if self._format == "json":
-                return self._generate_json(sub_goal, observation, context_summary)
-            return self._generate_uitars(sub_goal, observation, context_summary)
+                proposal = self._generate_json(sub_goal, observation, context_summary)
+            else:
+                proposal = self._generate_uitars(sub_goal, observation, context_summary)
         except Exception as error:  # a proposal failure must never end the episode
-            return ProposedAction(
+            proposal = ProposedAction(
                 action=None, error=f"executor error: {type(error).__name__}: {error}"
             )
+        if self._cut:
+            proposal = dataclasses.replace(proposal, notes=(*proposal.notes, self._cut))
+        return proposal
 
     # -- shared ---------------------------------------------------------------------------------
 
@@ -238,6 +244,8 @@ class UITarsActionGenerator:
             return answer if isinstance(answer, str) else None, is_safe, reason
         if not answer.strip():
             return answer, is_safe, "the model returned an empty answer"
+        # Parsers (and the history sent back next turn) read at most MAX_ANSWER_CHARS.
+        answer, self._cut = celil_json.bounded(answer)
         return answer, is_safe, None
 
     # -- UI-TARS format -------------------------------------------------------------------------
@@ -400,7 +408,9 @@ class UITarsActionGenerator:
             return failed("no JSON action in the model output")
         payload, _ = normalise_json_action(payload)
         if (echo := json_placeholder(payload, JSON_PROMPT_SLOTS)) is not None:
-            return failed(f"the action repeats the prompt's placeholder ({echo})")
+            return failed(f"the action repeats the prompt's example placeholder ({echo})")
+        if celil_json.is_placeholder(reason, JSON_PROMPT_SLOTS):
+            return failed(f"the answer repeats the prompt's example (Reason: {reason!r})")
         try:
             action = json_action.JSONAction(**payload)
         except (TypeError, ValueError) as error:
@@ -424,6 +434,8 @@ class UITarsActionGenerator:
         kind = action.action_type
         if action.index is not None and not 0 <= action.index < len(elements):
             return failed(f"element index {action.index} is out of range (0..{len(elements) - 1})")
+        if (outside := _off_screen(action, observation.screen_size)) is not None:
+            return failed(outside)
         if kind == json_action.STATUS and action.goal_status != "complete":
             return failed(f"the model judged the sub-goal not doable ({action.goal_status})")
         if kind in (json_action.STATUS, json_action.ANSWER):
@@ -525,12 +537,23 @@ def normalise_json_action(payload: dict[str, object]) -> tuple[dict[str, object]
 
 
 def json_placeholder(payload: dict[str, object], examples: frozenset[str]) -> str | None:
-    """A text value that copies one of the prompt's `<...>` slots ("<text>", "<app name>")."""
-    for key in ("text", "app_name", "direction", "goal_status"):
-        value = payload.get(key)
+    """A value that copies one of the prompt's `<...>` slots ("<text>", "<element index>")."""
+    for key, value in payload.items():
         if isinstance(value, str) and celil_json.is_placeholder(value, examples):
             return f"{key}={value!r}"
     return None
+
+
+def _off_screen(action: json_action.JSONAction, screen_size: tuple[int, int]) -> str | None:
+    """Why the action's point lies off the screen, or None (a point is refused, not clamped)."""
+    if action.x is None or action.y is None:
+        return None
+    width, height = screen_size
+    if not width or not height:
+        return None
+    if 0 <= action.x < width and 0 <= action.y < height:
+        return None
+    return f"point ({action.x}, {action.y}) is outside the {width}x{height} screen"
 
 
 def _failed_proposal(message: str, reason: str, text: str, is_safe: bool | None) -> ProposedAction:
@@ -540,14 +563,27 @@ def _failed_proposal(message: str, reason: str, text: str, is_safe: bool | None)
     )
 
 
-_REASON = re.compile(r"Reason\s*:\s*(.*?)(?=\n\s*Action\s*:|\Z)", re.DOTALL)
-_ACTION_LABEL = re.compile(r"(?<![A-Za-z_])Action\s*:", re.DOTALL)
+# Both patterns start at a literal word and cross blank space possessively: linear on any answer.
+_REASON = re.compile(r"Reason[ \t]*+:")
+_ACTION_LABEL = re.compile(r"(?<![A-Za-z_])Action[ \t\n]*+:")
+
+
+def _opens_line(text: str, position: int) -> bool:
+    """A line break, then only blank space, stands before `position`."""
+    index = position - 1
+    while index >= 0 and text[index] in " \t":
+        index -= 1
+    return index >= 0 and text[index] == "\n"
 
 
 def _split_reason_action(text: str) -> tuple[str, str]:
-    """(reason, text after the last `Action:`), tolerant of either part missing."""
-    reason_match = _REASON.search(text)
-    reason = reason_match.group(1).strip() if reason_match else ""
+    """(reason, text after the last `Action:`), tolerant of either part missing. The reason
+    runs to the first `Action:` that opens a line."""
+    reason = ""
+    if (label := _REASON.search(text)) is not None:
+        ends = (m.start() for m in _ACTION_LABEL.finditer(text, label.end()))
+        end = next((e for e in ends if _opens_line(text, e)), len(text))
+        reason = text[label.end() : end].strip()
     labels = list(_ACTION_LABEL.finditer(text))
     action_part = text[labels[-1].end() :] if labels else text
     return reason, action_part

@@ -117,7 +117,8 @@ class CelilAgentConfig(BaseModel):
     weights: tuple[float, float, float] = (0.4, 0.5, 0.1)
     """Weights of the Pragmatist, Skeptic and Efficiency Expert."""
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
-    """Score of a vote whose answer cannot be read (or whose call failed)."""
+    """No longer used (kept so older configs load): a vote that cannot be read, or whose call
+    failed, is absent from every score (issue 26); building says so when it is not 0."""
     verifier_mode: Literal["adaptive", "parallel", "lazy", "sequential"] = "adaptive"
     """adaptive: no vote where none can help (navigation, the goal's own words, a control the
     goal names); else the Skeptic first, a second persona only when it is not confidently for
@@ -373,7 +374,6 @@ def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> A
         return celil_quality_control.VerifierEnsemble(
             verifiers.wrapper,
             weights=params.weights,
-            unparseable_vote_score=params.unparseable_vote_score,
             mode=params.verifier_mode,
             threshold=params.threshold,
             irreversible_threshold=params.irreversible_threshold,
@@ -426,6 +426,13 @@ def build_agent(
     except celil_perception.PerceptionError as error:
         raise _config_error("ocr", str(error)) from None
 
+    if params.unparseable_vote_score != 0.0:  # the registry passes every key, so not fields_set
+        context.log(
+            console_line(
+                "note: unparseable_vote_score no longer applies: an unreadable vote is absent "
+                "(ignored in the score); remove it from the config"
+            )
+        )
     ledger = celil_models.UsageLedger(prices=context.models.price_table())
     maestro = _resolve("maestro", context, params, ledger, console_line)
     leader = _resolve("section_leader", context, params, ledger, console_line)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from android_world.agents.custom import celil_untrusted
+from android_world.agents.custom import celil_json, celil_untrusted
 from android_world.env import json_action
 
 # --------------------------------------------------------------------------------------------
@@ -319,7 +319,8 @@ class UiTarsAction:
 class UiTarsParseFailure:
     """Why a model answer could not become an action.
 
-    kind: no_text, no_action, no_call, bad_call, unknown_action, bad_argument.
+    kind: no_text, no_action, no_call, bad_call, unknown_action, bad_argument, echo (the
+    prompt's own example action).
     """
 
     kind: str
@@ -333,15 +334,25 @@ _LABEL = re.compile(r"(?<![A-Za-z0-9_])(Thought|Reflection|Action_Summary|Action
 _SPECIAL_TOKENS = re.compile(r"<\|(?:im_end|im_start|endoftext|end)\|>")
 _BOX_TOKEN = re.compile(r"<\|box_(?:start|end)\|>")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_CALL_START = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_BARE_NAME = re.compile(r"^\s*`*\s*([A-Za-z_][A-Za-z0-9_]*)\s*`*\s*$", re.MULTILINE)
-_ACTION_BREAK = re.compile(r"\)\s*\n\s*\n")
-_TOLERANT_KWARG = re.compile(
-    r"""(\w+)\s*=\s*(?:(['"])(.*?)\2(?=\s*(?:,\s*\w+\s*=|,?\s*$))|(.*?)(?=\s*(?:,\s*\w+\s*=|,?\s*$)))""",
-    re.DOTALL,
-)
-# The tolerant reader's pattern is quadratic in the worst case; real actions are far shorter.
+# Patterns here never nest quantifiers over the same text, and start only at word starts, so
+# every one is linear in the answer (issue 27: blank space after `Action:` took 40 s).
+_CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+_BARE_NAME = re.compile(r"`*([A-Za-z_][A-Za-z0-9_]*)`*")
+_ACTION_BREAK = re.compile(r"\)[ \t]*\n[ \t]*\n")
+_KEYWORD = re.compile(r"(?<![\w])(\w+)[ \t]*=[ \t]*")
+# Possessive runs (`*+`) never give back blank space, so a long run is crossed once.
+_VALUE_END = re.compile(r"[ \t\n]*+(?:,[ \t\n]*+\w++[ \t]*+=|,?+[ \t\n]*+\Z)")
+_NEXT_KEYWORD = re.compile(r",[ \t\n]*+\w++[ \t]*+=")
+# The most the tolerant reader and the scan for further calls look at; real actions are short.
 _MAX_TOLERANT_CHARS = 4000
+_MAX_LATER_CALLS = 8
+# Coordinates spelled with the prompt's own placeholder names: `(x1,y1)`, `<point>x1 y1</point>`.
+_PLACEHOLDER_POINT = re.compile(r"(?<![A-Za-z0-9])[xy][1-3](?![A-Za-z0-9])", re.IGNORECASE)
+# The prompt's example texts that are no real value (a model echoing the prompt writes them).
+_EXAMPLE_VALUES = {
+    "content": frozenset({"xxx"}),
+    "direction": frozenset({"down or up or right or left"}),
+}
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "'": "'", '"': '"', "\\": "\\"}
 
@@ -354,7 +365,7 @@ def _sections(text: str) -> tuple[dict[str, str], str | None]:
     """
     labels = list(_LABEL.finditer(text))
     action_labels = [m for m in labels if m.group(1) == "Action"]
-    at_line_start = [m for m in labels if text[: m.start()].rstrip(" \t*#`")[-1:] in ("\n", "")]
+    at_line_start = [m for m in labels if _starts_line(text, m.start())]
     action_at_line_start = [m for m in at_line_start if m.group(1) == "Action"]
     if action_at_line_start:
         chosen = action_at_line_start[0]
@@ -376,7 +387,16 @@ def _sections(text: str) -> tuple[dict[str, str], str | None]:
     return sections, (text[chosen.end() :] if chosen else None)
 
 
-def _scan_call(source: str, open_paren: int) -> tuple[str, int] | None:
+def _starts_line(text: str, position: int) -> bool:
+    """Only blank space or markup (`*#` and backticks) stands between `position` and the start
+    of its line. Walks back over that run only, so all labels together cost one pass."""
+    index = position - 1
+    while index >= 0 and text[index] in " \t*#`":
+        index -= 1
+    return index < 0 or text[index] == "\n"
+
+
+def _scan_call(source: str, open_paren: int, limit: int | None = None) -> tuple[str, int] | None:
     """The call text up to its matching `)`, with raw newlines inside strings escaped.
 
     Escaping lets `ast` read multi-line `type(content=...)`; None means quotes or parentheses do
@@ -386,7 +406,8 @@ def _scan_call(source: str, open_paren: int) -> tuple[str, int] | None:
     depth = 0
     quote: str | None = None
     escaped = False
-    for position in range(open_paren, len(source)):
+    end = len(source) if limit is None else min(len(source), open_paren + limit)
+    for position in range(open_paren, end):
         char = source[position]
         if quote:
             if escaped:
@@ -441,14 +462,33 @@ def _unescape(value: str) -> str:
 
 
 def _tolerant_arguments(inner: str) -> dict[str, Any]:
-    """Keyword arguments read by pattern, for calls `ast` rejects (unescaped quotes, say)."""
+    """Keyword arguments read by scanning, for calls `ast` rejects (unescaped quotes, say).
+
+    A quoted value ends at the first matching quote followed by `, name=` or the end, so a
+    quote or `x=` inside the text stays in it; an unquoted value ends before the next `, name=`.
+    """
+    text = inner.strip()
     arguments: dict[str, Any] = {}
-    for match in _TOLERANT_KWARG.finditer(inner.strip()):
-        name = match.group(1)
-        if match.group(2) is not None:
-            arguments[name] = _unescape(match.group(3))
-        else:
-            arguments[name] = match.group(4).strip()
+    position = 0
+    while (key := _KEYWORD.search(text, position)) is not None:
+        start = key.end()
+        quote = text[start : start + 1]
+        value_end = None
+        if quote in ("'", '"'):
+            close = text.find(quote, start + 1)
+            while close != -1:
+                if text[close - 1] != "\\" and _VALUE_END.match(text, close + 1):
+                    value_end = close
+                    break
+                close = text.find(quote, close + 1)
+        if value_end is not None:
+            arguments[key.group(1)] = _unescape(text[start + 1 : value_end])
+            position = value_end + 1
+            continue
+        following = _NEXT_KEYWORD.search(text, start)
+        stop = following.start() if following else len(text)
+        arguments[key.group(1)] = text[start:stop].strip().rstrip(",").strip()
+        position = max(stop, start + 1)
     return arguments
 
 
@@ -456,9 +496,10 @@ def _read_call(action_part: str) -> tuple[str, str, list[Any], dict[str, Any]] |
     """(name, call text, positional args, keyword args) of the first call after `Action:`."""
     start = _CALL_START.search(action_part)
     if start is None:
-        bare = _BARE_NAME.search(action_part)
-        if bare and _canonical(bare.group(1)) in _NO_ARGUMENT_ACTIONS:
-            return bare.group(1), bare.group(1), [], {}
+        for line in action_part.splitlines():
+            bare = _BARE_NAME.fullmatch(line.strip())
+            if bare and _canonical(bare.group(1)) in _NO_ARGUMENT_ACTIONS:
+                return bare.group(1), bare.group(1), [], {}
         return UiTarsParseFailure("no_call", "no function call after 'Action:'")
     name = start.group(1)
     open_paren = start.end() - 1
@@ -482,6 +523,21 @@ def _read_call(action_part: str) -> tuple[str, str, list[Any], dict[str, Any]] |
             "bad_call", f"could not read the arguments of {name}(...)", call_text=segment
         )
     return name, segment, [], arguments
+
+
+def _example_echo(arguments: dict[str, Any]) -> str | None:
+    """The argument that copies the prompt's action space instead of filling it in: a point
+    named `(x1,y1)` (it parsed as (1,1) and was tapped 20 times in one run, issue 27),
+    `content='xxx'`, or the direction list 'down or up or right or left'."""
+    for key in (*_START_KEYS, *_END_KEYS):
+        value = arguments.get(key)
+        if isinstance(value, str) and _PLACEHOLDER_POINT.search(value):
+            return f"{key}={value!r}"
+    for key, examples in _EXAMPLE_VALUES.items():
+        value = arguments.get(key)
+        if isinstance(value, str) and " ".join(value.split()).casefold() in examples:
+            return f"{key}={value!r}"
+    return None
 
 
 def _canonical(name: str) -> str:
@@ -525,9 +581,10 @@ def _text_argument(value: Any) -> str | None:
 
 
 def parse_uitars_output(text: str | None) -> UiTarsAction | UiTarsParseFailure:
-    """The first action in a UI-TARS answer, or why there is none. Never raises."""
+    """The first action in a UI-TARS answer, or why there is none. Never raises; reads at most
+    celil_json.MAX_ANSWER_CHARS of it (the executor records the cut)."""
     try:
-        return _parse(text)
+        return _parse(celil_json.bounded(text)[0] if isinstance(text, str) else text)
     except Exception as error:  # a parser bug must not crash an episode
         return UiTarsParseFailure("bad_call", f"parser error: {type(error).__name__}: {error}")
 
@@ -547,13 +604,15 @@ def _bare_call(text: str) -> str | None:
 def _later_calls(action_part: str, first_call: str) -> tuple[str, ...]:
     """Calls after the first one in the action text (`a(...) b(...)`, `a(...); b(...)`)."""
     rest = action_part.split(first_call, 1)[1] if first_call in action_part else ""
-    found = []
+    found: list[str] = []
     for match in _CALL_START.finditer(rest):
         if _canonical(match.group(1)) not in ACTION_NAMES:
             continue
-        scanned = _scan_call(rest, match.end() - 1)
+        scanned = _scan_call(rest, match.end() - 1, _MAX_TOLERANT_CHARS)
         if scanned is not None:
             found.append(match.group(1) + scanned[0])
+        if len(found) >= _MAX_LATER_CALLS:
+            break
     return tuple(found)
 
 
@@ -590,6 +649,8 @@ def _parse(text: str | None) -> UiTarsAction | UiTarsParseFailure:
     for slot, value in zip(_POSITIONAL.get(name, ()), positional):
         arguments.setdefault(slot, value)
 
+    if echo := _example_echo(arguments):
+        return fail("echo", f"the action repeats the prompt's example ({echo})")
     start_value = next((arguments[k] for k in _START_KEYS if k in arguments), None)
     end_value = next((arguments[k] for k in _END_KEYS if k in arguments), None)
     start = parse_point(start_value)
@@ -657,6 +718,9 @@ def to_screen(
 ) -> tuple[int, int]:
     """Model coordinates to screen pixels, clamped to the screen. Sizes are (width, height).
 
+    The clamp only absorbs rounding at the edge: `to_json_action` refuses a point beyond it
+    (`point_outside`).
+
     `absolute_resized` (UI-TARS-1.5): pixels of the image that was sent. `relative_1000` (v1,
     Doubao): a 0..1000 grid over the whole image.
     """
@@ -675,6 +739,23 @@ def to_screen(
     px_int = min(max(math.floor(px + 0.5), 0), max(0, screen_width - 1))
     py_int = min(max(math.floor(py + 0.5), 0), max(0, screen_height - 1))
     return px_int, py_int
+
+
+def point_outside(
+    point: tuple[float, float], convention: str, sent_size: tuple[int, int]
+) -> str | None:
+    """Why a model point lies off the screen, or None. The edge itself is on it (a model may
+    round up to the image's width); beyond it the model pointed at nothing, and clamping it to
+    the edge would tap whatever sits there."""
+    x, y = point
+    if convention == RELATIVE_1000:
+        width, height, space = 1000, 1000, "the 0-1000 grid"
+    else:
+        width, height = sent_size
+        space = f"the {width}x{height} image sent"
+    if 0 <= x <= width and 0 <= y <= height:
+        return None
+    return f"point ({x:g}, {y:g}) is outside the screen ({space})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -721,6 +802,9 @@ def to_json_action(
     """The AndroidWorld action for a parsed UI-TARS action (DESIGN §4 / research §6 table)."""
     if isinstance(parsed, UiTarsParseFailure):
         return UiTarsMappingFailure(f"unparseable output: {parsed.reason}")
+    for given in (parsed.start, parsed.end):
+        if given is not None and (outside := point_outside(given, convention, sent_size)):
+            return UiTarsMappingFailure(outside)
 
     def point(value: tuple[float, float]) -> tuple[int, int]:
         return to_screen(value[0], value[1], convention, sent_size, screen_size)
