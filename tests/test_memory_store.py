@@ -277,6 +277,34 @@ def test_eight_concurrent_writer_processes_lose_nothing(tmp_path):
     assert sum(e.successes for e in entries) == 200 + 8 * 13
 
 
+def _first_writer(path: str, worker: int, start: object, results: object) -> None:
+    start.wait()  # type: ignore[attr-defined]
+    mem = EpisodicMemory(path)
+    word = "abcdefgh"[worker] * 3  # another task per worker (a number would be a slot)
+    entry = mem.add_successful_plan(f"Water the {word} plant.", [f"Find the {word} plant"])
+    results.put((entry is not None, mem.warnings))  # type: ignore[attr-defined]
+
+
+def test_processes_that_create_one_store_at_the_same_moment_all_write(tmp_path):
+    """Workers that open a new store together: none may see it half made (its tables committed
+    after its application id was read, so "not a Celil memory") or be refused while another
+    switches it to WAL ("database is locked"). Before the fix about 1 round in 4 failed."""
+    ctx = multiprocessing.get_context("fork")
+    for round_ in range(10):
+        path = str(tmp_path / f"mem{round_}.db")
+        start, results = ctx.Barrier(8), ctx.Queue()
+        procs = [
+            ctx.Process(target=_first_writer, args=(path, w, start, results)) for w in range(8)
+        ]
+        for p in procs:
+            p.start()
+        outcomes = [results.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(120)
+        assert outcomes == [(True, [])] * 8, (round_, outcomes)
+        assert len(EpisodicMemory(path).entries(strict=True)) == 8
+
+
 WRITER = """
 import sys
 from android_world.agents.custom.celil_episodic import EpisodicMemory

@@ -28,6 +28,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -305,7 +306,7 @@ class SqliteStore:
             # Refuse a foreign or newer database before changing anything of it (even its
             # journal mode, which lives in its header).
             self._check_version(conn)
-            self.journal_mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            self.journal_mode = _use_wal(conn, self.timeout)
             if self.journal_mode.lower() != "wal":
                 self._warn(
                     f"{self.path}: SQLite could not use its WAL journal here (journal mode "
@@ -369,9 +370,12 @@ class SqliteStore:
 
     def _check_version(self, conn: sqlite3.Connection) -> int:
         """The database's schema version; a foreign or newer database raises, untouched."""
-        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        with _snapshot(conn):
+            app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            tables = [
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            ]
         if app_id != APPLICATION_ID and (app_id != 0 or tables):
             shown = ", ".join(tables[:4]) or "no tables"
             raise CorruptMemoryError(
@@ -549,6 +553,40 @@ def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _use_wal(conn: sqlite3.Connection, timeout: float) -> str:
+    """Switch to the WAL journal; the journal mode SQLite ends up in.
+
+    Processes that create one store at the same moment all switch it; SQLite answers "database
+    is locked" at once to all but one (its busy timeout does not cover this), so wait for the
+    switch to be done, up to `timeout`."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+@contextlib.contextmanager
+def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Several reads seen at one moment. Outside a transaction each statement is its own, so a
+    process that creates the store between them (tables committed after the application id was
+    read as 0) would make a new Celil memory look like a foreign database."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("COMMIT")
 
 
 def _storage_error(path: Path, exc: sqlite3.DatabaseError) -> EpisodicMemoryError:
