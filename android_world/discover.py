@@ -30,13 +30,19 @@ class TaskInfo:
 
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[str]], width: int = WIDTH) -> str:
     """Left-aligned columns; the last column takes what is left of `width` and wraps onto
-    continuation lines, so nothing is lost and nothing runs past the terminal."""
+    continuation lines, so nothing is lost and nothing runs past the terminal. A first cell
+    too long to leave the last column room (a 49-letter task name) gets a line of its own."""
     rows = [list(map(str, r)) for r in rows]
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    if len(headers) > 1:
+        others = sum(widths[1:-1]) + 2 * (len(headers) - 1)
+        widths[0] = min(widths[0], max(len(headers[0]), width - others - max(len(headers[-1]), 10)))
     indent = sum(widths[:-1]) + 2 * (len(headers) - 1)
     widths[-1] = max(min(widths[-1], width - indent), len(headers[-1]), 10)
 
     def lines(cells: Sequence[str]) -> list[str]:
+        if len(cells) > 1 and len(cells[0]) > widths[0]:
+            return [cells[0], *lines(["", *cells[1:]])]
         head = "  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False))
         tail = textwrap.wrap(cells[-1], widths[-1], break_on_hyphens=False) or [""]
         prefix = head + "  " if len(cells) > 1 else ""

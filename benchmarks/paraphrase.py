@@ -134,6 +134,9 @@ def derived_fields(params: dict[str, Any]) -> dict[str, Any]:
                 names = [str(f) for f in files]
                 out[f"files{suffix}_listed"] = ", ".join(names)
                 out[f"files{suffix}_and"] = _and_list(names)
+    waypoints = params.get("waypoints")
+    if isinstance(waypoints, list) and waypoints:  # OsmAndTrack's places, in order
+        out.update(waypoints_listed=", ".join(waypoints), waypoints_and=_and_list(waypoints))
     name = params.get("name")
     if isinstance(name, str):
         parts = name.split(" ", 1)

@@ -109,3 +109,12 @@ def test_readme_python_api_example_runs_as_written(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == (
         "{'ContactsAddContact_0': 1.0, 'SystemWifiTurnOn_0': 1.0}"
     )
+
+
+def test_a_name_too_long_for_its_column_gets_a_line_of_its_own():
+    name = "SportsTrackerTotalDistanceForCategoryOverInterval"
+    info = discover.TaskInfo(name, ("open tracks sports tracker",), "hard", 2.0, ("search",))
+    lines = discover.tasks_table([*INFOS, info]).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = lines.index(name)
+    assert lines[at + 1].split()[:2] == ["hard", "2"]

@@ -62,6 +62,18 @@ VARIABLE_SHAPE = {
     "SimpleCalendarFirstEventAfterStartTime": 3,
     # The event's title is unquoted in upstream's goal, so its words shape the template.
     "SimpleCalendarLocationOfEvent": 30,
+    # A place is named ("Schaan, Liechtenstein") or given as coordinates; a track has 2-4 places.
+    "OsmAndFavorite": 2,
+    "OsmAndMarker": 2,
+    "OsmAndTrack": 3,
+    # The activity's category and the recipe's ingredient are unquoted nouns ("mountain biking",
+    # "almond flour"): each is a template of its own.
+    "SportsTrackerActivitiesCountForWeek": 6,
+    "SportsTrackerActivityDuration": 6,
+    "SportsTrackerLongestDistanceActivity": 6,
+    "SportsTrackerTotalDurationForCategoryThisWeek": 6,
+    "SportsTrackerTotalDistanceForCategoryOverInterval": 6,
+    "NotesRecipeIngredientCount": 6,
     # 2-5 songs: each length of the list is a template of its own.
     "RetroCreatePlaylist": 4,
     "RetroSavePlaylist": 4,

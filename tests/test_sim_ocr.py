@@ -41,8 +41,10 @@ from android_world.task_evals.single import calendar as calendar_tasks
 from android_world.task_evals.single import contacts as contacts_tasks
 from android_world.task_evals.single import expense as expense_tasks
 from android_world.task_evals.single import files as files_tasks
+from android_world.task_evals.single import joplin_notes as joplin_tasks
 from android_world.task_evals.single import markor as markor_tasks
 from android_world.task_evals.single import recipe as recipe_tasks
+from android_world.task_evals.single import sports_tracker as sports_tasks
 from android_world.task_evals.single import tasks_app as tasks_app_tasks
 
 MIN_RECALL = 0.95
@@ -375,6 +377,28 @@ def tasks_list(env: SimEnv) -> None:
     open_app("Tasks")(env)
 
 
+def osmand_place(env: SimEnv) -> None:
+    open_app("OsmAnd")(env)
+    tap(env, desc="Search")
+    type_into(env, "Search", "Vaduz")
+    tap(env, "Vaduz", res="android:id/title")
+
+
+def opentracks_list(env: SimEnv) -> None:
+    sports_tasks.clear(env)
+    random.seed(7)
+    sports_tasks.add_rows(env, [sports_tasks.random_activity() for _ in range(6)])
+    open_app("OpenTracks")(env)
+
+
+def joplin_list(env: SimEnv) -> None:
+    joplin_tasks.clear(env)
+    random.seed(7)
+    notes, folders = joplin_tasks.noise_notes(6, ["Work"], lambda note: False)
+    joplin_tasks.write_notes(env, notes, folders)
+    open_app("Joplin")(env)
+
+
 MEETING = int(datetime.datetime(2023, 10, 16, 9, tzinfo=datetime.UTC).timestamp())
 
 
@@ -553,6 +577,9 @@ FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "simple_draw": open_app("Simple Draw Pro"),
     "gallery_viewer": gallery_viewer,
     "chrome_welcome": chrome_welcome,
+    "osmand_place": osmand_place,
+    "opentracks_list": opentracks_list,
+    "joplin_list": joplin_list,
 }
 MORE_FRAMES: dict[str, Callable[[SimEnv], None]] = {
     "settings_network": settings_page("Network & internet"),
@@ -625,6 +652,9 @@ def test_every_app_has_a_first_screen_frame() -> None:
         "Simple Draw Pro": "simple_draw",
         "Simple Gallery Pro": "gallery_viewer",
         "Chrome": "chrome_welcome",
+        "OsmAnd": "osmand_place",
+        "OpenTracks": "opentracks_list",
+        "Joplin": "joplin_list",
     }
     assert {a.label for a in device.APPS} <= set(apps), "a new app needs a frame here"
     assert set(apps.values()) <= set(FRAMES)

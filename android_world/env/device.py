@@ -124,6 +124,16 @@ APPS: tuple[AppInfo, ...] = (
         "com.google.android.apps.chrome.Main",
         r"google chrome|chrome",
     ),
+    AppInfo(
+        "OsmAnd", "net.osmand", "net.osmand.plus.activities.MapActivity", r"osmand|osmand maps"
+    ),
+    AppInfo(
+        "OpenTracks",
+        "de.dennisguse.opentracks",
+        "de.dennisguse.opentracks.TrackListActivity",
+        r"open tracks sports tracker|activity tracker|open tracks|opentracks",
+    ),
+    AppInfo("Joplin", "net.cozic.joplin", "net.cozic.joplin.MainActivity", r"joplin|joplin app"),
 )
 
 HOME_PACKAGE = "com.google.android.apps.nexuslauncher"

@@ -323,7 +323,7 @@ def _compare_one(
 
 
 # Row fields upstream fills from outside `random` (the recorder leaves them out too).
-UNSEEDED_FIELDS = ("remoteId",)
+UNSEEDED_FIELDS = ("remoteId", "uuid")
 
 
 def canonical_rows(

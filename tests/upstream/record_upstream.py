@@ -184,9 +184,9 @@ def record_init(task: Any, encoder: Encoder) -> dict[str, Any] | None:
     }
 
 
-# Row fields upstream fills from outside `random` (Tasks' sync id is a uuid4): not facts of a
-# seed, so left out of the rows and their digest.
-UNSEEDED_FIELDS = ("remoteId",)
+# Row fields upstream fills from outside `random` (Tasks' sync id and OpenTracks' track uuid are
+# uuid4s): not facts of a seed, so left out of the rows and their digest.
+UNSEEDED_FIELDS = ("remoteId", "uuid")
 
 
 def rows_digest(rows: list[Any]) -> dict[str, Any]:

@@ -881,7 +881,7 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
     relates)."""
     reported = found_answer(context_summary)
     if reported:
-        return reported
+        return reported if text_lib.answer_fits(goal, reported) else ""
     info = text_lib.parse_goal(goal)
     wanted = set(text_lib.content_words(goal)) - {"answer", "titles", "only", "format", "list"}
     for app in info.apps:
@@ -899,6 +899,7 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
         overlap = len(line_words & wanted)
         if overlap and len(line) < 120:
             scored.append((overlap, line))
+    scored = [(n, line) for n, line in scored if text_lib.answer_fits(goal, line)]
     if not scored:
         return ""
     scored.sort(key=lambda pair: -pair[0])
@@ -1899,10 +1900,17 @@ class OfflineActionGenerator:
             return None
         found = [title for (title, day), fits in self._dated.items() if fits and keep(day)]
         if re.search(r"\bhow many\b", goal, re.I):
+            if text_lib.count_qualifier(goal):
+                return None  # items of one kind only: the dates alone do not count them
             return str(len(found)), f"{len(found)} list items dated {when} fit the question"
-        if not found:
-            return None
-        return ", ".join(found), f"{len(found)} list items dated {when} fit the question"
+        answer = ", ".join(found)
+        if (
+            not found
+            or not text_lib.asks_for_titles(goal)
+            or not text_lib.answer_fits(goal, answer)
+        ):
+            return None  # the titles read are not what the question asks for
+        return answer, f"{len(found)} list items dated {when} fit the question"
 
     def _reveal_done_rows(
         self, goal: str, obs: Observation, signature: str

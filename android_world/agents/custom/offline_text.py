@@ -163,6 +163,15 @@ APP_HINTS: tuple[AppHint, ...] = (
         ("broccoli",),
     ),
     AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
+    # Upstream's names for OsmAnd, OpenTracks and Joplin (its app-name table).
+    AppHint("OsmAnd", ("osmand maps app", "osmand maps", "osmand"), (), ("osmand",)),
+    AppHint(
+        "OpenTracks",
+        ("open tracks sports tracker", "activity tracker", "open tracks", "opentracks"),
+        (),
+        ("opentracks",),
+    ),
+    AppHint("Joplin", ("joplin app", "joplin"), (), ("joplin",)),
 )
 
 # --------------------------------------------------------------------------------------------
@@ -1484,3 +1493,52 @@ def _time_narrowing(text: str) -> dict[str, Any]:
         if clock is not None:
             return {"when": word, "times": (clock,)}
     return {}
+
+
+_SINGLE_NUMBER = re.compile(r"\bas (?:just )?a single (?:integer|number)\b", re.I)
+_EITHER = re.compile(r"\beither '([^']+)'.*?\bor '([^']+)'", re.I | re.S)
+_AMOUNT_UNIT = re.compile(r"\bin the format <amount> <unit>", re.I)
+_ONLY = re.compile(r"\banswer with the ([a-z ]+?) only\b", re.I)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_AMOUNT = re.compile(r"\d+(?:[./]\d+)?(?:\s+\d+/\d+)?\s+[a-z]+", re.I)
+
+
+def answer_fits(goal: str, answer: str) -> bool:
+    """Whether an answer has the form the question prescribes ("as a single integer", "either
+    'True' or 'False'", "in the format <amount> <unit>"): a screen line or a list of titles of
+    another form is not the answer, so no question is claimed answered with it."""
+    answer = (answer or "").strip()
+    if not answer:
+        return False
+    if _SINGLE_NUMBER.search(goal) and not _NUMBER.fullmatch(answer):
+        return False
+    either = _EITHER.search(goal)
+    if either and answer.casefold() not in {either.group(1).casefold(), either.group(2).casefold()}:
+        return False
+    return not (_AMOUNT_UNIT.search(goal) and not _AMOUNT.fullmatch(answer))
+
+
+def asks_for_titles(goal: str) -> bool:
+    """A question whose answer is items' titles (or says nothing of what it wants): what the
+    readers of listed items answer with. "Answer with the activity type only" asks for
+    something else."""
+    only = _ONLY.search(goal)
+    return only is None or only.group(1).strip().casefold() in ("title", "titles", "name", "names")
+
+
+_HOW_MANY = re.compile(
+    r"\bhow many ((?:[\w-]+ )*?)[\w-]+ (?:do|did|does|are|were|have|has)\b", re.I
+)
+_COUNTED_BY_READERS = frozenset(
+    {"high", "low", "medium", "priority", "completed", "incomplete", "open", "done", "unfinished"}
+)
+
+
+def count_qualifier(goal: str) -> str:
+    """Words that narrow what a "how many" question counts beyond what the list readers check
+    (a date, a priority label, a check box): "hiking" in "How many hiking activities did I do
+    this week"; "" when there are none."""
+    match = _HOW_MANY.search(goal)
+    if match is None:
+        return ""
+    return " ".join(w for w in match.group(1).split() if w.casefold() not in _COUNTED_BY_READERS)

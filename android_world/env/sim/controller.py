@@ -79,8 +79,9 @@ class SimController(device.DeviceController):
     # paths ---------------------------------------------------------------------------------
     def host_path(self, path: str) -> Path:
         """The host file behind a device path; refuses paths that would leave the device."""
-        if path.startswith("/sdcard"):
-            path = device.EMULATOR_DATA + path[len("/sdcard") :]
+        for alias in ("/sdcard", "/data/media/0"):  # both name the shared storage
+            if path == alias or path.startswith(alias + "/"):
+                path = device.EMULATOR_DATA + path[len(alias) :]
         pure = PurePosixPath(path)
         if not pure.is_absolute() or ".." in pure.parts:
             raise ValueError(f"Device paths must be absolute without '..': {path!r}")

@@ -673,6 +673,8 @@ class Phone:
                 node.on_long_click()
             elif long and screen.overlay is None:
                 self._text_actions(screen, node)
+        elif node.on_tap_at is not None:
+            node.on_tap_at(x, y, long)
         elif long and node.long_clickable and node.on_long_click:
             node.on_long_click()
         elif node.clickable and node.on_click:

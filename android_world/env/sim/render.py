@@ -73,7 +73,9 @@ def digit_font(size: int) -> ImageFont.FreeTypeFont:
 
 
 def _face(ch: str, size: int) -> ImageFont.FreeTypeFont:
-    return digit_font(size) if ch.isdigit() else font(size)
+    # DejaVu also has the accented letters Aileron lacks ("Schönberg" would show a box).
+    accented = ch.isalpha() and not ch.isascii()
+    return digit_font(size) if ch.isdigit() or accented else font(size)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -120,6 +122,11 @@ def _mask_array(text: str, size: int, bold: bool = False) -> np.ndarray:
 @functools.lru_cache(maxsize=2048)
 def _text_mask(text: str, size: int, bold: bool = False) -> Image.Image:
     return Image.fromarray(_mask_array(text, size, bold), "L")
+
+
+def text_mask(text: str, size: int, bold: bool = False) -> Image.Image:
+    """The text's coverage (mode "L"), for a view that draws its own text (a map's labels)."""
+    return _text_mask(text, size, bold)
 
 
 def _text_size(text: str, size: int, bold: bool = False) -> tuple[int, int]:
@@ -609,6 +616,14 @@ class _Canvas:
                 COLORS["accent"],
                 n.clip,
             )
+
+    def k_painted(self, n: Node) -> None:
+        """A view that draws itself (a map): its `picture` renders an image of the node's size
+        (`picture.render(width, height)`; a frozen value, so equal pictures share cached strips)."""
+        width, height = n.frame[2] - n.frame[0], n.frame[3] - n.frame[1]
+        picture = n.style.get("picture")
+        if picture is not None and width > 0 and height > 0:
+            self.paste(picture.render(width, height), n.frame[0], n.frame[1], n.clip)
 
     def paste(self, tile: Image.Image, x: int, y: int, clip: Rect) -> None:
         """Paste `tile` with its top-left at screen (x, y), cut to `clip` and the canvas."""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[[], None]
 DragHandler = Callable[[float, float, float, float], None]  # from (x, y) to (x, y)
+TapHandler = Callable[[float, float, bool], None]  # at (x, y); True for a long press
 Rect = tuple[int, int, int, int]  # left, top, right, bottom
 
 # Sizes shared by the widgets so every app looks like the same phone.
@@ -75,6 +76,7 @@ class Node:
     on_change: Callable[[Any], None] | None = None  # new text (fields) or value (seekbars)
     on_enter: Handler | None = None  # IME action on a single-line field
     on_drag: DragHandler | None = None  # a finger moving from a point on it (canvas, pager)
+    on_tap_at: TapHandler | None = None  # a touch that matters where it lands (a map)
     multiline: bool = False
     value: float = 0.0  # seekbars and pickers
     min_value: float = 0.0

@@ -1,11 +1,12 @@
 """Information-retrieval tasks: the agent answers with the `answer` action.
 
 The shared machinery of upstream's questions (`information_retrieval/proto/tasks.textproto`,
-in `calendar_questions` and `tasks_app`): parameters drawn from the template's pools at draw
-time, and at initialisation, as upstream, the question's own rows and the goal's date worded as a
-person would ("tomorrow", "this Monday", "October 16"). SimExpenseTotalForCategory is this
-suite's own, in the same style. Answers are scored by `answer_check` with upstream's rules; no
-answer scores 0.
+in `calendar_questions`, `tasks_app`, `sports_tracker` and `joplin_notes`): parameters drawn
+from the template's pools at draw time, and at initialisation, as upstream, the question's own
+rows and the goal's date worded as a person would ("tomorrow", "this Monday", "October 16").
+SimExpenseTotalForCategory (`expense_question`) is this suite's own, in the same style. Answers
+are scored by `answer_check` with upstream's rules; no answer scores 0. This module needs no
+simulated phone (task code reads device facts only).
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ from typing import Any, ClassVar
 
 from android_world.env import device, interface
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import expense as expense_app
 from android_world.task_evals import answer_check, task_eval
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
-from android_world.task_evals.single import expense as exp
 
 UTC = datetime.UTC
 NOW = device.FROZEN_DEVICE_TIME
@@ -191,82 +190,3 @@ class _InformationRetrieval(task_eval.TaskEval):
         """The oracle's last steps: answer with the values, comma separated, and stop."""
         yield JSONAction(action_type="answer", text=", ".join(values))
         yield ui.done()
-
-
-class SimExpenseTotalForCategory(_InformationRetrieval):
-    """Sum one category's expenses: rows spread over a list longer than the screen."""
-
-    success_rule = (
-        "the answer is the category's total in dollars (number match within 0.01); no answer"
-        " scores 0"
-    )
-
-    app_names = ("pro expense",)
-    complexity = 2
-    match_type = MatchType.NUMBER
-    tolerance = 0.01
-    template = (
-        "What is the total amount of my {category} expenses in pro expense? Answer with the"
-        " number only, in dollars, e.g. 123.45."
-    )
-    difficulty = "medium"
-    tags = ("information_retrieval", "math_counting", "screen_reading", "parameterized")
-    optimal_steps = 6
-
-    @classmethod
-    def generate_random_params(cls) -> dict[str, Any]:
-        category = random.choice([c for c in exp.CATEGORIES if c != 2])
-        targets = exp.unique_expenses(random.randint(2, 4), category=category)
-        others = [c for c in exp.CATEGORIES if c != category]
-        noise: list[dict[str, Any]] = []
-        names = {r["name"] for r in targets}
-        while len(noise) < 13:
-            row = exp.generate_expense(random.choice(others))
-            if row["name"] not in names:
-                names.add(row["name"])
-                noise.append(row)
-        return {
-            "category": exp.CATEGORIES[category],
-            exp.ROW_OBJECTS: targets,
-            exp.NOISE_ROW_OBJECTS: noise,
-        }
-
-    def expected(self) -> list[Any]:
-        return [sum(r["amount"] for r in self.params[exp.ROW_OBJECTS]) / 100]
-
-    def initialize_task(self, env: interface.AsyncEnv) -> None:
-        super().initialize_task(env)
-        rows = self.params[exp.ROW_OBJECTS] + self.params[exp.NOISE_ROW_OBJECTS]
-        exp.clear(env)
-        exp.add_rows(env, sorted(rows, key=lambda r: r["created_date"]))
-        env.controller.close_recents()
-
-    def tear_down(self, env: interface.AsyncEnv) -> None:
-        exp.clear(env)
-        super().tear_down(env)
-
-    def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
-        yield ui.open_app("Pro Expense")
-        prefix = f"{self.params['category']} · "
-        seen: dict[tuple[str, str], int] = {}
-        for _ in range(8):
-            items = ui.elements(env)
-            for i, e in enumerate(items):
-                if (
-                    e.resource_name == "android:id/summary"
-                    and (e.text or "").startswith(prefix)
-                    and ui.visible(e)
-                ):
-                    title = items[i - 1].text or ""
-                    amounts = [
-                        x for x in ui.row_texts_near(items, e) if x.resource_name == "tvAmount"
-                    ]
-                    if amounts:
-                        seen[(title, e.text or "")] = (
-                            expense_app.parse_amount(amounts[0].text or "") or 0
-                        )
-            before = [e.text for e in items if e.text]
-            yield JSONAction(action_type="scroll", direction="down")
-            if [e.text for e in ui.elements(env) if e.text] == before:
-                break
-        yield from self.answer([f"{sum(seen.values()) / 100:.2f}"])
