@@ -11,8 +11,8 @@ Why this shape:
   its own scratch directory and sends the files back with the result; the driver installs the
   folder, then the checkpoint, then results.jsonl/summary/report, in the serial run's order. So a
   run killed at any moment resumes exactly like a serial one, and Ray actors on other hosts need
-  no shared file system. (Celil's episodic memory is the one exception: it is shared through its
-  own inter-process lock, see `celil_episodic`.)
+  no shared file system. (Celil's episodic memory is the one exception: workers share its SQLite
+  store, one transaction per change, see `celil_episodic_store` and docs/SCALE_OUT.md.)
 - The driver dispatches one episode at a time to an idle worker, and never waits on one result:
   it waits on all in-flight results at once (`multiprocessing.connection.wait`, `ray.wait`), so a
   slow device holds up only its own worker.

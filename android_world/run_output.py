@@ -59,7 +59,6 @@ _PACKAGES = (
     "ollama",
     "openai",
     "httpx",
-    "filelock",
 )
 
 

@@ -351,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --seeds-b must be new seeds, not any of --seeds-a", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        memory = args.memory or Path(tmp) / "memory.json"
+        memory = args.memory or Path(tmp) / "memory.db"
         if memory.exists():
             print(f"error: {memory} exists; pass 1 needs an empty memory", file=sys.stderr)
             return 2

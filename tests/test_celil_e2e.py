@@ -139,14 +139,14 @@ def test_factory_builds_the_agent_from_config_and_models(tmp_path):
         ocr="off",
         threshold=6.5,
         verifier_mode="lazy",
-        episodic_memory_path=str(tmp_path / "memory.json"),
+        episodic_memory_path=str(tmp_path / "memory.db"),
         transition_pause=0,
     )
     assert isinstance(agent, celil_agent.CelilAgent)
     assert agent.threshold == 6.5
     assert len(lines) == 4 and lines[0].startswith("maestro: replay")
     memory_line = " ".join(lines[3].split())
-    path = tmp_path / "run_1" / "episodic_memory.json"
+    path = tmp_path / "run_1" / "episodic_memory.db"
     assert (
         memory_line == f"Memory: fresh (empty; only this run's verified plans are reused): {path}"
     )

@@ -248,7 +248,7 @@ def _cli(output: Path, *sets: str) -> Path:
         "--set",
         "agent.configurations.celil_agent.progress_check=after_action",
         "--set",
-        f"agent.configurations.celil_agent.episodic_memory_path={output / 'memory.json'}",
+        f"agent.configurations.celil_agent.episodic_memory_path={output / 'memory.db'}",
         "--set",
         f"agent.configurations.celil_agent.max_image_pixels={MAX_IMAGE_PIXELS}",
         "--set",

@@ -143,8 +143,29 @@ def test_default_run_is_celil_on_the_offline_baseline(checkout, tmp_path):
         assert {e["step"] for e in in_steps} <= set(range(row["steps"]))
         assert all("agent_step" in e for e in in_steps)
     # The default memory is fresh: it lives in the run directory, the shared file is untouched.
-    assert (run_dir / "episodic_memory.json").is_file()
-    assert not (checkout / "runs" / "celil_episodic_memory.json").exists()
+    assert (run_dir / "episodic_memory.db").is_file()
+    assert not (checkout / "runs" / "celil_episodic_memory.db").exists()
     memory = manifest["agent_info"]["memory"]
     assert memory["mode"] == "fresh" and memory["entries"] == 0
     assert "Memory: fresh (" in result.stderr
+
+
+def test_memory_review_list_works_right_after_a_default_run_with_no_flags(checkout):
+    """The README's main command, then its plain review command: no --memory, no --config. The
+    run keeps its memory in its own directory (memory: fresh); the CLI finds the newest one."""
+    result = _benchmark(checkout, "--tasks", "SystemWifiTurnOn")  # default output: runs/
+    assert result.returncode == 0, result.stderr[-2000:]
+    run_dir = max((checkout / "runs").glob("run_*"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    listed = subprocess.run(
+        [sys.executable, "-m", "android_world.memory_review", "list"],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stderr.startswith(f"memory: runs/{run_dir.name}/episodic_memory.db (the newest")
+    assert "Turn wifi {toggle_1}." in listed.stdout and "settings" in listed.stdout
+    assert len(listed.stdout.splitlines()) == 3  # header, rule, the one plan it stored

@@ -20,6 +20,7 @@ from android_world.agents.custom.celil_episodic import (
     abstract_goal,
     app_mentions,
     instantiate,
+    read_goal,
 )
 from android_world.task_evals.registry import TaskRegistry
 
@@ -149,7 +150,7 @@ def _synthetic_plan(goal: str) -> list[str]:
 
 
 def test_no_task_retrieves_another_tasks_plan_unless_the_templates_are_the_same(goals, tmp_path):
-    memory = EpisodicMemory(tmp_path / "memory.json")
+    memory = EpisodicMemory(tmp_path / "memory.db")
     owner: dict[str, str] = {}
     for task, task_goals in goals.items():
         entry_id = memory.add_successful_plan(task_goals[0], _synthetic_plan(task_goals[0]))
@@ -165,6 +166,11 @@ def test_no_task_retrieves_another_tasks_plan_unless_the_templates_are_the_same(
                 if owner[match.entry.id] != task:
                     assert match.entry.goal_template == wanted.template, (task, goal, match)
             if task in VARIABLE_SHAPE:
+                continue
+            if read_goal(goal).meaning.states != read_goal(task_goals[0]).meaning.states:
+                # "Wednesday" vs "October 18": one template, but only one reads today's date
+                # first, so the plan for the other is not offered.
+                assert not [m for m in usable if owner[m.entry.id] == task], (task, goal)
                 continue
             # The same task's plan comes back, filled with this goal's values.
             assert usable, (task, goal)
@@ -196,7 +202,7 @@ def test_real_plans_come_back_with_the_new_values_and_none_of_the_old(goals, tmp
     """Plans written by the offline planner for one seed, retrieved for the other seeds."""
     hits = refused = 0
     for task, task_goals in goals.items():
-        memory = EpisodicMemory(tmp_path / f"{task}.json")
+        memory = EpisodicMemory(tmp_path / f"{task}.db")
         example = task_goals[0]
         plan, _ = offline.build_plan(offline_text.parse_goal(example))
         if not memory.add_successful_plan(example, plan):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from android_world.agents.custom.celil_episodic import EpisodicMemory
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
@@ -352,7 +354,7 @@ def _sim(run_dir: Path, *extra: str, workers: str = "2") -> list[dict]:
 
 
 def _memory(path: Path) -> list[str]:
-    return sorted(e["goal_template"] for e in json.loads(path.read_text())["entries"])
+    return sorted(e.goal_template for e in EpisodicMemory(path).entries(strict=True))
 
 
 def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
@@ -364,7 +366,7 @@ def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
         "--set",
         f"{key}.memory=shared",
         "--set",
-        f"{key}.episodic_memory_path={tmp_path / 'serial.json'}",
+        f"{key}.episodic_memory_path={tmp_path / 'serial.db'}",
         workers="1",
     )
     shared = _sim(
@@ -372,14 +374,14 @@ def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
         "--set",
         f"{key}.memory=shared",
         "--set",
-        f"{key}.episodic_memory_path={tmp_path / 'shared.json'}",
+        f"{key}.episodic_memory_path={tmp_path / 'shared.db'}",
     )
-    assert _memory(tmp_path / "shared.json") == _memory(tmp_path / "serial.json")
-    assert len(_memory(tmp_path / "shared.json")) == 2
+    assert _memory(tmp_path / "shared.db") == _memory(tmp_path / "serial.db")
+    assert len(_memory(tmp_path / "shared.db")) == 2
     same = ("name", "score", "steps", "memory_hit")
     assert [{k: r[k] for k in same} for r in shared] == [{k: r[k] for k in same} for r in serial]
 
-    frozen = tmp_path / "shared.json"
+    frozen = tmp_path / "shared.db"
     before = frozen.read_bytes()
     rows = _sim(
         tmp_path / "frozen",

@@ -89,7 +89,7 @@ def test_create_agent_reads_celil_config_from_the_environment(tmp_path, monkeypa
 def test_fresh_memory_outside_the_harness_lives_in_celil_run_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(factory.RUN_DIR_ENV, str(tmp_path))
     agent = factory.create_agent(fakes.FakePhone(), _short(memory="fresh"), log=lambda _: None)
-    assert agent.run_manifest()["memory"]["path"] == str(tmp_path / "episodic_memory.json")
+    assert agent.run_manifest()["memory"]["path"] == str(tmp_path / "episodic_memory.db")
 
 
 def test_create_agent_or_exit_prints_what_each_role_runs_on(tmp_path, capsys):

@@ -1,10 +1,9 @@
-"""Optional packages of the plugin (filelock, pytesseract): missing ones degrade with one warning."""
+"""Optional packages of the plugin (pytesseract): a missing one degrades with one warning."""
 
 from __future__ import annotations
 
 import builtins
 import logging
-import multiprocessing
 import sys
 
 import pytest
@@ -36,62 +35,20 @@ def _celil_warnings(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "celil"]
 
 
-# --- OS file lock ------------------------------------------------------------------------------
+# --- episodic memory needs no optional package ------------------------------------------------
 
 
-def test_os_lock_is_reentrant_and_released(tmp_path):
-    lock = celil_optional.OsFileLock(tmp_path / "m.json.lock", timeout=1)
-    with lock:
-        with lock:
-            assert lock.is_locked
-        assert lock.is_locked
-    assert not lock.is_locked
-    with lock:  # can be taken again after release
-        assert lock.is_locked
-
-
-def _hold_lock(path: str, ready, release) -> None:
-    with celil_optional.OsFileLock(path, timeout=5):
-        ready.set()
-        release.wait(10)
-
-
-def test_os_lock_excludes_another_process_and_times_out(tmp_path):
-    path = str(tmp_path / "m.json.lock")
-    context = multiprocessing.get_context("fork")
-    ready, release = context.Event(), context.Event()
-    holder = context.Process(target=_hold_lock, args=(path, ready, release))
-    holder.start()
-    try:
-        assert ready.wait(10)
-        with pytest.raises(celil_optional.LockTimeout, match="still held"):
-            celil_optional.OsFileLock(path, timeout=0.2, poll_s=0.02).acquire()
-    finally:
-        release.set()
-        holder.join(10)
-    with celil_optional.OsFileLock(path, timeout=5):  # free once the holder is gone
-        pass
-    assert issubclass(celil_optional.LockTimeout, OSError)
-
-
-def test_file_lock_uses_filelock_when_installed(tmp_path):
-    filelock = pytest.importorskip("filelock")
-    assert isinstance(celil_optional.file_lock(tmp_path / "a.lock"), filelock.FileLock)
-
-
-def test_episodic_memory_works_without_filelock_and_warns_once(tmp_path, monkeypatch, caplog):
+def test_episodic_memory_works_without_filelock_and_warns_nothing(tmp_path, monkeypatch, caplog):
     _hide_module(monkeypatch, "filelock")
     caplog.set_level(logging.WARNING, logger="celil")
-    first = celil_episodic.EpisodicMemory(tmp_path / "memory.json")
+    first = celil_episodic.EpisodicMemory(tmp_path / "memory.db")
     entry = first.add_successful_plan(
         "Turn Wi-Fi on", ["Open the Settings app", "Turn on Wi-Fi"], app_names=["settings"]
     )
-    assert isinstance(first._file_lock(), celil_optional.OsFileLock)
-    second = celil_episodic.EpisodicMemory(tmp_path / "memory.json")
+    second = celil_episodic.EpisodicMemory(tmp_path / "memory.db")
     found = second.find_similar_task("Turn Wi-Fi on", app_names=["settings"])
     assert found is not None and found.entry_id == entry
-    warnings = _celil_warnings(caplog)
-    assert warnings == [celil_optional.FILELOCK_MISSING]
+    assert _celil_warnings(caplog) == []
 
 
 # --- OCR ---------------------------------------------------------------------------------------

@@ -875,7 +875,14 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if self.memory_reuse_similarity is None:
             return False
         template = getattr(retrieved, "goal_template", None)
-        if goal and isinstance(template, str) and abstract_goal(goal).template != template:
+        # The same task in other words (`celil_episodic_meaning`) is as good as the same template.
+        same_meaning = getattr(retrieved, "same_meaning", False) is True
+        if (
+            goal
+            and isinstance(template, str)
+            and not same_meaning
+            and abstract_goal(goal).template != template
+        ):
             return False
         similarity = getattr(retrieved, "similarity", None)
         success_rate = getattr(retrieved, "success_rate", None)
@@ -1752,10 +1759,20 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         return [s for s in memory.get_plan() if normalize_sub_goal(s) not in recovery]
 
     def episode_finished(self, goal: str, score: float) -> None:
-        """Store the plan only for a verified full success; tell memory how a reused plan fared."""
+        """Store the plan only for a verified full success that the agent itself claimed; tell
+        memory how a reused plan fared.
+
+        The claim must agree with the score: an episode the check passed although the agent
+        gave up (or never finished) succeeded for some other reason than its plan, and a plan
+        stored from it could come back as a poisoned memory."""
         if self._episodic is None:
             return
-        success = score >= 1.0
+        success = score >= 1.0 and self._finished_status == "complete"
+        if score >= 1.0 and not success:
+            self._warn(
+                f"plan not stored: the task's check passed, but the agent ended "
+                f"{self._finished_status or 'without a status'}"
+            )
         if self._retrieved is not None:
             try:
                 self._episodic.record_outcome(self._retrieved.entry_id, success)

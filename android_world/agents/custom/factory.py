@@ -51,7 +51,7 @@ from android_world.env import interface
 
 AGENT_NAME = "celil_agent"
 OFFLINE_MODULE = "android_world.agents.custom.offline"
-DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.json"
+DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.db"
 CONFIG_ENV = "CELIL_CONFIG"
 """Environment variable naming the Celil YAML when `create_agent` is given no config."""
 RUN_DIR_ENV = "CELIL_RUN_DIR"
@@ -159,7 +159,11 @@ class CelilAgentConfig(BaseModel):
     """fresh: an empty memory in the run directory (results do not depend on earlier runs);
     shared: `episodic_memory_path`, read and extended; frozen: that file, read only; off."""
     episodic_memory_path: str | None = DEFAULT_MEMORY_PATH
-    """The memory file of `shared` and `frozen`; empty or null disables episodic memory."""
+    """The memory file of `shared` and `frozen` (SQLite; a JSON memory of an older Celil is
+    migrated once into `<name>.db` beside it); empty or null disables episodic memory."""
+    memory_retire_after: int | None = Field(default=3, ge=1)
+    """Retrievals in a row whose episode failed before a remembered plan retires (never
+    retrieved again; `memory_review restore` brings it back); null = never."""
     executor_format: Literal["uitars", "json"] = "uitars"
     """What the section leader model speaks: UI-TARS `Action: click(...)` or JSON actions."""
     coordinate_convention: Literal["absolute_resized", "relative_1000"] | None = None
@@ -281,9 +285,25 @@ def check_startup(params: CelilAgentConfig, models: celil_model_config.ModelsCon
             key = "models.openai_base_url" if settings.backend == "auto" else f"models.{role}"
             raise _config_error(key, celil_models.redact(str(error))) from None
     try:  # the run directory does not exist yet: `fresh` is checked when the agent is built
-        celil_memory_mode.plan_memory(params.memory, params.episodic_memory_path or "", None)
+        plan = celil_memory_mode.plan_memory(params.memory, params.episodic_memory_path or "", None)
     except celil_memory_mode.MemorySetupError as error:
         raise _config_error("memory", str(error)) from None
+    if plan.path is not None:
+        _check_memory_file(plan.path)
+
+
+def _check_memory_file(path: Path) -> None:
+    """A shared or frozen memory that cannot work (a directory, FIFO or device at the path; a
+    damaged, foreign or newer file) stops the run before its directory exists. Read only:
+    nothing is created or changed here."""
+    from android_world.agents.custom import celil_episodic
+
+    try:
+        memory = celil_episodic.EpisodicMemory(path, read_only=True)
+        memory.check(create=False)
+        memory.close()
+    except celil_episodic.EpisodicMemoryError as error:
+        raise _config_error("episodic_memory_path", str(error)) from None
 
 
 def _offline_module(role: str, reason: str) -> Any:
@@ -494,16 +514,29 @@ def _episodic_memory(
     except celil_memory_mode.MemorySetupError as error:
         raise _config_error("memory", str(error)) from None
     state = celil_memory_mode.memory_state(plan)
+    if "error" in state:
+        raise _config_error("episodic_memory_path", str(state["error"]))
     context.log(console_line(celil_memory_mode.memory_line(state)))
     if plan.path is None:
         return None, state
     from android_world.agents.custom import celil_episodic
 
-    store = celil_episodic.EpisodicMemory(
-        plan.path,
-        provenance={"run": context.run_dir.name if context.run_dir else None},
-        read_only=plan.read_only,
-    )
+    try:
+        store = celil_episodic.EpisodicMemory(
+            plan.path,
+            provenance={"run": context.run_dir.name if context.run_dir else None},
+            read_only=plan.read_only,
+            retire_after=params.memory_retire_after,
+            similarity_threshold=celil_episodic.DEFAULT_SIMILARITY_THRESHOLD,
+        )
+        # Opened (and created, or migrated from JSON) now: a damaged or foreign file is a
+        # start-up error, not a warning per episode.
+        store.check()
+    except celil_episodic.EpisodicMemoryError as error:
+        raise _config_error("episodic_memory_path", str(error)) from None
+    for note in store.notes:
+        context.log(console_line(f"Memory: {note}"))
+    store.close()  # each worker process opens its own connection on first use
     return store, state
 
 

@@ -91,7 +91,6 @@ REQUIREMENTS = (
     Requirement("google-genai", "1.0", None, "backend: gemini"),
     Requirement("ollama", "0.4", None, "backend: ollama"),
     Requirement("openai", "1.40", None, "backend: openai (OpenAI-compatible servers)"),
-    Requirement("filelock", "3.12", None, "optional: else the OS file lock", optional=True),
     Requirement("pytesseract", "0.3.10", None, "optional: OCR, else OCR off", optional=True),
 )
 
