@@ -225,7 +225,7 @@ def run_row(
     # As the default `memory: fresh`: one memory per run, empty at its start, so a template's
     # later parameter draws may reuse the plan its first verified success stored.
     memory_dir = tempfile.TemporaryDirectory(prefix="celil-vv-memory-")
-    memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.json")
+    memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.db")
     for seed in seeds:
         env = SimEnv(seed=seed, render=False, profile=profile)
         world = sm.ScriptedWorld(env, dataclasses.replace(rates, seed=seed))
