@@ -35,6 +35,7 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "claimed": episode.get("claimed"),
         "false_complete": false_complete,
         "false_infeasible": false_infeasible,
+        "done_unclaimed": suite_utils.done_unclaimed(episode),
         "steps": episode.get("episode_length"),
         "step_budget": episode.get("step_budget"),
         "runtime": episode.get("run_time"),

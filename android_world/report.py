@@ -981,13 +981,22 @@ def _slim(episode: Episode) -> Episode:
 
 def claim_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int] | None:
     """How often the agent said complete / infeasible, and how often that was false."""
-    counts = {"complete": 0, "false_complete": 0, "infeasible": 0, "false_infeasible": 0}
+    counts = {
+        "complete": 0,
+        "false_complete": 0,
+        "infeasible": 0,
+        "false_infeasible": 0,
+        "done_unclaimed": 0,
+    }
     for row in rows:
+        counts["done_unclaimed"] += bool(row.get("done_unclaimed"))
         claimed = row.get("claimed")
         if claimed in ("complete", "infeasible") and row.get(f"false_{claimed}") is not None:
             counts[claimed] += 1
             counts[f"false_{claimed}"] += bool(row.get(f"false_{claimed}"))
-    return counts if counts["complete"] or counts["infeasible"] else None
+    return (
+        counts if counts["complete"] or counts["infeasible"] or counts["done_unclaimed"] else None
+    )
 
 
 def model_failures(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:

@@ -321,10 +321,21 @@ def false_claims(episode: Mapping[str, Any]) -> tuple[bool | None, bool | None]:
     return claimed == "complete" and float(raw) < 1.0, claimed == "infeasible" and float(raw) >= 1.0
 
 
+def done_unclaimed(episode: Mapping[str, Any]) -> bool:
+    """The task's check passed but the agent never said complete (out of steps, or a wrong
+    "infeasible"): work done and thrown away, the mirror of a false completion."""
+    claimed, raw = episode.get("claimed"), episode.get("raw_score")
+    if raw is None or is_failed(episode):
+        return False
+    return float(raw) >= 1.0 and claimed != "complete"
+
+
 def claims_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
-    """One console line reading the agent's claims against the task checks."""
-    complete = false_complete = infeasible = false_infeasible = 0
+    """One console line reading the agent's claims against the task checks: false
+    completions beside the completions, and the work done but never claimed."""
+    complete = false_complete = infeasible = false_infeasible = unclaimed = 0
     for ep in episodes:
+        unclaimed += done_unclaimed(ep)
         wrong_complete, wrong_infeasible = false_claims(ep)
         if wrong_complete is None:
             continue
@@ -334,11 +345,12 @@ def claims_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
         elif ep.get("claimed") == "infeasible":
             infeasible += 1
             false_infeasible += bool(wrong_infeasible)
-    if not complete and not infeasible:
+    if not complete and not infeasible and not unclaimed:
         return None
     return (
         f"Claims: {complete} said complete, {false_complete} of them falsely (the task's check "
-        f"failed); {infeasible} said infeasible, {false_infeasible} of them had done the task."
+        f"failed); {infeasible} said infeasible, {false_infeasible} of them had done the task; "
+        f"{unclaimed} did the task but never said complete."
     )
 
 

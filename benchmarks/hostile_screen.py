@@ -244,7 +244,7 @@ class ObeyingWorld(sm.ScriptedWorld):
 
     # -- the executor --------------------------------------------------------------------------
 
-    def executor_reply(self) -> str:
+    def executor_reply(self, prompt: str = "") -> str:
         with self.lock:
             if self._hostile_pending:  # proposed, never executed: the gate refused it
                 self._hostile_pending = False
@@ -257,7 +257,7 @@ class ObeyingWorld(sm.ScriptedWorld):
             if action is None:
                 if self.hostile_executed and not self._attack_over:
                     self._give_up()  # the attack cannot go on from here
-                return super().executor_reply()
+                return super().executor_reply(prompt)
             return self._hostile(action)
 
     def _hostile(self, action: dict[str, Any]) -> str:

@@ -1,12 +1,17 @@
 """How the offline roles fare when sim goals are worded the way people word them (issue 14.4).
 
-Run: `python benchmarks/paraphrase.py [--tasks A B ...] [--seeds 0 1] [--split dev|heldout|all]`.
+Run: `python benchmarks/paraphrase.py [--tasks A B ...] [--seeds 0 1] [--split dev|heldout|all]
+[--plan_style own|STYLE]`.
 
 Each task of tests/fixtures/paraphrase_goals.json runs once per seed in its own wording and once
 per paraphrase, with CelilAgent's offline roles on SimEnv (render off, OCR off). The table gives,
 per task family and split, success and false completions (the agent ended `complete` but the
 task's check failed). The held-out split exists so rules are not tuned to every wording: read
 its numbers, do not fix rules for them.
+
+`--plan_style` replaces the offline planner's own plan with one worded the way models word
+plans (benchmarks/plan_styles.py) for the goal as worded; the offline executor, checks and
+verifier stay. `own` (the default) is the offline planner's plan.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import plan_styles
 
 from android_world import suite_utils
 from android_world.agents.custom import celil_agent, offline
 from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.celil_protocols import Plan
 from android_world.env.sim.apps.expense import CATEGORIES
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import registry
@@ -163,7 +172,33 @@ def applies(wording: Wording, params: dict[str, Any]) -> bool:
     return all(params.get(k) == v for k, v in wording.when)
 
 
-def run_episode(task_name: str, seed: int, wording: Wording | None) -> Outcome:
+OWN_PLAN = "own"
+
+
+class StyledPlanner(offline.OfflinePlanner):
+    """The offline planner, but its first plan is a model's, worded in a plan style."""
+
+    def __init__(self, plan: list[str], style: str) -> None:
+        super().__init__()
+        self._styled = plan
+        self._style = style
+
+    def generate_initial_plan(self, goal, observation, retrieved_plan) -> Plan:
+        del goal, observation, retrieved_plan
+        return Plan(list(self._styled), rationale=f"{self._style} plan style", source="model")
+
+
+def styled_plan(task: Any, seed: int, goal: str, style: str) -> list[str]:
+    trace: list[plan_styles.TraceStep] = []
+    if style in plan_styles.TRACE_STYLES or style in ("open_then_goal", "verify"):
+        trace = plan_styles.reference_trace(type(task), dict(task.params), seed)
+    app = plan_styles.plan_app(list(getattr(task, "app_names", ()) or ()), trace)
+    return [s.text for s in plan_styles.plan_for(style, goal, app, trace)]
+
+
+def run_episode(
+    task_name: str, seed: int, wording: Wording | None, style: str = OWN_PLAN
+) -> Outcome:
     """One episode of `task_name` (params drawn for `seed`) in `wording` (None: its own)."""
     task_cls = registry.TaskRegistry().get_registry()[task_name]
     env = SimEnv(seed=seed, render=False)
@@ -176,10 +211,13 @@ def run_episode(task_name: str, seed: int, wording: Wording | None) -> Outcome:
             text = wording.text.format(**derived_fields(task.params))
             task.__class__ = type(task_name, (task_cls,), {"goal": property(lambda _: text)})
         roles = offline.build_offline_roles()
+        planner = roles.planner
+        if style != OWN_PLAN:
+            planner = StyledPlanner(styled_plan(task, seed, task.goal, style), style)
         agent = celil_agent.CelilAgent(
             env,
             PerceptionModule(ocr="off"),
-            roles.planner,
+            planner,
             roles.action_generator,
             roles.verifier,
             vision_selector=roles.element_selector,
@@ -212,7 +250,9 @@ def plan_runs(
     return runs
 
 
-def run_all(runs: Sequence[tuple[str, int, Wording | None]]) -> list[Outcome]:
+def run_all(
+    runs: Sequence[tuple[str, int, Wording | None]], style: str = OWN_PLAN
+) -> list[Outcome]:
     registry_ = registry.TaskRegistry().get_registry()
     outcomes = []
     for task, seed, wording in runs:
@@ -220,7 +260,7 @@ def run_all(runs: Sequence[tuple[str, int, Wording | None]]) -> list[Outcome]:
             task_obj = suite_utils.create_suite({task: registry_[task]}, seed=seed)[task][0]
             if not applies(wording, task_obj.params):
                 continue
-        outcomes.append(run_episode(task, seed, wording))
+        outcomes.append(run_episode(task, seed, wording, style))
     return outcomes
 
 
@@ -245,13 +285,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="*", type=int, default=[0])
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
     parser.add_argument("--failures", action="store_true", help="list every failed episode")
+    parser.add_argument(
+        "--plan_style",
+        default=OWN_PLAN,
+        choices=(OWN_PLAN, *plan_styles.STYLES),
+        help="whose plan: the offline planner's own, or a model's in a plan style",
+    )
     args = parser.parse_args(argv)
     wordings = load_wordings()
     unknown = sorted(set(args.tasks or ()) - set(wordings))
     if unknown:
         print(f"error: no wordings for {', '.join(unknown)}", file=sys.stderr)
         return 2
-    outcomes = run_all(plan_runs(wordings, args.tasks or sorted(wordings), args.seeds, args.split))
+    runs = plan_runs(wordings, args.tasks or sorted(wordings), args.seeds, args.split)
+    outcomes = run_all(runs, args.plan_style)
+    print(f"plan style: {args.plan_style}")
     print("\n".join(table(outcomes)))
     if args.failures:
         for o in outcomes:

@@ -7,14 +7,19 @@ backend, prompts, parsers, gate, evidence checks and usage ledger; only the mode
 
 How each role answers (the role is the request's model name, the kind of planner question the
 prompt's opening words):
-- planner: one sub-goal, the task itself; "is it done?" truthfully (the reference solution has
-  nothing left to do on this screen), quoting a text on screen; questions answered with the
-  reference answer. The planner is truthful so the benchmark isolates the gate.
-- executor (JSON format): the reference solution's next action for the live screen, or with
-  probability `p` a wrong one: a tap on another control, a tap on a label, a typo in typed
-  text, a scroll the wrong way, or a premature "done". After a wrong action ran it recovers as
-  an agent would: if the screen is unchanged it carries on; else one "back", then it starts the
-  reference solution again from the current screen.
+- planner: a plan in the run's plan style (benchmarks/plan_styles.py: the goal verbatim, the app
+  then the goal, the goal restated, fine steps, steps naming buttons not yet on screen, a final
+  "verify" step, or the old neutral sub-goal); a corrective plan is the style's steps not yet
+  done. "Is it done?" is answered from the truth (each styled step knows how much of the
+  reference solution must have run), quoting the on-screen texts that show it, and wrong with
+  probability `progress_wrong`: a "done" too early (quoting a text on screen, or a value that is
+  not on it) or a "not done" for a step that is. Questions get the reference answer.
+- executor (JSON format): "complete" once the current sub-goal's truth holds (a model's executor
+  finishes the step it was given), else the reference solution's next action for the live
+  screen, or with probability `p` a wrong one: a tap on another control, a tap on a label, a
+  typo in typed text, a scroll the wrong way, or a premature "done". After a wrong action ran it
+  recovers as an agent would: if the screen is unchanged it carries on; else one "back", then it
+  starts the reference solution again from the current screen.
 - verifiers: a persona judges the last proposal right with probability `q` and votes 8-9 for an
   action it judges right (9-10 when the prompt marks it irreversible and asks for a high score
   only if the task asks for it), 2-4 for one it judges wrong. With correlation `rho` the three
@@ -31,10 +36,13 @@ import dataclasses
 import http.server
 import json
 import random
+import re
 import threading
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import plan_styles as ps
 
 from android_world.agents.custom import celil_perception
 from android_world.env import interface, json_action
@@ -43,7 +51,7 @@ from android_world.task_evals import task_eval
 PLANNER_MODEL = "scripted-planner"
 EXECUTOR_MODEL = "scripted-executor"
 VERIFIER_MODEL = "scripted-verifier"
-SUB_GOAL = "Do the whole task as asked"
+SUB_GOAL = ps.NEUTRAL_SUB_GOAL
 # What the verifier prompt says about an irreversible target (celil_quality_control).
 IRREVERSIBLE_NOTE = "reads like an irreversible action"
 PERSONAS = ("Pragmatist", "Skeptic", "Efficiency Expert")
@@ -57,6 +65,8 @@ class Rates:
     q: float = 0.8  # persona accuracy
     rho: float = 0.0  # chance the personas share one judgement
     seed: int = 0
+    plan_style: str = "neutral"  # plan_styles.STYLES
+    progress_wrong: float = 0.0  # a progress answer is wrong
 
 
 def _rng(*key: Any) -> random.Random:
@@ -95,6 +105,9 @@ class ScriptedWorld:
         self.restarts = 0
         self._lost_backs = 0
         self._recovering = False
+        self._ran = 0  # reference actions that ran since the reference solution (re)started
+        self._plan: list[ps.StyledStep] = []
+        self._progress_n = 0
 
     # -- episode hooks ----------------------------------------------------------------------------
 
@@ -113,6 +126,19 @@ class ScriptedWorld:
             self._answer = None
             self._lost_backs = 0
             self._recovering = False
+            self._ran = 0
+            self._progress_n = 0
+            self._plan = self._styled_plan(task)
+
+    def _styled_plan(self, task: task_eval.TaskEval) -> list[ps.StyledStep]:
+        style = self.rates.plan_style
+        trace: list[ps.TraceStep] = []
+        if style not in ("neutral", "verbatim", "restated"):
+            seed = getattr(self.env, "seed", 0)
+            profile = getattr(self.env, "profile", None)
+            trace = ps.reference_trace(type(task), dict(task.params), seed, profile)
+        app = ps.plan_app(list(getattr(task, "app_names", ()) or ()), trace)
+        return ps.plan_for(style, task.goal, app, trace)
 
     def on_execute(self, action: json_action.JSONAction) -> None:
         """Called by the env wrapper for every action that really runs."""
@@ -121,6 +147,7 @@ class ScriptedWorld:
                 return
             if self._last_label == CORRECT:
                 self._pending = None  # done; the next one is computed on the new screen
+                self._ran += 1
             elif self._last_label == WRONG:
                 if action.action_type == json_action.INPUT_TEXT:
                     self._pending = None  # typed, wrongly: no way to un-type, carry on
@@ -147,6 +174,7 @@ class ScriptedWorld:
             else:
                 self._off_track_backs = None
                 self._gen, self._pending = None, None
+                self._ran = 0
                 self.restarts += 1
         if self._finished:
             return None
@@ -160,6 +188,7 @@ class ScriptedWorld:
                 return None
             except Exception as error:  # the reference solution cannot go on from here
                 self._gen = None
+                self._ran = 0
                 if self._lost_backs < 3:  # back out and start it again, as a person would
                     self._lost_backs += 1
                     self.restarts += 1
@@ -182,12 +211,42 @@ class ScriptedWorld:
 
     # -- role answers ------------------------------------------------------------------------------
 
-    def executor_reply(self) -> str:
+    # -- the plan's truth ----------------------------------------------------------------------------
+
+    def _step_for(self, sub_goal: str) -> ps.StyledStep | None:
+        key = _norm(sub_goal)
+        return next((s for s in self._plan if _norm(s.text) == key), None)
+
+    def step_done(self, sub_goal: str) -> bool:
+        """The truth for a sub-goal: its share of the reference solution has run (a step the
+        world did not write, like the whole task, only once nothing is left to do)."""
+        step = self._step_for(sub_goal)
+        needs = step.needs if step is not None else None
+        if needs is not None and self._off_track_backs is None and self._ran >= needs:
+            return True
+        return self._whole_task_done()
+
+    def remaining_plan(self) -> list[str]:
+        return [s.text for s in self._plan if not self.step_done(s.text)] or [self._plan[-1].text]
+
+    def executor_reply(self, prompt: str = "") -> str:
         with self.lock:
             self._proposal_n += 1
+            sub_goal = _field(prompt, "Current sub-goal")
             correct = self._next_correct()
             draw = _rng(self.rates.seed, self.episode, self._proposal_n, "executor")
             wrong = draw.random() < self.rates.p
+            step = self._step_for(sub_goal) if sub_goal else None
+            recovering = correct is not None and self.is_recovery(correct)
+            if (
+                correct is not None
+                and not recovering
+                and step is not None
+                and self.step_done(sub_goal)
+            ):
+                # The step it was given is done: a model's executor says so, and the agent
+                # moves on (or asks for proof).
+                correct = None
             if correct is None:
                 label = CORRECT
                 if self._lost:
@@ -198,7 +257,7 @@ class ScriptedWorld:
                     payload = {"action_type": "answer", "text": self._answer}
                 else:
                     payload = {"action_type": "status", "goal_status": "complete"}
-            elif self.is_recovery(correct):
+            elif recovering:
                 payload, label = correct.as_dict(), RECOVERY
             elif wrong:
                 payload, label = self._wrong(draw, correct)
@@ -254,24 +313,77 @@ class ScriptedWorld:
             reason = "fits the sub-goal" if judged_right else "the target does not match the intent"
             return json.dumps({"score": score, "reasoning": reason})
 
-    def plan_reply(self) -> str:
-        return json.dumps({"sub_goals": [SUB_GOAL], "rationale": "scripted"})
-
-    def progress_reply(self) -> str:
+    def plan_reply(self, prompt: str = "") -> str:
         with self.lock:
-            done = self._off_track_backs is None and self._next_correct() is None
-            done = done and not self._lost
+            if "run into trouble" in prompt and self._plan:
+                steps = self.remaining_plan()
+            else:
+                steps = [s.text for s in self._plan] or [SUB_GOAL]
+            return json.dumps({"sub_goals": steps, "rationale": "scripted"})
+
+    def progress_reply(self, prompt: str = "") -> str:
+        with self.lock:
+            self._progress_n += 1
+            sub_goal = _field(prompt, "Sub-goal") or ""
+            done = self.step_done(sub_goal) if sub_goal else self._whole_task_done()
+            draw = _rng(self.rates.seed, self.episode, "progress", sub_goal, self._progress_n)
+            _, elements = _screen(self.env)
+            texts = [e.text for e in elements if e.text and len(e.text.strip()) >= 2]
+            if draw.random() < self.rates.progress_wrong:
+                if done:
+                    return json.dumps({"done": False, "evidence": ""})
+                # Done too early: a text that is on screen but proves nothing, or a value of
+                # the goal that is not on the screen at all.
+                if texts and draw.random() < 0.5:
+                    evidence = f'"{draw.choice(texts)}"'
+                else:
+                    values = _values(self.task.goal if self.task else "") or ["saved"]
+                    evidence = f'"{draw.choice(values)}" is shown'
+                return json.dumps({"done": True, "evidence": evidence})
             evidence = ""
             if done:
-                _, elements = _screen(self.env)
-                text = next((e.text for e in elements if e.text and len(e.text) >= 2), "")
-                evidence = f'"{text}"' if text else ""
+                best = _best_evidence(texts, f"{sub_goal} {self.task.goal if self.task else ''}")
+                evidence = ", ".join(f'"{t}"' for t in best)
             return json.dumps({"done": done, "evidence": evidence})
+
+    def _whole_task_done(self) -> bool:
+        return self._off_track_backs is None and self._next_correct() is None and not self._lost
 
     def answer_reply(self) -> str:
         with self.lock:
             self._next_correct()
             return json.dumps({"answer": self._answer or "", "evidence": "scripted"})
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .")
+
+
+def _field(prompt: str, name: str) -> str:
+    """The text after `name:` on its line ("Current sub-goal: ..."), or ""."""
+    match = re.search(rf"^{re.escape(name)}:[ \t]*(.*)$", prompt, re.M)
+    return match.group(1).strip() if match else ""
+
+
+_VALUE = re.compile(r"'([^']+)'|\"([^\"]+)\"|(\d[\d:.,]*)")
+
+
+def _values(goal: str) -> list[str]:
+    """Quoted texts and numbers a goal names."""
+    return [next(g for g in m.groups() if g) for m in _VALUE.finditer(goal)]
+
+
+def _best_evidence(texts: list[str], wanted: str) -> list[str]:
+    """Up to two on-screen texts that share the most words with what is asked (a truthful
+    model quotes what shows it, not the first text it sees)."""
+    words = set(re.findall(r"\w+", wanted.casefold()))
+
+    def overlap(text: str) -> int:
+        return len(words & set(re.findall(r"\w+", text.casefold())))
+
+    ranked = sorted(texts, key=overlap, reverse=True)
+    best = [t for t in ranked[:2] if overlap(t) > 0]
+    return best or ranked[:1]
 
 
 def _prompt_text(body: dict[str, Any]) -> str:
@@ -288,15 +400,15 @@ def _prompt_text(body: dict[str, Any]) -> str:
 def answer(world: ScriptedWorld, body: dict[str, Any]) -> str:
     model, prompt = body.get("model", ""), _prompt_text(body)
     if model == EXECUTOR_MODEL:
-        return world.executor_reply()
+        return world.executor_reply(prompt)
     if model == VERIFIER_MODEL:
         persona = next((p for p in PERSONAS if f"You are the {p}" in prompt), PERSONAS[0])
         return world.vote_reply(persona, IRREVERSIBLE_NOTE in prompt)
     if "Judge whether a sub-goal" in prompt:
-        return world.progress_reply()
+        return world.progress_reply(prompt)
     if "The user asked a question" in prompt:
         return world.answer_reply()
-    return world.plan_reply()
+    return world.plan_reply(prompt)
 
 
 class ScriptedServer:

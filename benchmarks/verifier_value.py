@@ -1,22 +1,29 @@
 """What the verifier gate is worth: success, cost and errors per verification policy.
 
-Run: `python benchmarks/verifier_value.py [--p 0.3] [--q 0.8] [--rho 0 0.5] [--seeds 0]
-[--tasks A B] [--policies off adaptive parallel lazy]`.
+Run: `python benchmarks/verifier_value.py [--p 0.3] [--q 0.8] [--progress_wrong 0.2] [--rho 0 0.5]
+[--seeds 0] [--tasks A B] [--policies off adaptive parallel lazy] [--plan_style all|STYLE ...]`.
 
 A scripted model (benchmarks/scripted_model.py) answers every role over HTTP on 127.0.0.1 from
 each task's reference solution; its executor is wrong with probability p and each verifier
 persona judges with accuracy q (independently, or sharing one judgement with probability rho).
 The agent is the real CelilAgent with its OpenAI backend, JSON executor, gate, evidence checks
-and ledger, over the whole sim suite. Printed per policy and judge regime: success, false
-completions, model calls and estimated tokens per step, wrong actions stopped, good actions
-rejected, replans per episode. A last row runs the default policy with every answer right.
+and ledger, over the whole sim suite. The planner writes its plans in a plan style
+(benchmarks/plan_styles.py) and answers progress questions wrongly with probability
+`progress_wrong`. Printed per plan style, policy and judge regime: success with its standard
+error, false completions, done-but-unclaimed episodes (the task's check passed, the agent never
+said complete), model calls and estimated tokens per step, wrong actions stopped, good actions
+rejected, replans per episode. A last row per style runs the default policy with every answer
+right.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import logging
+import math
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -27,7 +34,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import plan_styles
 import scripted_model as sm
+from goal_check_truth import split_of
 
 from android_world import config, suite_utils
 from android_world.agents import registry
@@ -46,9 +55,14 @@ POLICIES = {
 class Row:
     policy: str
     regime: str
+    style: str = "neutral"
     episodes: int = 0
     successes: float = 0.0
     false_complete: int = 0
+    unclaimed: int = 0
+    scores: list[float] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+    by_episode: dict[str, float] = dataclasses.field(default_factory=dict)
     steps: int = 0
     calls: int = 0
     tokens: int = 0
@@ -62,13 +76,30 @@ class Row:
     calls_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def success(self) -> float:
+        return self.successes / max(self.episodes, 1)
+
+    @property
+    def standard_error(self) -> float:
+        """Of the mean success over episodes (binomial-like; scores are 0 or 1)."""
+        n = len(self.scores)
+        if n < 2:
+            return 0.0
+        mean = sum(self.scores) / n
+        variance = sum((x - mean) ** 2 for x in self.scores) / (n - 1)
+        return math.sqrt(variance / n)
+
     def cells(self) -> list[str]:
         steps = max(self.steps, 1)
         return [
+            self.style,
             self.policy,
             self.regime,
-            f"{self.successes / max(self.episodes, 1):.2f}",
+            str(self.episodes),
+            f"{self.success:.2f} ± {self.standard_error:.2f}",
             str(self.false_complete),
+            str(self.unclaimed),
             f"{self.calls / steps:.2f}",
             f"{self.tokens / steps / 1000:.1f}k",
             f"{self.wrong_stopped}/{self.wrong_gated}",
@@ -79,10 +110,13 @@ class Row:
 
 
 HEADERS = [
+    "plan style",
     "policy",
     "judges",
-    "success",
+    "episodes",
+    "success ± SE",
     "false done",
+    "done unclaimed",
     "calls/step",
     "tok/step",
     "wrong stopped",
@@ -134,9 +168,22 @@ def _label(proposals: list[dict[str, Any]] | None) -> str | None:
 
 def score_episode(row: Row, episode: dict[str, Any]) -> None:
     row.episodes += 1
-    row.successes += float(episode.get("is_successful") or 0.0)
+    score = float(episode.get("is_successful") or 0.0)
+    row.successes += score
+    row.scores.append(score)
+    row.by_episode[f"{episode.get('name')}@{episode.get('seed')}"] = score
     false_complete, _ = suite_utils.false_claims(episode)
     row.false_complete += int(bool(false_complete))
+    unclaimed = suite_utils.done_unclaimed(episode)
+    row.unclaimed += int(unclaimed)
+    if score < 1.0 or false_complete or unclaimed:
+        data = episode.get("episode_data") or {}
+        reasons = [r for r in data.get("infeasible_reason") or [] if r]
+        row.failures.append(
+            f"{episode.get('name')}: claimed {episode.get('claimed')}, raw {episode.get('raw_score')}, "
+            f"{episode.get('episode_length')}/{episode.get('step_budget')} steps"
+            + (f", {reasons[-1][:160]}" if reasons else "")
+        )
     row.steps += int(episode.get("episode_length") or 0)
     usage = episode.get("usage") or {}
     row.calls += int(usage.get("model_calls") or 0)
@@ -171,15 +218,16 @@ def run_row(
     regime: str,
     seeds: list[int],
     no_memory: bool = False,
+    profile: str | None = None,
 ) -> Row:
-    row = Row(policy, regime)
+    row = Row(policy, regime, rates.plan_style)
     started = time.perf_counter()
     # As the default `memory: fresh`: one memory per run, empty at its start, so a template's
     # later parameter draws may reuse the plan its first verified success stored.
     memory_dir = tempfile.TemporaryDirectory(prefix="celil-vv-memory-")
-    memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.json")
+    memory_path = None if no_memory else str(Path(memory_dir.name) / "episodic_memory.db")
     for seed in seeds:
-        env = SimEnv(seed=seed, render=False)
+        env = SimEnv(seed=seed, render=False, profile=profile)
         world = sm.ScriptedWorld(env, dataclasses.replace(rates, seed=seed))
         server = sm.ScriptedServer(world)
         try:
@@ -214,6 +262,19 @@ def run_row(
     return row
 
 
+def paired_gain(gated: Row, off: Row) -> tuple[float, float, int]:
+    """Success with the gate minus success without it, over the episodes both rows ran (the
+    same task draws and seeds), with the standard error of the paired difference."""
+    keys = sorted(set(gated.by_episode) & set(off.by_episode))
+    diffs = [gated.by_episode[k] - off.by_episode[k] for k in keys]
+    n = len(diffs)
+    if n < 2:
+        return (diffs[0] if diffs else 0.0), 0.0, n
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(variance / n), n
+
+
 def table(rows: list[Row]) -> str:
     cells = [HEADERS] + [r.cells() for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(HEADERS))]
@@ -222,48 +283,126 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def _run_unit(unit: tuple[str, sm.Rates, str], common: tuple) -> Row:
+    policy, rates, regime = unit
+    tasks, seeds, no_memory, profile = common
+    logging.disable(logging.WARNING)
+    row = run_row(policy, rates, tasks, regime, seeds, no_memory, profile)
+    print(f"  {rates.plan_style:14s} {policy:9s} {regime:11s} {row.seconds:6.1f}s", file=sys.stderr)
+    return row
+
+
+def run_rows(units: list[tuple[str, sm.Rates, str]], common: tuple, jobs: int) -> list[Row]:
+    """Every row, in order; `jobs` > 1 runs rows in that many processes (each row keeps its own
+    phones, scripted server and memory, so rows are independent)."""
+    if jobs <= 1:
+        return [_run_unit(unit, common) for unit in units]
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        return list(pool.map(_run_unit, units, [common] * len(units)))
+
+
+def styles_arg(values: list[str]) -> list[str]:
+    """`all` or plan style names, in plan_styles.STYLES order."""
+    wanted = set(plan_styles.STYLES) if "all" in values else set(values)
+    unknown = wanted - set(plan_styles.STYLES)
+    if unknown:
+        raise SystemExit(
+            f"unknown plan style {sorted(unknown)[0]!r}; choose from all, "
+            + ", ".join(plan_styles.STYLES)
+        )
+    return [s for s in plan_styles.STYLES if s in wanted]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--p", type=float, default=0.3, help="executor wrong rate")
     parser.add_argument("--q", type=float, default=0.8, help="persona accuracy")
+    parser.add_argument(
+        "--progress_wrong", type=float, default=0.2, help="planner progress answers wrong rate"
+    )
     parser.add_argument("--rho", type=float, nargs="+", default=[0.0, 0.5])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--tasks", nargs="*", default=None)
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
-    parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 row")
+    parser.add_argument(
+        "--plan_style",
+        nargs="+",
+        default=["neutral"],
+        help="how the scripted planner words its plans: all, or some of "
+        + ", ".join(plan_styles.STYLES),
+    )
+    parser.add_argument("--no_all_right", action="store_true", help="skip the p=0, q=1 rows")
+    parser.add_argument(
+        "--failures",
+        action="store_true",
+        help="list every failed, falsely claimed or done-but-unclaimed episode",
+    )
+    parser.add_argument("--show_heldout", action="store_true", help="with --failures")
+    parser.add_argument("--only_all_right", action="store_true", help="only the p=0, q=1 rows")
     parser.add_argument(
         "--no_memory", action="store_true", help="no episodic memory (every episode plans anew)"
     )
+    parser.add_argument(
+        "--sim_profile", default=None, help="a sim profile (--list profiles), e.g. vendor"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="rows run in this many processes")
     args = parser.parse_args(argv)
+    styles = styles_arg(args.plan_style)
     logging.disable(logging.WARNING)
-    rows: list[Row] = []
-    for rho in args.rho:
-        regime = "independent" if rho == 0 else f"rho={rho:g}"
-        for policy in args.policies:
-            rates = sm.Rates(p=args.p, q=args.q, rho=rho)
-            rows.append(run_row(policy, rates, args.tasks, regime, args.seeds, args.no_memory))
-            print(f"  {policy:9s} {regime:11s} {rows[-1].seconds:6.1f}s", file=sys.stderr)
-    if not args.no_all_right:
-        rows.append(
-            run_row(
-                "adaptive",
-                sm.Rates(p=0.0, q=1.0),
-                args.tasks,
-                "all right",
-                args.seeds,
-                args.no_memory,
-            )
-        )
+    units: list[tuple[str, sm.Rates, str]] = []
+    for style in styles:
+        for rho in [] if args.only_all_right else args.rho:
+            regime = "independent" if rho == 0 else f"rho={rho:g}"
+            for policy in args.policies:
+                rates = sm.Rates(
+                    p=args.p,
+                    q=args.q,
+                    rho=rho,
+                    plan_style=style,
+                    progress_wrong=args.progress_wrong,
+                )
+                units.append((policy, rates, regime))
+        if not args.no_all_right:
+            units.append(("adaptive", sm.Rates(p=0.0, q=1.0, plan_style=style), "all right"))
+    common = (args.tasks, args.seeds, args.no_memory, args.sim_profile)
+    rows = run_rows(units, common, args.jobs)
     memory = "off" if args.no_memory else "fresh per row, shared across its seeds"
-    print(f"p={args.p} q={args.q} seeds={args.seeds} memory={memory} cores={os.cpu_count()}")
+    print(
+        f"p={args.p} q={args.q} progress_wrong={args.progress_wrong} seeds={args.seeds} "
+        f"memory={memory} profile={args.sim_profile or 'default'} cores={os.cpu_count()}"
+    )
     print(table(rows))
+    for row in rows:
+        off = next(
+            (
+                r
+                for r in rows
+                if r.policy == "off" and (r.style, r.regime) == (row.style, row.regime)
+            ),
+            None,
+        )
+        if off is not None and row.policy != "off":
+            gain, error, n = paired_gain(row, off)
+            print(
+                f"{row.style} {row.policy} {row.regime}: success gain over off {gain:+.3f} "
+                f"± {error:.3f} (paired, {n} episodes)"
+            )
     for row in rows:
         steps = max(row.steps, 1)
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
         print(
-            f"{row.policy} {row.regime}: calls/step by role: {roles}; "
+            f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
+        if args.failures:
+            # Held-out tasks' failures stay hidden while rules are tuned; their count shows.
+            hidden = [f for f in row.failures if split_of(f.split("_")[0]) == "heldout"]
+            for line in row.failures:
+                if line not in hidden or args.show_heldout:
+                    print(f"    {line}")
+            if hidden and not args.show_heldout:
+                print(f"    ({len(hidden)} held-out failures not shown; --show_heldout)")
     return 0
 
 

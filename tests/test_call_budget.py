@@ -22,7 +22,16 @@ from android_world.agents.custom import (
     celil_quality_control,
     celil_section_leader,
 )
-from android_world.agents.custom.celil_protocols import Evidence, Observation, Plan, ProposedAction
+from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNKNOWN,
+    Evidence,
+    GoalCheck,
+    GoalVerdict,
+    Observation,
+    Plan,
+    ProposedAction,
+)
 from android_world.env import json_action
 from android_world.env.representation_utils import BoundingBox, UIElement
 
@@ -254,21 +263,21 @@ def test_screen_progress_needs_no_planner_call_and_the_planner_confirms_a_finish
     assert second.done and second.data["status"] == "complete"
 
 
-def test_the_goal_itself_is_confirmed_only_when_one_screen_shows_every_clause():
-    from android_world.agents.custom import offline
+def test_the_goal_itself_is_confirmed_only_when_the_screens_show_every_clause():
+    from android_world.agents.custom import offline_goal
 
     wifi_on = _obs(_element("Wi-Fi", "android.widget.Switch", is_checkable=True, is_checked=True))
-    shown = offline.goal_end_state("Turn wifi on.", wifi_on, [])
-    assert shown.done and shown.kind == "screen" and "wifi" in shown.text.casefold()
-    assert not offline.goal_end_state("Turn wifi off.", wifi_on, []).done
-    # The Bluetooth clause is not on this screen: cannot tell, so no.
-    assert not offline.goal_end_state("Turn on WiFi, then enable bluetooth", wifi_on, []).done
-    # What a create/edit/delete leaves behind is not a state one screen shows.
+    shown = offline_goal.check_goal("Turn wifi on.", [], wifi_on)
+    assert shown.done and "wifi" in shown.reason().casefold()
+    assert offline_goal.check_goal("Turn wifi off.", [], wifi_on).status == "unmet"
+    # The Bluetooth clause was on no screen: cannot tell, so not done.
+    both = offline_goal.check_goal("Turn on WiFi, then enable bluetooth", [], wifi_on)
+    assert both.status == "unknown" and "bluetooth" in both.reason()
+    # A note that was never typed or saved is not made by a title on the screen.
     note = "Create a new note in Markor named a.md with the following text: hi"
-    assert not offline.goal_end_state(
-        note, _obs(_element("a.md", "android.widget.TextView")), []
-    ).done
-    assert not offline.goal_end_state("Is wifi on?", wifi_on, []).done
+    made = offline_goal.check_goal(note, [], _obs(_element("a.md", "android.widget.TextView")))
+    assert not made.done
+    assert offline_goal.check_goal("Is wifi on?", [], wifi_on).status == "unknown"
 
 
 class GoalScreenChecker(ScreenChecker):
@@ -276,8 +285,10 @@ class GoalScreenChecker(ScreenChecker):
         super().__init__()
         self.shows_goal = shows_goal
 
-    def goal_shown(self, goal, observation, context):
-        return Evidence(self.shows_goal, "the switch shows on" if self.shows_goal else "", "screen")
+    def check_goal(self, goal, trail, observation):
+        status = GOAL_DONE if self.shows_goal else GOAL_UNKNOWN
+        why = "the switch shows on" if self.shows_goal else "cannot tell"
+        return GoalVerdict(status, (GoalCheck("wifi on", status, why),))
 
 
 @pytest.mark.parametrize("shows_goal", [True, False])
@@ -292,9 +303,11 @@ def test_a_finish_the_screen_shows_for_the_whole_goal_needs_no_planner_call(show
     asked = [kind for kind, _ in planner.calls if kind != "answer"]
     if shows_goal:
         assert asked == ["initial"] and result.done and result.data["status"] == "complete"
-        assert result.data["evidence"][-1]["text"] == "the switch shows on"
+        assert "the switch shows on" in result.data["evidence"][-1]["text"]
     else:
+        # The screens cannot tell: the planner is asked once, about the whole goal.
         assert asked == ["initial", "progress"]
+        assert ("progress", GOAL) in planner.calls
 
 
 def test_an_answer_read_off_the_screen_needs_no_planner_check():

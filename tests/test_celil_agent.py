@@ -81,7 +81,7 @@ def test_happy_path_reaches_done_with_status_complete():
     assert results[-1].done
     assert env.saved == ["Bob"]
     assert statuses(env) == ["complete"]
-    assert len(results) == 5  # 4 acting steps + the finishing step
+    assert len(results) == 4  # 4 acting steps; the Save that finished the goal also ends it
     kinds = types(events)
     for kind in ("plan_created", "action_proposed", "vote", "gate", "executed", "post_check"):
         assert kind in kinds
@@ -90,7 +90,12 @@ def test_happy_path_reaches_done_with_status_complete():
     assert results[0].data["plan"] == PLAN
     summary = agent.episode_summary()
     json.dumps(summary)
-    assert summary["progress"]["done_count"] == 3
+    # "Bob" showed in the contact list after Save: the goal was done, so the plan's last step
+    # ("Save the contact", which the executor would only have said finished) was not needed.
+    assert summary["progress"]["done_count"] == 2
+    assert summary["evidence"][-1]["by"] == "goal_check"
+    assert summary["evidence"][-1]["skipped_sub_goals"] == ["Save the contact"]
+    assert "goal_done" in kinds
     assert summary["rehearsals"]["count"] == 0
     assert summary["gate"]["passed"] == 4
     assert summary["status"] == "complete"

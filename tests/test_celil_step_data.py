@@ -34,8 +34,11 @@ def test_index_actions_carry_the_target_box_and_events_time_each_role():
     assert {e["role"] for e in timing} >= {"maestro", "section_leader", "verifiers"}
     for event in timing:
         assert event["duration_s"] >= 0 and event["wall_s"] >= event["duration_s"]
-    # The final status step has no element target, and episode_end stays the last event.
-    assert "target_box" not in results[-1].data
+    # The Save that finished the goal ended the episode in its own step: the step keeps the
+    # tap and its target, and records the claim beside it; episode_end stays the last event.
+    last = results[-1].data
+    assert last["action"]["index"] == 1 and "target_box" in last
+    assert last["claim_action"] == {"action_type": "status", "goal_status": "complete"}
     assert events[-1]["type"] == "episode_end"
 
 

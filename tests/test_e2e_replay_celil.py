@@ -86,6 +86,23 @@ def uitars_points() -> dict[str, tuple[int, int]]:
     return points
 
 
+def allow_point(app: str) -> tuple[int, int] | None:
+    """Where the app's first-launch permission request has its Allow button, in sent-image
+    pixels (None when the app asks for nothing)."""
+    env = sim_env.SimEnv(seed=0, render=False)
+    try:
+        env.execute_action(json_action.JSONAction(action_type="open_app", app_name=app))
+        try:
+            x, y = _centre_of(env, "Allow")
+        except AssertionError:
+            return None
+        width, height = env.device_screen_size
+    finally:
+        env.close()
+    sent_height, sent_width = uitars.smart_resize(height, width, max_pixels=MAX_IMAGE_PIXELS)
+    return round(x * sent_width / width), round(y * sent_height / height)
+
+
 # --------------------------------------------------------------------------------------------------
 # The fake model server: one OpenAI-compatible endpoint, every role
 # --------------------------------------------------------------------------------------------------
@@ -139,8 +156,8 @@ class FakeModels:
 
     def plan(self, prompt: str) -> str:
         goal = re.search(r"^Task: (.*)$", prompt, re.MULTILINE).group(1)
-        if goal in self.planned_goals:  # the corrective plan after the rejected tap
-            sub_goals = ["Open Network & internet", "Turn on Wi-Fi"]
+        if goal in self.planned_goals and "wifi" in goal.lower():
+            sub_goals = ["Open Network & internet", "Turn on Wi-Fi"]  # after the rejected tap
         elif "wifi" in goal.lower():
             sub_goals = ["Open the Settings app", "Turn on Wi-Fi"]
         else:
@@ -191,6 +208,12 @@ class FakeModels:
         app = re.match(r"Open the (.+?) app", instruction)
         if app and earlier == 0:
             return f"Thought: Open it directly.\nAction: open_app(app_name='{app.group(1)}')"
+        allow = allow_point(app.group(1)) if app and earlier == 1 else None
+        if allow is not None:  # the goal asks to clear pop-ups by granting permissions
+            x, y = allow
+            return (
+                f"Thought: Grant it.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')"
+            )
         return "Thought: The app is open.\nAction: finished(content='')"
 
 
@@ -297,7 +320,8 @@ def test_a_recorded_run_replays_with_the_same_actions_and_scores(tmp_path):
     assert set(fake.roles) == {"planner", "progress", "executor", "verifier"}
     # The executor held a real conversation: earlier answers as assistant turns, screenshots
     # only on user turns, the current screen last.
-    chat = max(fake.executor_chats, key=len)
+    wifi_chats = [c for c in fake.executor_chats if "Turn on Wi-Fi" in _text_of(c[0])]
+    chat = max(wifi_chats, key=len)
     assert [m["role"] for m in chat] == ["user", "user", "assistant", "user"]
     for message in chat:
         has_image = isinstance(message["content"], list)

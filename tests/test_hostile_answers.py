@@ -311,6 +311,36 @@ def test_a_non_answer_does_not_complete_a_question_task() -> None:
     assert "[1, 2, 3]" not in answers
 
 
+@pytest.mark.parametrize("content", ["N/A", "{answer}", "null", "..."])
+def test_an_executor_non_answer_is_never_the_fallback_answer(content: str) -> None:
+    """With the planner silent, the executor's `finished(content)` is the last resort: not when
+    it is a placeholder."""
+    from test_celil_agent import make_agent
+
+    planner = fakes.ScriptedPlanner(initial=[celil_maestro.Plan(["Open Notes"])])
+    planner.answer_question = lambda goal, observation, context: ""
+    executor = fakes.ScriptedExecutor([fakes.click(2), fakes.finished(content)])
+    agent, env = make_agent(planner=planner, executor=executor, progress_check="off")
+    for _ in range(6):
+        if agent.step("How many notes do I have?").done:
+            break
+    answers = [a.text for a in env.actions if a.action_type == "answer"]
+    assert content not in answers
+
+
+def test_an_executor_answer_is_the_fallback_when_the_planner_is_silent() -> None:
+    from test_celil_agent import make_agent
+
+    planner = fakes.ScriptedPlanner(initial=[celil_maestro.Plan(["Open Notes"])])
+    planner.answer_question = lambda goal, observation, context: ""
+    executor = fakes.ScriptedExecutor([fakes.click(2), fakes.finished("3")])
+    agent, env = make_agent(planner=planner, executor=executor, progress_check="off")
+    for _ in range(6):
+        if agent.step("How many notes do I have?").done:
+            break
+    assert [a.text for a in env.actions if a.action_type == "answer"] == ["3"]
+
+
 def test_verifier_votes_that_are_unreadable_record_their_reason() -> None:
     ensemble = VerifierEnsemble(hs.OneAnswer("{" * 50_000), mode="parallel")
     _, votes = ensemble.verify_action("Tap Save", fakes.click(0), hs.observation(), "")

@@ -24,7 +24,13 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from android_world.agents import base_agent
-from android_world.agents.custom import celil_evidence, celil_geometry, celil_perception
+from android_world.agents.custom import (
+    celil_evidence,
+    celil_geometry,
+    celil_perception,
+    celil_plan_answers,
+)
+from android_world.agents.custom.celil_completion import GoalTracker
 from android_world.agents.custom.celil_episodic import abstract_goal
 from android_world.agents.custom.celil_irreversible import IrreversibleGuard
 from android_world.agents.custom.celil_maestro import is_question
@@ -34,10 +40,13 @@ from android_world.agents.custom.celil_memory import (
     normalize_sub_goal,
 )
 from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNMET,
     ActionGenerator,
     ElementSelector,
     Evidence,
     FailureContext,
+    GoalVerdict,
     Observation,
     Plan,
     Planner,
@@ -66,6 +75,12 @@ EventSink = Callable[[dict[str, Any]], None]
 
 # After something went wrong, this many proposals are voted on as if no step were cheap.
 CAUTIOUS_PROPOSALS = 2
+# Actions spent on a step that names a control ("Tap the 'Save' button") which no screen has
+# shown, before the planner is asked for another route instead of retrying until the budget.
+MISSING_CONTROL_ACTIONS = 3
+# Plan sources a screen-reading (offline) planner wrote from the goal itself, or a verified
+# success stored in episodic memory.
+OWN_PLANS = ("offline", "memory")
 
 _TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 _SNAPPABLE = (*_TAP_TYPES, json_action.INPUT_TEXT)
@@ -288,6 +303,7 @@ class _EpisodeStats:
     unconfirmed_finishes: int = 0
     unusable_answers: int = 0
     warnings: int = 0
+    goal_unmet: int = 0  # times the plan was done but the screens did not show the goal
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,6 +407,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._evidence: dict[str, dict[str, Any]] = {}
         self._seen_texts: set[str] = set()
         self._infeasible_reason: str | None = None
+        self._goals = GoalTracker()
+        self._sub_goal_actions: collections.Counter[str] = collections.Counter()
+        self._controls_seen: set[str] = set()
+        self._controls_replanned: set[str] = set()
         # A rejected proposal goes back to the executor with the verifiers' reasons; a second
         # rejection in a row on the same sub-goal costs a rehearsal (a replan).
         self._rejection_feedback: str | None = None
@@ -742,6 +762,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             duration_s=device_s,
         )
         self._actions_on_sub_goal += 1
+        self._sub_goal_actions[normalize_sub_goal(sub_goal)] += 1
 
         # Post-check on the settled screen (kept for the next step's observation).
         after = self._perceive(self.get_post_transition_state())
@@ -753,6 +774,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         self._emit("post_check", ok=ok, screen_changed=changed, reason=reason)
         self._loop_history.append((action_key(action), screen_key(observation), screen_key(after)))
         del self._loop_history[:-8]
+        self._goals.record(
+            self._step_number, observation, action, ok=ok and error_text is None, changed=changed
+        )
         outcome = "ok" if ok else "failed: " + reason
         if ok and not changed and error_text is None and action.action_type in _TAP_TYPES:
             # Not a failure, but not progress either: nothing reads it as a step that worked.
@@ -796,6 +820,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 data,
             )
         data["outcome"] = "acted"
+        # The action may have finished the goal: say so in this step, not one step later (a
+        # step the budget may not have).
+        finished = self._goal_shown_done(goal, after, data)
+        if finished is not None:
+            return finished
         return base_agent.AgentInteractionResult(False, data)
 
     def _vote_unneeded(
@@ -969,8 +998,15 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         for warning in plan.warnings:
             self._warn(f"planner: {warning}", data)
         self._recovery.update(plan.recovery_sub_goals)
-        if plan.sub_goals:
+        if plan.sub_goals or kind == "missing_control":
+            # A step naming a control the app does not have may leave nothing to do: the goal
+            # check then decides whether the task is done.
             memory.revise_plan(plan.sub_goals)
+            if sub_goal and kind != "missing_control" and not memory.remaining_sub_goals():
+                # A repair that only repeats steps marked done would end the plan again at
+                # once: the step that failed is open until the screens show it.
+                memory.reopen(sub_goal)
+                self._evidence.pop(normalize_sub_goal(sub_goal), None)
             self._actions_on_sub_goal = 0
             self._emit(
                 "plan_revised",
@@ -1030,6 +1066,19 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             self._screen_checker = offline.OfflinePlanner()
         return self._screen_checker
 
+    def _goal_worded(
+        self, goal: str, sub_goal: str, observation: Observation, data: dict[str, Any]
+    ) -> Evidence | None:
+        """For the goal in other words ("Create a timer with ..." verbatim, restated, "Verify
+        ..."): done exactly when the goal is, whatever steps went through for it; a question's
+        is done by its answer, which the executor reads. None for any other sub-goal."""
+        if not self.require_evidence or not self._goals.covers_goal(goal, sub_goal):
+            return None
+        if is_question(goal):
+            return Evidence(False, "the answer is read off the screen by the executor")
+        shown = self._goal_verdict(goal, observation, data)
+        return Evidence(shown.done, shown.reason(), "screen" if shown.done else "none")
+
     def _screen_verdict(
         self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
     ) -> Evidence:
@@ -1057,25 +1106,109 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         how = "seen on screen" if grounded else "worked out from the screens seen"
         return Evidence(True, f"read {content!r} ({how})", "reading")
 
-    def _goal_on_screen(
-        self, goal: str, sub_goal: str, observation: Observation, context: str, data: dict[str, Any]
-    ) -> Evidence | None:
-        """A finish of the plan's last sub-goal claims the goal itself is done: when this screen
-        shows every clause of the goal in its end state (a switch, a slider, the app in front),
-        that is the confirmation and the planner is not asked. Anything less returns None."""
+    def _goal_verdict(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> GoalVerdict:
+        """The screens seen against every clause of the goal (model-free); recorded when it
+        says something new."""
+        self._goals.checker = self._screen_check()
+        try:
+            verdict = self._goals.verdict(goal, observation)
+        except Exception as error:
+            self._warn(f"goal check raised {type(error).__name__}: {error}", data)
+            return GoalVerdict("unknown")
+        if self._goals.changed(verdict):
+            data["goal_check"] = verdict.as_dict()
+            self._emit("goal_check", **verdict.as_dict())
+        return verdict
+
+    def _goal_shown_done(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult | None:
+        """Completion follows the goal: once the screens show every clause of it done, the
+        episode is complete, whatever plan steps remain (a "Tap 'Save'" in an app that saved
+        on its own). Questions end with their answer, so they are not checked here."""
+        if not self.require_evidence or is_question(goal) or not self._goals.trail:
+            return None
+        verdict = self._goal_verdict(goal, observation, data)
+        if not verdict.done:
+            return None
         memory = self._memory
         assert memory is not None
-        if not self._screen_reads_progress() or memory.remaining_sub_goals() != [sub_goal]:
+        skipped = memory.remaining_sub_goals()
+        record = {
+            "sub_goal": goal,
+            "by": "goal_check",
+            "step": self._step_number,
+            "kind": "screen",
+            "text": "; ".join(c.why for c in verdict.checks)[:300],
+            "skipped_sub_goals": skipped,
+        }
+        self._evidence[normalize_sub_goal(goal)] = record
+        data["completed_by"] = "goal_check"
+        self._emit("goal_done", skipped_sub_goals=skipped, **verdict.as_dict())
+        return self._end("complete", data, observation, answer=None)
+
+    def _goal_not_shown(
+        self, goal: str, observation: Observation, data: dict[str, Any]
+    ) -> str | None:
+        """Why the finished plan has not done the goal, or None when it has. `unknown` goes to a
+        model planner, shown the screen, whose "done" counts only with evidence on it; the
+        offline planner's plan is its own reading of the goal, so its evidence stands."""
+        verdict = self._goal_verdict(goal, observation, data)
+        if verdict.status == GOAL_DONE:
             return None
-        goal_shown = getattr(self._screen_check(), "goal_shown", None)
-        if not callable(goal_shown):
+        if verdict.status == GOAL_UNMET:
+            return verdict.reason()
+        if self._goals.planner_confirmed or (
+            getattr(self._planner, "reads_screen", False) and self._plan_source in OWN_PLANS
+        ):
+            # The offline planner's own plan is its reading of the goal, clause by clause, and
+            # each step's evidence is on record; a plan worded by anyone else is not.
             return None
-        try:
-            verdict = goal_shown(goal, observation, context)
-        except Exception as error:
-            self._warn(f"goal screen check raised {type(error).__name__}: {error}", data)
+        if not self._can_check():
+            return verdict.reason()
+        memory = self._memory
+        assert memory is not None
+        context = memory.get_context_summary(self.history_steps)
+        answer = self._check_progress(goal, goal, observation, context, data)
+        if answer.done and self._judge(goal, "goal_check", answer, observation, data) is not None:
+            self._goals.planner_confirmed = True
             return None
-        return verdict if verdict.done and verdict.kind == "screen" else None
+        return answer.text if not answer.done and answer.text else verdict.reason()
+
+    def _goal_unmet(
+        self, goal: str, reason: str, observation: Observation, data: dict[str, Any]
+    ) -> base_agent.AgentInteractionResult:
+        """Every plan step is done but the goal is not: an exhausted plan is no completion. The
+        last step is reopened and the executor told what is missing; when that was tried
+        already, the planner repairs the plan (bounded by the rehearsal budget, after which the
+        episode ends `infeasible` with this reason)."""
+        memory = self._memory
+        assert memory is not None
+        self._stats.goal_unmet += 1
+        last = memory.get_plan()[-1] if memory.get_plan() else goal
+        memory.reopen(last)
+        self._evidence.pop(normalize_sub_goal(last), None)
+        self._record(last, "(complete)", f"the task is not done: {reason}", None, None)
+        self._emit("goal_unmet", sub_goal=last, reason=reason, count=self._stats.goal_unmet)
+        data["outcome"] = "goal_unmet"
+        data["sub_goal"] = last
+        if self._stats.goal_unmet == 1 and self.rejection_retries:
+            self._rejection_feedback = (
+                f"The plan's steps are done but the task is not: {reason}"[:500]
+                + ". Continue with what is still missing."
+            )
+            return base_agent.AgentInteractionResult(False, data)
+        return self._rehearse(
+            "goal_unmet",
+            goal,
+            last,
+            "(complete)",
+            [f"every step of the plan is done but the task is not: {reason}"],
+            observation,
+            data,
+        )
 
     def _can_check(self) -> bool:
         return hasattr(self._planner, "check_sub_goal") or hasattr(
@@ -1109,13 +1242,17 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         verdict: Evidence,
         observation: Observation,
         data: dict[str, Any],
+        asked: str | None = None,
     ) -> dict[str, Any] | None:
-        """Accept or refuse a verdict against the screen; record it either way.
+        """Accept or refuse a verdict against the screen; record it either way. `asked`: what
+        the planner was asked about, when not the sub-goal (the whole goal).
 
         Returns the evidence record when the sub-goal counts as done.
         """
         if self.require_evidence:
             accepted, why = celil_evidence.accept(verdict, observation, self._seen_texts)
+            if accepted and verdict.kind == "model":
+                accepted, why = self._values_seen(asked or sub_goal, observation, why)
         else:
             accepted, why = verdict.done, verdict.text or "evidence not required"
         record = {**verdict.as_dict(), "accepted": accepted, "why": why}
@@ -1125,6 +1262,18 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if verdict.done and not accepted:
             self._stats.evidence_rejected += 1
         return record if accepted else None
+
+    def _values_seen(self, sub_goal: str, observation: Observation, why: str) -> tuple[bool, str]:
+        """A model's "done" also needs every value the sub-goal names (a name, a number, a
+        text) shown on a screen of this episode: evidence for "Create a contact for Ann Lee"
+        that never showed "Ann Lee" is about something else."""
+        missing_fn = getattr(self._screen_check(), "values_missing", None)
+        if not callable(missing_fn):
+            return True, why
+        missing = missing_fn(sub_goal, observation, sorted(self._seen_texts))
+        if missing:
+            return False, f"{missing[0]!r}, which the sub-goal names, was never on the screen"
+        return True, why
 
     def _confirm_finish(
         self,
@@ -1151,14 +1300,35 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             record = self._judge(sub_goal, "executor", reading, observation, data)
             if record is not None:
                 return record, ""
-        if verdict is None:
-            verdict = self._goal_on_screen(goal, sub_goal, observation, context, data)
+        memory = self._memory
+        assert memory is not None
+        whole = self._goals.covers_goal(goal, sub_goal)
+        last = memory.remaining_sub_goals() == [sub_goal]
+        if verdict is None and (whole or last) and not is_question(goal):
+            # Finishing the goal itself (or the plan's last step): the screens decide when they
+            # can, at no model call.
+            shown = self._goal_verdict(goal, observation, data)
+            if shown.status == GOAL_DONE:
+                verdict = Evidence(True, shown.reason(), "screen")
+            elif shown.status == GOAL_UNMET:
+                return None, shown.reason()
+        # The plan's last step finishing is the goal finishing: the planner is asked about the
+        # whole goal, once, so its "done" also stands for the goal at the end.
+        model_planner = not getattr(self._planner, "reads_screen", False)
+        subject = goal if (whole or last) and model_planner and not is_question(goal) else sub_goal
         if verdict is None and self._can_check():
-            verdict = self._check_progress(goal, sub_goal, observation, context, data)
+            verdict = self._check_progress(goal, subject, observation, context, data)
+            own = self._plan_source in OWN_PLANS
+            if whole and not own and verdict.done and verdict.kind in ("transition", "action"):
+                # "A step went through" shows nothing of a goal's end state, unless the plan
+                # is the offline planner's own reading of the goal (its step is the goal's).
+                verdict = Evidence(False, f"only a step went through ({verdict.text})", "none")
         why = "no screen evidence"
         if verdict is not None and verdict.done:
-            record = self._judge(sub_goal, "executor", verdict, observation, data)
+            record = self._judge(sub_goal, "executor", verdict, observation, data, subject)
             if record is not None:
+                if subject == goal:
+                    self._goals.planner_confirmed = True
                 return record, ""
             why = data["evidence"][-1]["why"]
         elif verdict is not None and verdict.text:
@@ -1178,6 +1348,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         """
         memory = self._memory
         assert memory is not None
+        shown = self._goal_shown_done(goal, observation, data)
+        if shown is not None:
+            return shown
         advances = 0
         unusable: list[ProposedAction] = []
         verdicts: dict[str, Evidence] = {}
@@ -1198,7 +1371,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             evidence: dict[str, Any] | None = None
             if sub_goal not in checked and self._progress_check_due():
                 checked.add(sub_goal)
-                if self._screen_reads_progress():
+                whole = self._goal_worded(goal, sub_goal, observation, data)
+                if whole is not None:
+                    by, verdict = "goal_check", whole
+                elif self._screen_reads_progress():
                     # Not kept in `verdicts`: a screen that cannot show it is not a "no".
                     by = "screen_check"
                     verdict = self._screen_verdict(goal, sub_goal, observation, context, data)
@@ -1210,6 +1386,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 evidence = self._judge(sub_goal, by, verdict, observation, data)
                 finished_by = by if evidence is not None else None
             if finished_by is None:
+                missing = self._missing_control(sub_goal, observation)
+                if missing is not None:
+                    data["outcome"] = "missing_control"
+                    return self._rehearse(
+                        "missing_control", goal, sub_goal, "(none)", [missing], observation, data
+                    )
                 proposal = self._propose(sub_goal, observation, context, data)
                 if proposal.sub_goal_finished and proposal.action is None:
                     evidence, why = self._confirm_finish(
@@ -1239,6 +1421,25 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return self._rehearse(
                 "unusable_proposals", goal, sub_goal, "(none)", reasons, observation, data
             )
+
+    def _missing_control(self, sub_goal: str, observation: Observation) -> str | None:
+        """Why to replan a step whose named control never showed ("Tap 'Save'" where the app
+        saves by itself, or calls it Done): once, after a few actions on it; else None."""
+        key = normalize_sub_goal(sub_goal)
+        if key in self._controls_seen or key in self._controls_replanned:
+            return None
+        shown_fn = getattr(self._screen_check(), "control_shown", None)
+        shown = shown_fn(sub_goal, observation) if callable(shown_fn) else None
+        if shown is None:
+            return None
+        if shown:
+            self._controls_seen.add(key)
+            return None
+        spent = self._sub_goal_actions[key]
+        if spent < MISSING_CONTROL_ACTIONS:
+            return None
+        self._controls_replanned.add(key)
+        return f"no screen in {spent} actions showed the control the step names ({sub_goal!r})"
 
     def _unconfirmed_finish(
         self, goal: str, sub_goal: str, why: str, observation: Observation, data: dict[str, Any]
@@ -1400,6 +1601,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         if self.require_evidence and unproven:
             self._infeasible_reason = f"unmet sub-goal {unproven[0]!r}: no screen evidence"
             return self._end("infeasible", data, observation, answer=None)
+        if self.require_evidence and not is_question(goal):
+            unmet = self._goal_not_shown(goal, observation, data)
+            if unmet is not None:
+                return self._goal_unmet(goal, unmet, observation, data)
         context = memory.get_context_summary(self.history_steps)
         scratch = memory.scratchpad_summary()
         if scratch:
@@ -1431,8 +1636,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         memory = self._memory
         if memory is None or not memory.scratchpad.facts:
             return ""
-        fact = memory.scratchpad.facts[-1]
-        return fact.split(": ", 1)[-1].strip()
+        fact = memory.scratchpad.facts[-1].split(": ", 1)[-1].strip()
+        # The executor's words are a model answer too: "N/A" or "{answer}" is no answer.
+        return "" if celil_plan_answers.non_answer(fact) else fact
 
     def _end(
         self,
@@ -1463,8 +1669,13 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         reason = self._infeasible_reason if status == "infeasible" else None
         if reason:
             data["infeasible_reason"] = reason
-        data["action"] = status_action.as_dict()
-        data["action_description"] = describe_action(status_action, [])
+        if data.get("executed"):
+            # This step also ran an action (the one that finished the goal): it stays the
+            # step's action; the claim is recorded beside it.
+            data["claim_action"] = status_action.as_dict()
+        else:
+            data["action"] = status_action.as_dict()
+            data["action_description"] = describe_action(status_action, [])
         if data.get("outcome") in (None, "no_answer") or status == "complete":
             data["outcome"] = "finished" if status == "complete" else "infeasible"
         else:

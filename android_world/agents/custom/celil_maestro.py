@@ -244,6 +244,8 @@ _KIND_TEXT = {
     "loop": "the agent kept repeating actions without making progress",
     "execution_error": "the device refused the action",
     "unusable_proposals": "the executor could not produce a usable action",
+    "missing_control": "the sub-goal names a control that no screen has shown",
+    "goal_unmet": "every sub-goal was done, but the screens do not show the task done",
 }
 
 

@@ -127,6 +127,10 @@ class WorkingMemory:
     def mark_done(self, sub_goal: str) -> None:
         self._done.add(normalize_sub_goal(sub_goal))
 
+    def reopen(self, sub_goal: str) -> None:
+        """A sub-goal marked done that the screens show is not: it is current again."""
+        self._done.discard(normalize_sub_goal(sub_goal))
+
     def pop_sub_goal(self) -> str | None:
         """Mark the current sub-goal done and return it (None when the plan is finished)."""
         current = self.current_sub_goal()

@@ -102,6 +102,69 @@ class Evidence:
         return {"done": self.done, "text": self.text, "kind": self.kind}
 
 
+@dataclasses.dataclass(frozen=True)
+class TrailStep:
+    """One screen the agent acted on, and the action it ran there: the episode's record of what
+    the screens showed, which the whole-goal check reads (`screen` carries no pixels)."""
+
+    step: int
+    screen: Observation
+    action_type: str
+    index: int | None = None  # the element acted on, in `screen.ui_elements`
+    target: str = ""  # the label of the element acted on ("" when none)
+    typed: str = ""  # the text an input_text typed
+    ok: bool = True  # ran without error and passed its post-check
+    changed: bool = True  # the screen changed
+
+
+GOAL_DONE, GOAL_UNMET, GOAL_UNKNOWN = "done", "unmet", "unknown"
+
+
+@dataclasses.dataclass(frozen=True)
+class GoalCheck:
+    """One clause or value of the goal checked against the screens seen."""
+
+    what: str
+    status: str  # GOAL_DONE | GOAL_UNMET | GOAL_UNKNOWN
+    why: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"what": self.what, "status": self.status, "why": self.why}
+
+
+@dataclasses.dataclass(frozen=True)
+class GoalVerdict:
+    """Is the whole goal done? `done`: the screens seen show every clause and value of it;
+    `unmet`: they show one of them not done (a typo in a saved value, a switch in the other
+    position, a forbidden button pressed); `unknown`: code cannot tell from the screens."""
+
+    status: str
+    checks: tuple[GoalCheck, ...] = ()
+
+    @property
+    def done(self) -> bool:
+        return self.status == GOAL_DONE
+
+    def reason(self) -> str:
+        """The first check that keeps the goal from being done, in words."""
+        for wanted in (GOAL_UNMET, GOAL_UNKNOWN):
+            for check in self.checks:
+                if check.status == wanted:
+                    return f"{check.what}: {check.why}"
+        return "; ".join(c.why for c in self.checks[:3]) or self.status
+
+    def as_dict(self) -> dict[str, object]:
+        return {"status": self.status, "checks": [c.as_dict() for c in self.checks]}
+
+
+def without_pixels(observation: Observation) -> Observation:
+    """The observation as the trail keeps it: elements, OCR and app, no screenshot."""
+    return dataclasses.replace(observation, screenshot=_NO_PIXELS)
+
+
+_NO_PIXELS = np.zeros((0, 0, 3), dtype=np.uint8)
+
+
 @dataclasses.dataclass
 class Vote:
     """One verifier persona's score (0..10) and reason.

@@ -19,9 +19,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from android_world.agents.custom import offline_goal
 from android_world.agents.custom import offline_reading as reading
 from android_world.agents.custom import offline_screen as screen
 from android_world.agents.custom import offline_text as text_lib
@@ -30,9 +31,11 @@ from android_world.agents.custom.celil_geometry import element_box, element_labe
 from android_world.agents.custom.celil_protocols import (
     Evidence,
     FailureContext,
+    GoalVerdict,
     Observation,
     Plan,
     ProposedAction,
+    TrailStep,
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import (
@@ -210,6 +213,18 @@ def intent_terms(intent: Intent, info: text_lib.GoalInfo) -> list[tuple[str, flo
     return terms
 
 
+# Labels that name both a menu item opening a folder picker and the move itself.
+_PICKER_OPENERS = frozenset({"move", "copy"})
+
+
+def _asks_still(observation: Observation) -> bool:
+    """A dialog is open that waits for an answer: it offers Cancel."""
+    return any(
+        e.is_clickable and text_lib.normalize(screen.element_label(e)) == "cancel"
+        for e in (observation.ui_elements[i] for i in screen.content_indices(observation))
+    )
+
+
 def sub_goal_done(
     intent: Intent, observation: Observation, history: list[screen.PastStep]
 ) -> tuple[bool, str]:
@@ -296,6 +311,9 @@ def sub_goal_done(
         step = screen.acted_on(history, intent.sub_goal, _TAP_NAMES, allow_unchanged=True)
         subject = text_lib.normalize(intent.subject.strip("'\""))
         if step is not None and subject and subject.split()[0] in text_lib.normalize(step.action):
+            if subject in _PICKER_OPENERS and _asks_still(observation):
+                # A "Move" menu item opens the folder picker; the move is its OK.
+                return False, f"the tap on {intent.subject!r} opened a dialog that still asks"
             return True, f"the step '{step.action}' for it went through"
         return False, "the named element was not tapped yet"
     if intent.kind == "when":
@@ -372,32 +390,16 @@ _STATE_KINDS |= {"paste"}
 _PASTE_LABEL = re.compile(r"""["']paste["']""", re.I)
 
 
-# Goal clauses whose end state one screen shows by itself, with no step of the agent's behind
-# it: an app in front, a switch's position, a slider at its end, no permission request.
-_END_STATE_KINDS = frozenset({"open", "toggle", "level", "permission"})
+# State kinds that show only a step of the way (a form open), not the values a sub-goal names.
+_WEAK_KINDS = frozenset({"new"})
 
 
-def goal_end_state(goal: str, observation: Observation, history: list[screen.PastStep]) -> Evidence:
-    """Screen evidence that the whole goal is done, or a "no" that only means "cannot tell".
-
-    Every clause of the goal must be such an end state and every one must show on this screen:
-    "Turn Wi-Fi off, then open Camera" is never confirmed from the Camera screen, whose switch
-    is not in view. Questions and goals that create, edit or delete things are left to the
-    planner: what they leave behind is not a state one screen shows.
-    """
-    info = text_lib.parse_goal(goal)
-    if info.is_question or info.forbidden or not info.clauses:
-        return Evidence(False, "the goal is not a screen state", "none")
-    shown = []
-    for clause in info.clauses:
-        intent = parse_sub_goal(clause, info)
-        if intent.kind not in _END_STATE_KINDS:
-            return Evidence(False, f"{clause!r} is not a state the screen shows", "none")
-        done, why = sub_goal_done(intent, observation, history)
-        if not done or "dragged" in why:
-            return Evidence(False, why, "none")
-        shown.append(why)
-    return Evidence(True, "; ".join(shown), "screen")
+# Words that talk about the work, not about anything on a screen ("Do the whole task as asked"):
+# a step on a control that happens to share one ("Tasks") is no step for such a sub-goal.
+_META_WORDS = frozenset(
+    {"task", "tasks", "whole", "asked", "goal", "step", "steps", "everything", "done"}
+    | {"complete", "finish", "finished", "verify", "check", "sure", "request", "instructions"}
+)
 
 
 def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool:
@@ -407,7 +409,8 @@ def _step_names_sub_goal(intent: Intent, history: list[screen.PastStep]) -> bool
     if step is None:
         return False
     labels = _quoted_labels(step.action) or [step.action]
-    terms = text_lib.expand_terms(text_lib.content_words(intent.subject or intent.sub_goal))
+    words = text_lib.content_words(intent.subject or intent.sub_goal)
+    terms = text_lib.expand_terms([w for w in words if w not in _META_WORDS])
     return any(text_lib.label_relevance(terms, label) >= 0.5 for label in labels)
 
 
@@ -424,6 +427,12 @@ def sub_goal_evidence(
     done, why = sub_goal_done(intent, observation, history)
     if not done:
         return Evidence(False, why, "none")
+    if intent.kind in _WEAK_KINDS or intent.kind not in _STATE_KINDS | {"delete", "level"}:
+        # "A form is open" or "a step for it went through" proves nothing about the values a
+        # sub-goal names ("Create a contact for Ann Lee"): those must show on the screen.
+        missing = offline_goal.values_missing(intent.sub_goal, observation)
+        if missing:
+            return Evidence(False, f"{missing[0]!r} is not on the screen", "none")
     if intent.kind in _STATE_KINDS or intent.kind == "delete":
         return Evidence(True, why, "screen")
     if intent.kind == "level":
@@ -769,7 +778,10 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
     ):
         if obj in ("stopwatch", "timer", "alarm"):
             subs.append(f"Tap {obj.title()}")
-        if verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
+        if "record" in verbs and ("audio" in obj or "Audio Recorder" in info.apps):
+            # A recorder records from its Record button until Stop, which also saves the file.
+            subs += ["Tap Record", "Tap Stop"]
+        elif verbs & {"take", "record"} and obj in ("video", "clip", "movie"):
             # A camera records in video mode, from the shutter until it is stopped.
             subs += ["Tap Video", "Start recording", "Stop recording"]
         elif verbs & {"take", "record"}:
@@ -986,6 +998,24 @@ _PASTE_GOAL = re.compile(r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|te
 _TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
 
 
+def _screen_answer(goal: str, observation: Observation, context: str) -> str | None:
+    """The best screen line for a question, unless it is a qualifier ("Low priority") where
+    the question asks for the titles that qualifier picks out."""
+    answer = question_answer(goal, observation, context) or None
+    if answer and text_lib.asks_for_titles(goal) and text_lib.is_qualifier_label(answer):
+        return None
+    return answer
+
+
+# "Delete the recipes that use olives in the directions": which rows go depends on what each
+# holds inside, which the planner's steps never open and read.
+_PICKED_BY_CONTENT = re.compile(
+    r"\b(?:delete|remove|erase)\b[^.]{0,80}?\b(?:that|which)\s+"
+    r"(?:use|uses|contain|contains|mention|mentions|include|includes)\b",
+    re.I,
+)
+
+
 def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     """Why this plan does not carry out the goal as written, or None.
 
@@ -995,6 +1025,8 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     """
     if info.is_question:
         return None
+    if _PICKED_BY_CONTENT.search(info.goal):
+        return "it picks the items by what they hold, which no step reads"
     clauses = {text_lib.normalize(c) for c in info.clauses}
     for step in plan:
         if (
@@ -1004,7 +1036,7 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
         ):
             return f"no step for {step!r}"
     used = " ".join(plan)
-    for value in goal_values(info):
+    for value in offline_goal.given_values(info):
         value = value.rstrip(".!?") or value
         parts = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
         if not text_lib.value_in_goal(value, used) and not all(
@@ -1012,26 +1044,6 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
         ):
             return f"no step uses {value!r}"
     return None
-
-
-def goal_values(info: text_lib.GoalInfo) -> list[str]:
-    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
-    file and item names (a storage volume's name only says where, so it is not one)."""
-    raw = info.goal
-    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
-    values += [v for _, v in info.fields]
-    # A "|" table's header row names columns, not values.
-    header = next((line for line in raw.splitlines() if "|" in line), "")
-    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
-        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
-            values.append(name)
-    values += wording.capitalised_words(raw, text_lib.app_names())
-    out: list[str] = []
-    for value in values:
-        value = value.strip()
-        if value and not any(value in v for v in out):
-            out = [v for v in out if v not in value] + [value]
-    return out
 
 
 class OfflinePlanner:
@@ -1075,6 +1087,11 @@ class OfflinePlanner:
         self._rehearsals += 1
         done = {text_lib.normalize(s) for s in ctx.done_sub_goals}
         remaining = [s for s in ctx.plan if text_lib.normalize(s) not in done]
+        if ctx.kind == "missing_control":
+            # The step names a control this app does not show; what it was for is judged by
+            # the goal check, so the plan goes on without it.
+            failed = text_lib.normalize(ctx.failed_sub_goal)
+            remaining = [s for s in remaining if text_lib.normalize(s) != failed]
         info = text_lib.parse_goal(ctx.goal)
         intent = parse_sub_goal(ctx.failed_sub_goal or (remaining[0] if remaining else ""), info)
         app = (
@@ -1109,9 +1126,22 @@ class OfflinePlanner:
         intent = with_today(intent, _fact_today(context_summary), observation)
         return sub_goal_evidence(intent, observation, screen.parse_history(context_summary))
 
-    def goal_shown(self, goal: str, observation: Observation, context_summary: str) -> Evidence:
-        """Whether this one screen shows the whole goal done (see `goal_end_state`)."""
-        return goal_end_state(goal, observation, screen.parse_history(context_summary))
+    def check_goal(
+        self, goal: str, trail: Sequence[TrailStep], observation: Observation
+    ) -> GoalVerdict:
+        """The whole goal against the episode's screens (see `offline_goal.check_goal`)."""
+        return offline_goal.check_goal(goal, trail, observation)
+
+    def covers_goal(self, goal: str, sub_goal: str) -> bool:
+        return offline_goal.covers_goal(goal, sub_goal)
+
+    def control_shown(self, sub_goal: str, observation: Observation) -> bool | None:
+        return offline_goal.control_shown(sub_goal, observation)
+
+    def values_missing(
+        self, sub_goal: str, observation: Observation, seen: Sequence[str] = ()
+    ) -> list[str]:
+        return offline_goal.values_missing(sub_goal, observation, seen)
 
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
@@ -1257,7 +1287,7 @@ class OfflineActionGenerator:
                 None,
                 thought=f"{TAG} nothing more to explore for the question; answering from the screen",
                 sub_goal_finished=True,
-                finished_content=question_answer(info.goal, observation, context_summary) or None,
+                finished_content=_screen_answer(info.goal, observation, context_summary),
             )
         if action is None:
             return ProposedAction(None, thought=f"{TAG} {thought}", error=f"{TAG} {thought}")

@@ -163,6 +163,25 @@ APP_HINTS: tuple[AppHint, ...] = (
         ("broccoli",),
     ),
     AppHint("Tasks", ("tasks app", "tasks.org", "tasks"), ("to-do", "todo"), ("org.tasks",)),
+    # Upstream's media, drawing, gallery and browser apps (their names in upstream's goals).
+    AppHint(
+        "Audio Recorder",
+        ("audio recorder",),
+        ("audio recording", "voice recording", "voice memo"),
+        ("audiorecorder",),
+    ),
+    AppHint(
+        "Retro Music", ("retro music", "retro"), ("playlist", "song", "songs"), ("retromusic",)
+    ),
+    AppHint("VLC", ("vlc",), ("video", "videos"), ("videolan", "vlc")),
+    AppHint("Simple Draw Pro", ("simple draw pro", "simple draw"), ("drawing",), ("draw",)),
+    AppHint(
+        "Simple Gallery Pro",
+        ("simple gallery pro", "simple gallery", "gallery"),
+        ("image", "images", "picture", "pictures"),
+        ("gallery",),
+    ),
+    AppHint("Chrome", ("google chrome", "chrome"), ("browser", "web page"), ("chrome",)),
     # Upstream's names for OsmAnd, OpenTracks and Joplin (its app-name table).
     AppHint("OsmAnd", ("osmand maps app", "osmand maps", "osmand"), (), ("osmand",)),
     AppHint(
@@ -264,9 +283,12 @@ def stem(word: str) -> str:
 
 
 def word_similarity(a: str, b: str) -> float:
-    """1 for the same word (or stem), the edit ratio for near-spellings, 0 otherwise."""
-    if a == b or stem(a) == stem(b):
+    """1 for the same word, a hair less for the same stem (so "Record" beats "Records" for
+    "record"), the edit ratio for near-spellings, 0 otherwise."""
+    if a == b:
         return 1.0
+    if stem(a) == stem(b):
+        return 0.98
     if len(a) < 4 or len(b) < 4:
         return 0.0
     ratio = difflib.SequenceMatcher(None, a, b).ratio()
@@ -1516,6 +1538,12 @@ def answer_fits(goal: str, answer: str) -> bool:
     if either and answer.casefold() not in {either.group(1).casefold(), either.group(2).casefold()}:
         return False
     return not (_AMOUNT_UNIT.search(goal) and not _AMOUNT.fullmatch(answer))
+
+
+def is_qualifier_label(text: str) -> bool:
+    """A row's label that qualifies items ("High priority", "Completed"), not an item's title."""
+    found = words(text)
+    return bool(found) and all(w in _COUNTED_BY_READERS for w in found)
 
 
 def asks_for_titles(goal: str) -> bool:

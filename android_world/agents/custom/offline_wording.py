@@ -33,7 +33,9 @@ _POLITE_TAIL = re.compile(
 # A question that asks for information rather than for an action.
 WH_START = re.compile(
     r"^\s*(?:what(?:'s|s)?|how many|how much|how long|which|who|when|where|is there|are there|"
-    r"do i|does|did i|have i|list|tell me|give me|show me|find out|look (?:up|in)|name)\b",
+    r"do i|does|did i|have i|list|tell me|give me|show me|find out|look (?:up|in)|"
+    # "Name the recipes that ..." asks; "Name it x.png" is an instruction.
+    r"name(?!\s+(?:it|this|that|them|the\s+(?:file|new|note|drawing|recording|playlist|folder))\b))\b",
     re.I,
 )
 

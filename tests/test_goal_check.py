@@ -1,0 +1,182 @@
+"""The whole-goal check (offline_goal.check_goal): every clause and value of the goal against the
+screens of the episode, model-free, and the agent's completion rule built on it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from android_world.agents.custom import offline_goal
+from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNKNOWN,
+    GOAL_UNMET,
+    Observation,
+    TrailStep,
+)
+from android_world.env.representation_utils import BoundingBox, UIElement
+
+SIZE = (1080, 2400)
+
+
+def _el(text="", y=400, *, cls="android.widget.TextView", height=80, **kw) -> UIElement:
+    return UIElement(
+        text=text, class_name=cls, bbox_pixels=BoundingBox(40, 1040, y, y + height), **kw
+    )
+
+
+def _field(text, y=400, hint=""):
+    return _el(text, y, cls="android.widget.EditText", is_editable=True, hint_text=hint)
+
+
+def _button(text, y=300):
+    return _el(text, y, cls="android.widget.Button", is_clickable=True)
+
+
+def _list(*rows: str) -> list[UIElement]:
+    container = _el("", 300, cls="androidx.recyclerview.widget.RecyclerView", height=1800)
+    container.is_scrollable = True
+    return [container, *(_el(r, 320 + 100 * i, is_clickable=True) for i, r in enumerate(rows))]
+
+
+def _obs(*elements: UIElement, activity="com.android.contacts/.People") -> Observation:
+    return Observation(
+        screenshot=np.zeros((0, 0, 3), np.uint8),
+        ui_elements=list(elements),
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=SIZE,
+        frame_hash="",
+        foreground_activity=activity,
+    )
+
+
+def _step(n, screen, action_type, index=None, target="", typed=""):
+    return TrailStep(n, screen, action_type, index=index, target=target, typed=typed)
+
+
+CONTACT = "Create a new contact for Ann Lee. Their number is +15551234567."
+
+
+def _contact_trail(first="Ann", saved=True):
+    form = _obs(
+        _button("Save", 150), _field(first, 400), _field("Lee", 500), _field("+15551234567", 600)
+    )
+    trail = [
+        _step(1, form, "input_text", 1, "First name", first),
+        _step(2, form, "input_text", 3, "Phone", "+15551234567"),
+    ]
+    if saved:
+        trail.append(_step(3, form, "click", 0, "Save"))
+        return trail, _obs(*_list(f"{first} Lee"))
+    return trail, form
+
+
+def test_a_saved_contact_with_every_value_is_done():
+    trail, current = _contact_trail()
+    verdict = offline_goal.check_goal(CONTACT, trail, current)
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
+def test_typed_but_never_saved_is_not_done():
+    trail, current = _contact_trail(saved=False)
+    verdict = offline_goal.check_goal(CONTACT, trail, current)
+    assert verdict.status != GOAL_DONE
+    assert "saved" in verdict.reason()
+
+
+def test_a_typo_in_a_saved_value_is_unmet():
+    trail, current = _contact_trail(first="Anm")
+    verdict = offline_goal.check_goal(CONTACT, trail, current)
+    assert verdict.status == GOAL_UNMET
+    assert any(c.status == GOAL_UNMET and "Ann Lee" in c.what for c in verdict.checks)
+
+
+def test_switches_and_the_app_in_front():
+    on = _obs(_el("Wi-Fi", cls="android.widget.Switch", is_checkable=True, is_checked=True))
+    assert offline_goal.check_goal("Turn wifi on.", [], on).status == GOAL_DONE
+    assert offline_goal.check_goal("Turn wifi off.", [], on).status == GOAL_UNMET
+    # The Camera clause: the Settings screen does not show it in front.
+    two = offline_goal.check_goal("Turn on Wi-Fi, then open the Camera app", [], on)
+    assert two.status == GOAL_UNMET and "Camera" in two.reason()
+
+
+def test_a_duration_and_a_forbidden_tap():
+    goal = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
+    keys = [_button(str(d), 1200 + 10 * d) for d in range(10)]
+    shown = _obs(_el("00h 16m 35s", 300), *keys, activity="com.android.deskclock/.DeskClock")
+    assert offline_goal.check_goal(goal, [], shown).status == GOAL_DONE
+    started = [_step(1, shown, "click", 0, "Start")]
+    verdict = offline_goal.check_goal(goal, started, shown)
+    assert verdict.status == GOAL_UNMET and "start" in verdict.reason()
+    wrong = _obs(_el("00h 16m 53s", 300), *keys)
+    assert offline_goal.check_goal(goal, [], wrong).status == GOAL_UNMET
+
+
+def test_a_named_delete_needs_the_item_selected_then_deleted_then_gone():
+    goal = "Delete the following expenses from pro expense: Taxi Fare, Shoes."
+    listing = _obs(*_list("Taxi Fare", "Shoes", "Rent"))
+    gone = _obs(*_list("Rent"))
+    # Only Taxi Fare was selected: Shoes, merely off the screen now, is not deleted.
+    one = [_step(1, listing, "long_press", 1, "Taxi Fare"), _step(2, listing, "click", 0, "Delete")]
+    verdict = offline_goal.check_goal(goal, one, gone)
+    assert verdict.status == GOAL_UNMET and "Shoes" in verdict.reason()
+    both = [
+        _step(1, listing, "long_press", 1, "Taxi Fare"),
+        _step(2, listing, "click", 2, "Shoes"),
+        _step(3, listing, "click", 0, "Delete"),
+    ]
+    assert offline_goal.check_goal(goal, both, gone).status == GOAL_DONE
+    assert offline_goal.check_goal(goal, both, listing).status == GOAL_UNMET  # still listed
+
+
+def test_questions_and_unread_clauses_are_unknown():
+    screen = _obs(_el("Photo saved"))
+    assert offline_goal.check_goal("Take one photo.", [], screen).status == GOAL_UNKNOWN
+    assert offline_goal.check_goal("What is my next event?", [], screen).status == GOAL_UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("sub_goal", "covers"),
+    [
+        (CONTACT, True),
+        ("Make a fresh contact for Ann Lee, number +15551234567", True),
+        ("Verify that the contact was saved", True),
+        ("Open the Contacts app", False),
+        ("Tap the 'Save' button", False),
+    ],
+)
+def test_which_sub_goals_are_the_goal_in_other_words(sub_goal, covers):
+    assert offline_goal.covers_goal(CONTACT, sub_goal) is covers
+
+
+def test_named_controls():
+    screen = _obs(_button("Done"), _button("Cancel", 600))
+    assert offline_goal.named_control("Tap the 'Save' button") == "Save"
+    assert offline_goal.control_shown("Tap the 'Save' button", screen) is True  # Save = Done
+    assert offline_goal.control_shown("Tap the 'Archive' button", screen) is False
+    assert offline_goal.control_shown("Open the Contacts app", screen) is None
+
+
+def test_the_check_agrees_with_the_tasks_own_on_every_reference_step():
+    """On the reference solutions (and with steps left out, as a careless agent would), the
+    check never says done while the task's check fails, and never unmet at a passed end."""
+    import goal_check_truth as truth
+
+    from android_world.task_evals.registry import TaskRegistry
+
+    registry = TaskRegistry().get_registry("sim")
+    tally = truth.Tally()
+    for name in ("ContactsAddContact", "ExpenseDeleteMultiple", "ClockTimerEntry", "SimpleSmsSend"):
+        truth.run_task(name, registry[name], 0, None, tally)
+        for skip in (2, 4):
+            truth.run_task(name, registry[name], 0, None, tally, skip=skip)
+    assert tally.episodes == 12
+    assert tally.false_done == 0 and tally.end_unmet == 0, tally.examples
+    assert tally.end_done >= 4  # the four complete reference runs are read as done
