@@ -3,8 +3,8 @@
 `make_env` is a module-level function so worker processes (spawn) and Ray actors can import it.
 With PARALLEL_MARKER_DIR set, each action writes `<dir>/<pid>-<n>` holding the worker's name and
 pid, so a test knows which process is mid-episode and can kill it there. With PARALLEL_DEAD_FILE
-set, worker 0's device reports itself gone (like an adb device that went offline) while that file
-exists; the restarted worker removes the file, so its device works again.
+set, the device of the first worker to act reports itself gone (like an adb device that went
+offline) while that file exists; the restarted worker removes the file, so its device works again.
 """
 
 from __future__ import annotations
@@ -38,9 +38,21 @@ class MarkedEnv(FakeEnv):
 
 
 def _dead() -> bool:
+    """The device of the worker that acts first is gone while the file exists: which worker
+    that is depends on scheduling (under load one worker may take every episode), so the first
+    to act claims it, atomically, by name."""
     dead = os.environ.get("PARALLEL_DEAD_FILE")
     worker = os.environ.get("CELIL_WORKER", "")
-    return bool(dead) and worker.endswith("-w0") and Path(dead).exists()
+    if not dead or not Path(dead).exists():
+        return False
+    claim = Path(f"{dead}.claim")
+    try:
+        fd = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        return claim.read_text(encoding="utf-8") == worker
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(worker)
+    return True
 
 
 def make_env(cfg) -> MarkedEnv:
