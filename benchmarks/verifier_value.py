@@ -288,7 +288,12 @@ def _run_unit(unit: tuple[str, sm.Rates, str], common: tuple) -> Row:
     tasks, seeds, no_memory, profile = common
     logging.disable(logging.WARNING)
     row = run_row(policy, rates, tasks, regime, seeds, no_memory, profile)
-    print(f"  {rates.plan_style:14s} {policy:9s} {regime:11s} {row.seconds:6.1f}s", file=sys.stderr)
+    # The row's cells too, so a long sweep that is cut short still leaves its finished rows.
+    print(
+        f"  {rates.plan_style:14s} {policy:9s} {regime:11s} {row.seconds:6.1f}s  "
+        + " | ".join(row.cells()),
+        file=sys.stderr,
+    )
     return row
 
 

@@ -180,3 +180,51 @@ def test_the_check_agrees_with_the_tasks_own_on_every_reference_step():
     assert tally.episodes == 12
     assert tally.false_done == 0 and tally.end_unmet == 0, tally.examples
     assert tally.end_done >= 4  # the four complete reference runs are read as done
+
+
+CLIPBOARD = "Paste my clipboard into a new Markor note named fish.md and save it."
+
+
+def _note_trail(*, paste: bool, save: bool):
+    dialog = _obs(_field("fish.md", 400, hint="Name"), _button("OK", 600))
+    editor = _obs(
+        _field("pasted words", 400), _button("Paste", 300), _button("Save", 150), _el("fish.md", 60)
+    )
+    trail = [
+        _step(1, dialog, "input_text", 0, "Name", "fish.md"),
+        _step(2, dialog, "click", 1, "OK"),
+    ]
+    if paste:
+        trail.append(_step(3, editor, "click", 1, "Paste"))
+    if save:
+        trail.append(_step(4, editor, "click", 2, "Save"))
+    return trail, editor
+
+
+@pytest.mark.parametrize(
+    ("paste", "save", "expected"),
+    [(False, False, GOAL_UNKNOWN), (True, False, GOAL_UNKNOWN), (True, True, GOAL_DONE)],
+)
+def test_clipboard_content_needs_a_paste_then_a_save(paste, save, expected):
+    """A note named right but never pasted into was claimed complete on paraphrased goals."""
+    trail, current = _note_trail(paste=paste, save=save)
+    verdict = offline_goal.check_goal(CLIPBOARD, trail, current)
+    assert verdict.status == expected, verdict.reason()
+
+
+def test_example_sentences_and_sources_name_no_values():
+    goal = (
+        "Write the words shown in clip.mp4 to notes.txt in Markor. For example, if it shows "
+        '"edna" then the file holds "edna".'
+    )
+    assert "edna" not in offline_goal.named_values(goal)
+    info = offline_goal.text_lib.parse_goal(
+        "Add the recipes from recipes.txt in Markor to Broccoli."
+    )
+    assert "recipes.txt" not in offline_goal.goal_values(info)
+
+
+def test_a_file_name_shows_as_its_stem_and_a_plural_folder_as_its_singular():
+    assert offline_goal.value_shown("clip_7.mp4", ["clip_7"])
+    assert offline_goal.value_shown("Downloads", ["Download"])
+    assert not offline_goal.value_shown("clip_7.mp4", ["clip_8"])

@@ -482,3 +482,25 @@ def test_a_value_never_goes_into_an_empty_field_named_for_something_else():
         "Enter 'Mix and fry.' as the directions", unnamed, context(goal)
     )
     assert proposed.action.action_type == "input_text" and proposed.action.index == 0
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Please add the recipes from the Markor note recipes.txt to Broccoli.",
+        "In Markor, open my_expenses.txt; every reimbursable one should be recorded in pro expense.",
+        "Delete the recipes from Broccoli app that use olives in the directions.",
+    ],
+)
+def test_goals_the_offline_steps_cannot_read_are_not_understood(goal):
+    """These ended `complete` with some other task done (paraphrase benchmark, task seed 3)."""
+    info = offline_text.parse_goal(goal)
+    assert offline.not_understood(info, ["Open Broccoli"]) is not None
+
+
+def test_the_clipboard_is_pasted_not_typed():
+    plan = offline.OfflinePlanner().generate_initial_plan(
+        "In Markor, add a note called 'fish.md' containing the clipboard's text.", obs([]), None
+    )
+    assert not any("clipboard" in s and s.startswith("Enter") for s in plan.sub_goals)
+    assert any(s.startswith("Paste") for s in plan.sub_goals)

@@ -761,7 +761,8 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if creating and not info.toggles:
             subs.append(f"Start a new {obj}")
         for field, value in info.fields:
-            subs.append(f"Enter '{value}' as the {field}")
+            if not _CLIPBOARD.search(value):  # "the clipboard's text" is pasted, not typed
+                subs.append(f"Enter '{value}' as the {field}")
         subs += when_sub_goals(info.when)
         repeat = text_lib.repetition(info.goal)
         if repeat:  # "recurs weekly": the form's repetition control, then the choice
@@ -991,8 +992,13 @@ def plan_misfit(plan: list[str], info: text_lib.GoalInfo, own_plan: list[str]) -
     return None
 
 
-# The goal's content is the clipboard's ("with the clipboard content", "perform a paste").
-_PASTE_GOAL = re.compile(r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|text)\b", re.I)
+# The goal's content is the clipboard's ("with the clipboard content", "perform a paste",
+# "whatever is on the clipboard").
+_PASTE_GOAL = re.compile(
+    r"\bpaste\b|\bclipboard(?:'s)?\s+(?:content|contents|text)\b|\bon\s+(?:the|my)\s+clipboard\b|\bcopied\s+text\b",
+    re.I,
+)
+_CLIPBOARD = re.compile(r"\bclipboard\b", re.I)
 
 # The planner's own step for a camera goal ("Take a photo"), which the executor reads as is.
 _TAKE = re.compile(r"^take\s+(?:a|an|one)\s+\w+$|^take it$", re.I)
@@ -1016,6 +1022,15 @@ _PICKED_BY_CONTENT = re.compile(
 )
 
 
+# "Add the recipes from the Markor note recipes.txt to Broccoli": the entries are a file's
+# content, which the planner's steps never read.
+_READ_FROM_FILE = re.compile(
+    r"\b(?:from|listed in|in|open|go through|of)\s+(?:the\s+)?(?:markor\s+)?(?:note\s+|file\s+)?"
+    r"['\"]?[\w.-]+\.(?:txt|md)\b",
+    re.I,
+)
+
+
 def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     """Why this plan does not carry out the goal as written, or None.
 
@@ -1027,6 +1042,8 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
         return None
     if _PICKED_BY_CONTENT.search(info.goal):
         return "it picks the items by what they hold, which no step reads"
+    if len(info.apps) >= 2 and _READ_FROM_FILE.search(info.goal):
+        return "it copies what a file lists into another app, which no step reads"
     clauses = {text_lib.normalize(c) for c in info.clauses}
     for step in plan:
         if (

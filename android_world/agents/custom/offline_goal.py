@@ -259,6 +259,26 @@ def _forbidden_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> li
     return checks
 
 
+# Content that comes from the clipboard: what it holds is never in the goal's words.
+_FROM_CLIPBOARD = re.compile(r"\bclipboard\b|\bpaste\b|\bcopied\s+text\b", re.I)
+
+
+def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[GoalCheck]:
+    """A goal whose content is the clipboard's is met only by a paste that ran; without one
+    its text is unknown (the words typed may be anything)."""
+    if not _FROM_CLIPBOARD.search(info.goal):
+        return []
+    pasted = [t for t in trail if t.ok and t.action_type in _TAPS and _norm(t.target) == "paste"]
+    what = "the clipboard's content"
+    if not pasted:
+        return [GoalCheck(what, GOAL_UNKNOWN, "no paste ran")]
+    at = pasted[-1].step
+    saved = [t for t in trail if t.step > at and t.ok and _commits(t)]
+    if saved:
+        return [GoalCheck(what, GOAL_DONE, f"pasted at step {at}, '{saved[0].target}' after it")]
+    return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, nothing saved or sent since")]
+
+
 def specific_targets(info: text_lib.GoalInfo) -> list[str]:
     """Items a delete goal names ("Home Repairs", "notes.txt"), not words like "my" or "all"."""
     return [t for t in info.targets if t.strip() and not _VAGUE_TARGET.match(t.strip())]
@@ -459,7 +479,9 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
     """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
     each record's, appended text."""
     values = [
-        v for v in _without_lone_capitals(info, given_values(info)) if not _source(info.goal, v)
+        v
+        for v in _without_lone_capitals(info, given_values(info))
+        if not _source(info.goal, v) and "clipboard" not in v.casefold()
     ]
     values += [v for r in info.records for _, v in r]
     if info.append:
@@ -695,6 +717,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "duration": _duration_checks(info, screens),
         "open": _open_checks(info, screens),
         "forbidden": _forbidden_checks(info, trail),
+        "paste": _paste_checks(info, trail),
         "delete": _delete_checks(info, trail, current),
         "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
