@@ -250,6 +250,19 @@ def serve(models: FakeModels) -> http.server.ThreadingHTTPServer:
         )
 
     class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            """What real servers list at start-up, which the plugin checks: the OpenAI-compatible
+            models list and Ollama's tags (llama.cpp, vLLM and Ollama all answer these)."""
+            names = ["fake-section_leader", "fake-verifiers"]
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(
+                    {"object": "list", "data": [{"id": n, "object": "model"} for n in names]}
+                )
+            elif self.path.startswith("/api/tags"):
+                self._send({"models": [{"name": n, "model": n} for n in names]})
+            else:
+                self.send_error(404)
+
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             if ":generateContent" in self.path:  # the Gemini API
