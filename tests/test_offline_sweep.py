@@ -95,6 +95,26 @@ def test_offline_agent_solves_settings_and_open_app_tasks(task_name):
         assert result["score"] == 1.0, result
 
 
+# Tasks on which the offline roles said "complete" with the task's check failing (task seeds
+# 0-5 of the default run): a recorder's list tapped for its Record button, a priority label
+# given as a title, a folder picker taken for the move, rows picked by their content guessed.
+CLAIMED_FALSELY_BEFORE = (
+    "AudioRecorderRecordAudio",
+    "TasksHighPriorityTasks",
+    "MarkorMoveNote",
+    "RecipeDeleteMultipleRecipesWithConstraint",
+)
+
+
+@pytest.mark.parametrize("task_name", CLAIMED_FALSELY_BEFORE)
+def test_offline_agent_never_claims_these_falsely(task_name):
+    for seed in SEEDS:
+        result = run_offline(task_name, seed)
+        assert result["error"] is None, result
+        if result["status"] == "complete":
+            assert result["score"] == 1.0, result
+
+
 def test_offline_events_are_labelled_offline():
     env = sim_env.SimEnv(seed=0, render=False)
     events: list[dict[str, Any]] = []

@@ -1232,7 +1232,7 @@ class OfflineActionGenerator:
         self._last: tuple[str, str, str] | None = None  # (screen, action key, sub-goal)
         # What reading a question has gathered so far, across scrolls and screens.
         self._today: str | None = None
-        self._tally: dict[tuple[str, ...], float] = {}
+        self._tally: dict[tuple[str, float], float] = {}
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
         self._dated: dict[tuple[str, datetime.date], bool] = {}
         self._menu_for_done = False
@@ -2057,7 +2057,9 @@ class OfflineActionGenerator:
                 continue
             amounts = [a for a in (screen.money(t) for t in texts) if a is not None]
             if amounts:
-                self._tally[tuple(texts)] = amounts[0]
+                # By title and amount: a row cut off by the screen's edge shows fewer of its
+                # texts, and read again whole after a scroll it must not count twice.
+                self._tally[(texts[0], amounts[0])] = amounts[0]
         if not end_of_list or not self._tally:
             return None
         total = sum(self._tally.values())
