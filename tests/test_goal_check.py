@@ -228,3 +228,11 @@ def test_a_file_name_shows_as_its_stem_and_a_plural_folder_as_its_singular():
     assert offline_goal.value_shown("clip_7.mp4", ["clip_7"])
     assert offline_goal.value_shown("Downloads", ["Download"])
     assert not offline_goal.value_shown("clip_7.mp4", ["clip_8"])
+
+
+def test_the_notes_a_merge_reads_from_are_no_values_it_leaves_behind():
+    goal = (
+        "Merge the contents of Markor notes a_2023.txt, b_cat.txt and c.md (in the same order) "
+        "into a new Markor note named mIObBbo4 and save it."
+    )
+    assert offline_goal.goal_values(offline_goal.text_lib.parse_goal(goal)) == ["mIObBbo4"]

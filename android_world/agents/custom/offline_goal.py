@@ -472,7 +472,14 @@ def _source(goal: str, value: str) -> bool:
     """A value the goal reads from ("Add the recipes from recipes.txt"): what is written is
     the file's content, which the goal does not spell out, not its name."""
     pattern = rf"\bfrom\s+(?:the\s+)?(?:file\s+|note\s+|image\s+)?[\"'“‘]?{re.escape(value)}"
-    return re.search(pattern, goal, re.I) is not None
+    if re.search(pattern, goal, re.I):
+        return True
+    # "Merge the contents of notes a.txt, b.txt and c.md into a new note named x": a, b, c.
+    sources = _SOURCE_SPAN.search(goal)
+    return sources is not None and value.casefold() in sources.group(1).casefold()
+
+
+_SOURCE_SPAN = re.compile(r"\b(?:contents?|text)\s+of\s+(.{1,400}?)\s+(?:into|to)\b", re.I)
 
 
 def goal_values(info: text_lib.GoalInfo) -> list[str]:
@@ -483,7 +490,7 @@ def goal_values(info: text_lib.GoalInfo) -> list[str]:
         for v in _without_lone_capitals(info, given_values(info))
         if not _source(info.goal, v) and "clipboard" not in v.casefold()
     ]
-    values += [v for r in info.records for _, v in r]
+    values += [v for r in info.records for _, v in r if not _source(info.goal, v)]
     if info.append:
         values.append(info.append)
     if info.prepend:

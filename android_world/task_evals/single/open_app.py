@@ -9,6 +9,7 @@ from typing import Any
 from android_world.env import interface
 from android_world.env.json_action import JSONAction
 from android_world.task_evals import task_eval, upstream_pools
+from android_world.task_evals.oracle_utils import elements, find, text_is
 
 # Upstream's candidates minus the dialer, which the simulated phone does not have.
 APP_NAME_TO_PACKAGE_NAME = {
@@ -69,4 +70,10 @@ class OpenAppTaskEval(task_eval.TaskEval):
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:
         env.get_state()
         yield JSONAction(action_type="open_app", app_name=self.params["app_name"])
+        # The goal asks to clear pop-ups by granting permissions; the check only needs the app.
+        for _ in range(3):
+            allow = find(elements(env), text_is("Allow"))
+            if allow is None:
+                break
+            yield JSONAction(action_type="click", index=allow)
         yield JSONAction(action_type="status", goal_status="complete")
