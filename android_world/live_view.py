@@ -271,8 +271,8 @@ def choose_mode(enabled: bool, stream: TextIO, interactive: bool = False) -> str
 
 
 class LiveView:
-    """Opened around a run's episodes (`with view:`); `observe` wraps the run writer, `apply`
-    takes a worker's events, `episode_saved` each finished episode."""
+    """Started around a run's episodes (`start()`/`close()`, or `with view:`); `observe` wraps
+    the run writer, `apply` takes a worker's events, `episode_saved` each finished episode."""
 
     def __init__(
         self, mode: str, totals: Totals, stream: TextIO | None = None, console: Any = None
@@ -320,8 +320,9 @@ class LiveView:
     def renderable(self) -> Any:
         return render(*self.state.snapshot())
 
-    def __enter__(self) -> LiveView:
-        if self.mode == "rich":
+    def start(self) -> LiveView:
+        """Draw the panel (rich mode); `close()` removes it. Piped and off need no start."""
+        if self.mode == "rich" and self._live is None:
             try:
                 from rich.console import Console
                 from rich.live import Live
@@ -339,6 +340,9 @@ class LiveView:
             except Exception as exc:
                 self._give_up(exc)
         return self
+
+    def __enter__(self) -> LiveView:
+        return self.start()
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()

@@ -647,17 +647,9 @@ def _execute_serial(
     live = _live_view(prep, total, [e for n, e in episodes_by_name.items() if n in done_names])
     # Piped to a file, every progress frame would land on one endless line.
     quiet_bar = not sys.stderr.isatty() or live.uses_terminal
-    with (
-        live,
-        tqdm(
-            total=total,
-            initial=already,
-            desc="episodes",
-            unit="ep",
-            file=sys.stderr,
-            disable=quiet_bar,
-        ) as bar,
-    ):
+    with tqdm(
+        total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
+    ) as bar:
 
         def saved(ep: dict[str, Any]) -> None:
             episodes_by_name[ep["name"]] = ep
@@ -678,6 +670,8 @@ def _execute_serial(
             )
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            live.close()
     return interrupted
 
 
@@ -769,17 +763,14 @@ def _execute_parallel(
     _log(f"Workers: {bench.workers} {where}, {len(jobs)} episodes to run")
     live = _live_view(prep, total, done)
     quiet_bar = not sys.stderr.isatty() or live.uses_terminal
-    with (
-        live,
-        tqdm(
-            total=total,
-            initial=total - len(jobs),
-            desc="episodes",
-            unit="ep",
-            file=sys.stderr,
-            disable=quiet_bar,
-        ) as bar,
-    ):
+    with tqdm(
+        total=total,
+        initial=total - len(jobs),
+        desc="episodes",
+        unit="ep",
+        file=sys.stderr,
+        disable=quiet_bar,
+    ) as bar:
         writer = _ParallelRunDir(prep, run_dir, manifest, bar, live)
         in_order = parallel.memory_writable(prep.agent_registry_name, prep.agent_kwargs)
         try:
@@ -799,6 +790,8 @@ def _execute_parallel(
             return True
         except parallel.ParallelError as exc:
             raise UsageError(str(exc)) from None
+        finally:
+            live.close()
     return False
 
 
@@ -811,7 +804,7 @@ def _live_view(prep: Prepared, total: int, finished: list[dict[str, Any]]) -> li
         finished,
         names=_instance_seeds(prep.suite),
         interactive=prep.agent_registry_name == "human_agent",
-    )
+    ).start()
 
 
 def _parallel_history(previous: dict[str, Any]) -> dict[str, Any]:
