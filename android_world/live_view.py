@@ -219,17 +219,35 @@ def render(rows: list[_Row], totals: Totals) -> Any:
         body: Any = grid
     else:
         body = Table(expand=True, pad_edge=False, box=None, header_style="bold")
-        for name in ("worker", "task", "step", "sub-goal", "action", "votes", "gate"):
-            body.add_column(name, overflow="ellipsis", no_wrap=True, ratio=None)
+        for name, ratio in _COLUMNS:
+            body.add_column(
+                name,
+                overflow="ellipsis",
+                no_wrap=True,
+                ratio=ratio,
+                min_width=None if ratio else len(name) + 2,
+            )
         for row in rows:
             fields = dict(_fields(row))
             body.add_row(
                 *(
                     Text(row.start.worker if k == "worker" else fields.get(k, ""))
-                    for k in ("worker", "task", "step", "sub-goal", "action", "votes", "gate")
+                    for k, _ in _COLUMNS
                 )
             )
     return Panel(body, title=Text(header_text(totals)), title_align="left")
+
+
+# The parallel table: (column, share of the width left; None = as wide as its text).
+_COLUMNS = (
+    ("worker", None),
+    ("task", None),
+    ("step", None),
+    ("sub-goal", 3),
+    ("action", 4),
+    ("votes", 3),
+    ("gate", 2),
+)
 
 
 def _fields(row: _Row | None) -> list[tuple[str, str]]:
