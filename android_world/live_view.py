@@ -1,7 +1,7 @@
 """The live view: what the agent is doing, step by step, on stderr while a run goes on.
 
-On a terminal it is a rich panel redrawn at most `REFRESH_PER_SECOND` times a second by rich's
-own thread; piped, one plain line per step (live_events.plain_line); `--nolive` turns it off.
+On a terminal it is a rich panel, redrawn on a thread of its own when something changed, at
+most `REFRESH_PER_SECOND` times a second (once a second for the clock when nothing did); piped, one plain line per step (live_events.plain_line); `--nolive` turns it off.
 
 It stays out of the episode's way:
 - it reads what agents already record (each step's `AgentInteractionResult.data` and the
@@ -9,7 +9,8 @@ It stays out of the episode's way:
   around the run writer: the writer sees every call unchanged, so the run's files are the same
   with and without the view;
 - a step costs a few dictionary reads and, piped, one written line; the terminal panel is drawn
-  from a snapshot on rich's thread, never in the agent's;
+  from a snapshot on the view's thread, never in the agent's (a 16-worker table takes rich
+  milliseconds to draw, so it is not redrawn when nothing changed);
 - a view that fails goes quiet (one line says so) and the run goes on.
 
 In a `--workers` run each worker wraps its writer the same way and sends the views over its pipe
@@ -141,9 +142,11 @@ class LiveState:
         self._totals = totals
         self._rows: dict[str, _Row] = {}
         self._in_flight: dict[str, tuple[float, float]] = {}  # episode → model (s, USD) so far
+        self.version = 0  # bumped by every change: the panel is redrawn only when it moved
 
     def apply(self, event: LiveEvent) -> None:
         with self._lock:
+            self.version += 1
             if isinstance(event, EpisodeStart):
                 self._rows[event.worker] = _Row(event)
                 self._in_flight[event.episode] = (0.0, 0.0)
@@ -164,6 +167,7 @@ class LiveState:
         also counts calls made after the last step, such as a memory write)."""
         name = str(episode.get("name"))
         with self._lock:
+            self.version += 1
             live_s, live_c = self._in_flight.pop(name, (0.0, 0.0))
             totals = self._totals
             failed = episode.get("error") is not None
@@ -180,6 +184,11 @@ class LiveState:
             for row in self._rows.values():
                 if row.start.episode == name:
                     row.finished = _result_word(episode)
+
+    def change_key(self) -> tuple[int, int]:
+        """What the panel shows changes with this: the events so far and the elapsed second."""
+        with self._lock:
+            return self.version, int(self._clock() - self._started)
 
     def snapshot(self) -> tuple[list[_Row], Totals]:
         with self._lock:
@@ -300,6 +309,7 @@ class LiveView:
         self._stream = stream
         self._console = console
         self._live: Any = None
+        self._stop = threading.Event()
 
     @property
     def uses_terminal(self) -> bool:
@@ -349,12 +359,16 @@ class LiveView:
                 self._live = Live(
                     console=console,
                     get_renderable=self.renderable,
-                    refresh_per_second=REFRESH_PER_SECOND,
+                    auto_refresh=False,  # _redraw decides when
                     transient=True,
                     redirect_stdout=False,
                     redirect_stderr=True,  # the run's own stderr lines print above the panel
                 )
-                self._live.start()
+                self._live.start(refresh=True)
+                self._stop.clear()
+                threading.Thread(
+                    target=self._redraw, args=(self._live,), name="live-view", daemon=True
+                ).start()
             except Exception as exc:
                 self._give_up(exc)
         return self
@@ -365,7 +379,20 @@ class LiveView:
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
+    def _redraw(self, live: Any) -> None:
+        shown = self.state.change_key()
+        while not self._stop.wait(1 / REFRESH_PER_SECOND):
+            key = self.state.change_key()
+            if key == shown:
+                continue
+            shown = key
+            try:
+                live.refresh()
+            except Exception:  # the terminal went away: the run goes on without the panel
+                return
+
     def close(self) -> None:
+        self._stop.set()
         live, self._live = self._live, None
         if live is not None:
             with contextlib.suppress(Exception):

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -329,6 +330,16 @@ def test_the_parallel_panel_has_a_row_per_worker_and_marks_finished_episodes():
     row1 = next(line for line in lines if line.lstrip("│ ").startswith("w1"))
     assert "ClockStopWatchRunning_0" in row0 and "4/10 (success)" in row0 and "wait" in row0
     assert "ContactsAddContact_0" in row1 and "1/12" in row1 and "Turn wifi on" in row1
+
+
+def test_the_panel_redraws_itself_after_a_change_without_the_run_asking():
+    console, out = _console()
+    with live_view.LiveView("rich", Totals(total=1), console=console) as view:
+        view.apply(EpisodeStart("", "ContactsAddContact_0", "Add a contact.", 12))
+        deadline = time.monotonic() + 5
+        while "ContactsAddContact_0" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "ContactsAddContact_0" in _plain(out.getvalue())  # before close() draws it
 
 
 def test_the_panel_redirects_the_runs_stderr_lines_above_it_and_restores_stderr():
