@@ -132,7 +132,7 @@ class _Row:
 
 
 class LiveState:
-    """Rows per worker and the run's totals; every method takes the lock (rich's refresh thread
+    """Rows per worker and the run's totals; every method takes the lock (the redraw thread
     reads a snapshot while the run's thread writes)."""
 
     def __init__(self, totals: Totals, clock: Callable[[], float] = time.monotonic):
@@ -197,7 +197,8 @@ class LiveState:
                 totals.model_s += s
                 totals.cost_usd += c
             totals.elapsed_s = self._clock() - self._started
-            rows = [dataclasses.replace(r) for _, r in sorted(self._rows.items())]
+            order = sorted(self._rows, key=lambda worker: (len(worker), worker))  # w2 before w10
+            rows = [dataclasses.replace(self._rows[worker]) for worker in order]
         return rows, totals
 
 
