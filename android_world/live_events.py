@@ -242,8 +242,12 @@ def finished_totals(episodes: Iterable[Mapping[str, Any]], total: int) -> Totals
 # Text
 
 
-def votes_text(votes: Iterable[Vote]) -> str:
-    return ", ".join(f"{v.persona} {'?' if v.score is None else f'{v.score:.1f}'}" for v in votes)
+def votes_text(votes: Iterable[Vote], names: bool = True) -> str:
+    """`Pragmatist 9.5, Skeptic ?` (? = unreadable answer), or `9.5 ?` without the names."""
+    scores = [(v.persona, "?" if v.score is None else f"{v.score:.1f}") for v in votes]
+    if not names:
+        return " ".join(score for _, score in scores)
+    return ", ".join(f"{persona} {score}" for persona, score in scores)
 
 
 def step_label(step: int, budget: int | None) -> str:

@@ -238,7 +238,7 @@ def render(rows: list[_Row], totals: Totals) -> Any:
                 min_width=None if ratio else len(name) + 2,
             )
         for row in rows:
-            fields = dict(_fields(row))
+            fields = dict(_fields(row, compact=True))
             body.add_row(
                 *(
                     Text(row.start.worker if k == "worker" else fields.get(k, ""))
@@ -260,7 +260,9 @@ _COLUMNS = (
 )
 
 
-def _fields(row: _Row | None) -> list[tuple[str, str]]:
+def _fields(row: _Row | None, compact: bool = False) -> list[tuple[str, str]]:
+    """Label and text of each thing the panel shows; `compact` (a table row) gives the votes as
+    scores only."""
     if row is None:
         return [("task", "starting…")]
     step = row.step
@@ -274,7 +276,7 @@ def _fields(row: _Row | None) -> list[tuple[str, str]]:
         fields += [
             ("sub-goal", step.sub_goal or ""),
             ("action", (step.action or "-") + (f" -> {step.outcome}" if step.outcome else "")),
-            ("votes", live_events.votes_text(step.votes)),
+            ("votes", live_events.votes_text(step.votes, names=not compact)),
             ("gate", step.gate or ""),
         ]
     return [(k, v) for k, v in fields if v or k in ("task", "step", "action")]

@@ -330,6 +330,7 @@ def test_the_parallel_panel_has_a_row_per_worker_and_marks_finished_episodes():
     row1 = next(line for line in lines if line.lstrip("│ ").startswith("w1"))
     assert "ClockStopWatchRunning_0" in row0 and "4/10 (success)" in row0 and "wait" in row0
     assert "ContactsAddContact_0" in row1 and "1/12" in row1 and "Turn wifi on" in row1
+    assert "9.5 ?" in row1  # the votes as scores only: the row has no room for the names
 
 
 def test_the_panel_redraws_itself_after_a_change_without_the_run_asking():
