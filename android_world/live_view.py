@@ -255,8 +255,8 @@ _COLUMNS = (
     ("step", None),
     ("sub-goal", 3),
     ("action", 4),
-    ("votes", 3),
-    ("gate", 2),
+    ("votes", None),
+    ("gate", None),
 )
 
 
