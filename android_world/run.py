@@ -97,9 +97,9 @@ flags.DEFINE_string(
 )
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
-# `-h` as upstream tools and argparse accept it: the same as absl's --help.
+# `-h` as argparse tools accept it: absl's --help under another name, listed beside it.
 app.define_help_flags()
-flags.DEFINE_alias("h", "help")
+flags.DEFINE_alias("h", "help", module_name=app.__name__)
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
