@@ -965,15 +965,20 @@ def run_header(run_dir: Path, manifest: Mapping[str, Any], rows: Sequence[Mappin
         "in_progress": bool(started and not finished),
         "family": family,
         "note": manifest.get("note") or (SIM_DISCLAIMER if family == "sim" else None),
-        "reproducibility": _reproducibility_lines(manifest.get("reproducibility")),
+        "reproducibility": _reproducibility_lines(manifest.get("reproducibility"), rows),
     }
 
 
-def _reproducibility_lines(facts: Any) -> list[dict[str, str]]:
+def _reproducibility_lines(facts: Any, rows: Sequence[Mapping]) -> list[dict[str, str]]:
     """The header rows for manifest.json's `reproducibility` (none for older runs); a block this
     reader does not understand is one row saying so, not a failed report."""
+    seen = {
+        str(r.get("task")): int(budget)
+        for r in rows
+        if isinstance(budget := r.get("step_budget"), int) and not isinstance(budget, bool)
+    }
     try:
-        return run_facts.header_lines(facts)
+        return run_facts.header_lines(facts, seen)
     except (AttributeError, KeyError, TypeError, ValueError):
         return [{"key": "reproducibility", "value": "unreadable block in manifest.json"}]
 

@@ -181,9 +181,13 @@ def _budget_note(cfg: Any) -> str:
     return profile.step_budget_note()
 
 
-def header_lines(facts: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def header_lines(
+    facts: Mapping[str, Any] | None, budgets_seen: Mapping[str, int] | None = None
+) -> list[dict[str, str]]:
     """The report header's rows for `facts` (manifest.json's `reproducibility`); none for a run
-    recorded before it existed."""
+    recorded before it existed. `budgets_seen` (task -> the budget its episodes ran with, from
+    results.jsonl) stands in when the manifest lists none (a parallel run's driver has no
+    device to ask)."""
     if not isinstance(facts, Mapping):
         return []
     rows = []
@@ -211,7 +215,7 @@ def header_lines(facts: Mapping[str, Any] | None) -> list[dict[str, str]]:
     else:
         rows.append({"key": "image sent", "value": "none (no role sends a screenshot)"})
     budgets = facts.get("step_budgets") or {}
-    tasks = budgets.get("tasks") or {}
+    tasks = budgets.get("tasks") or budgets_seen or {}
     text = str(budgets.get("rule") or "")
     if tasks:
         low, high = min(tasks.values()), max(tasks.values())
