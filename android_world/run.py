@@ -24,7 +24,7 @@ from absl import app, flags
 import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import discover, parallel, run_output, suite_utils
+from android_world import discover, parallel, run_facts, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
@@ -97,6 +97,9 @@ flags.DEFINE_string(
 )
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
+# `-h` as argparse tools accept it: absl's --help under another name, listed beside it.
+app.define_help_flags()
+flags.DEFINE_alias("h", "help", module_name=app.__name__)
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
@@ -576,6 +579,7 @@ def _run_in(
             "kwargs": config_lib.redact(checkpointer_lib.to_jsonable(prep.agent_kwargs)),
         },
     ) | _parallel_history(manifest)
+    manifest["reproducibility"] = run_facts.reproducibility(manifest, prep.suite, cfg, env)
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
 
     # Regenerate from checkpoints first: a kill between checkpoint and results leaves no gap.
@@ -625,6 +629,7 @@ def _execute_serial(
         roles = info.get("roles") or info.get("models")
         if isinstance(roles, dict):
             manifest["models"] = roles
+        manifest["reproducibility"] = run_facts.reproducibility(manifest, prep.suite, cfg, env)
         checkpointer_lib.write_json_atomic(manifest_path, manifest)
 
     # A sim that does not render gives blank frames: not worth a file per step.
@@ -706,6 +711,9 @@ class _ParallelRunDir:
         roles = agent_info.get("roles") or agent_info.get("models")
         if isinstance(roles, dict):
             self.manifest["models"] = roles
+        self.manifest["reproducibility"] = run_facts.reproducibility(
+            self.manifest, self.prep.suite, self.prep.cfg
+        )
         self._write_manifest()
 
     def log(self, line: str) -> None:
