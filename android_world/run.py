@@ -804,6 +804,9 @@ def _finish(
     if cfg.benchmark.suite_family == "sim":
         title += f"\n{run_output.SIM_DISCLAIMER}"
     print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
+    outcomes = suite_utils.outcome_line(finished)
+    if outcomes:
+        print(discover.wrap_line(outcomes))
     claims = suite_utils.claims_line(finished)
     if claims:
         print(discover.wrap_line(claims))
@@ -865,11 +868,7 @@ def agent_line(config_name: str, registry_name: str) -> str:
     return f"Agent: {config_name} (registry name {registry_name})"
 
 
-def _episode_line(ep: dict[str, Any]) -> str:
-    if ep.get("error"):
-        return redact(f"{ep['name']}: FAILED ({ep['error']})")
-    steps, runtime = ep.get("episode_length"), ep.get("run_time") or 0.0
-    return f"{ep['name']}: score {ep['is_successful']} ({steps} steps, {runtime:.1f} s)"
+_episode_line = run_output.episode_line
 
 
 def _log(message: str) -> None:
@@ -919,6 +918,15 @@ def quiet_third_party_logs() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def _print_listing(text: str) -> None:
+    """A listing piped into `head` or `grep -m1` ends quietly when the reader stops reading."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str]) -> None:
     quiet_third_party_logs()
     redact_logs()
@@ -931,7 +939,7 @@ def main(argv: Sequence[str]) -> None:
             sys.exit(run_checks(cfg))
         if FLAGS.list:
             cfg, _, _ = load_run_config(argv)
-            print(list_text(FLAGS.list, cfg))
+            _print_listing(list_text(FLAGS.list, cfg))
             return
         prep = prepare(argv, check_startup=not FLAGS.dry_run)
         if FLAGS.perform_emulator_setup:
