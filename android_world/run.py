@@ -56,6 +56,18 @@ flags.DEFINE_string("suite_family", None, "Task family (sim).")
 flags.DEFINE_string(
     "sim_profile", None, "Sim phone profile, e.g. small,dialogs,vendor,slow (--list profiles)."
 )
+flags.DEFINE_string(
+    "goal",
+    None,
+    'Run one free-form goal instead of tasks, e.g. --goal "Turn on Wi-Fi": one episode, no task '
+    "check (unscored: the agent's own claim is the outcome).",
+)
+flags.DEFINE_string(
+    "app", None, "With --goal: the app the episode starts in (e.g. Camera); default: home screen."
+)
+flags.DEFINE_integer(
+    "max_steps", None, "With --goal: the episode's step budget (default 30).", lower_bound=1
+)
 flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
 flags.DEFINE_string("tags", None, "Comma-separated tags: keep tasks carrying any of them.")
 flags.DEFINE_string("difficulty", None, "Comma-separated difficulties (easy, medium, hard).")
@@ -330,20 +342,12 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     except agent_registry.AgentConfigError as exc:
         raise agent_key_error(config_name, exc, source) from None
 
-    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
-    try:
-        suite = suite_utils.create_suite(
-            classes,
-            n_task_combinations=cfg.benchmark.n_task_combinations,
-            seed=cfg.benchmark.task_random_seed,
-            tasks=cfg.benchmark.tasks or None,
-            use_identical_params=cfg.benchmark.use_identical_params,
-        )
-    except suite_utils.UnknownTaskError as exc:
-        raise UsageError(str(exc)) from None
-    suite.suite_family = cfg.benchmark.suite_family
-    if not suite:
-        raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
+    if FLAGS.goal is not None:
+        classes, suite = goal_suite(cfg, flag_sources)
+    else:
+        if FLAGS.app is not None or FLAGS.max_steps is not None:
+            raise UsageError("--app and --max_steps go with --goal (tasks bring their own)")
+        classes, suite = task_suite(cfg)
     run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
     prep = Prepared(
         cfg,
@@ -361,6 +365,51 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     if check_startup:
         startup_check(prep)
     return prep
+
+
+def task_suite(
+    cfg: config_lib.CelilConfig,
+) -> tuple[dict[str, type[task_eval.TaskEval]], suite_utils.Suite]:
+    """The benchmark's tasks: the family's registry, filtered, drawn."""
+    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
+    try:
+        suite = suite_utils.create_suite(
+            classes,
+            n_task_combinations=cfg.benchmark.n_task_combinations,
+            seed=cfg.benchmark.task_random_seed,
+            tasks=cfg.benchmark.tasks or None,
+            use_identical_params=cfg.benchmark.use_identical_params,
+        )
+    except suite_utils.UnknownTaskError as exc:
+        raise UsageError(str(exc)) from None
+    suite.suite_family = cfg.benchmark.suite_family
+    if not suite:
+        raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
+    return classes, suite
+
+
+def goal_suite(
+    cfg: config_lib.CelilConfig, flag_sources: dict[str, str]
+) -> tuple[dict[str, type[task_eval.TaskEval]], suite_utils.Suite]:
+    """`--goal`: a suite of one unscored task (android_world/task_evals/free_goal.py), so the
+    episode runs, records and reports like any other."""
+    from android_world.task_evals import free_goal
+
+    chosen = [
+        flag for flag in ("--tasks", "--tags", "--difficulty") if flag in flag_sources.values()
+    ]
+    if chosen:
+        raise UsageError(f"--goal runs one goal instead of tasks: drop {', '.join(chosen)}")
+    max_steps = FLAGS.max_steps or free_goal.DEFAULT_MAX_STEPS
+    seed = suite_utils.instance_seed(cfg.benchmark.task_random_seed, free_goal.TASK_NAME, 0)
+    try:
+        task = free_goal.free_goal(FLAGS.goal, FLAGS.app, max_steps, seed=seed)
+    except ValueError as exc:
+        flag = "--app" if str(exc).startswith("unknown app") else "--goal"
+        raise UsageError(f"{flag}: {exc}") from None
+    suite = suite_utils.Suite({task.name: [task]})
+    suite.suite_family = cfg.benchmark.suite_family
+    return {task.name: free_goal.FreeGoal}, suite
 
 
 def agent_key_error(
@@ -800,16 +849,21 @@ def _finish(
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
     finished = checkpoint_store.load()
     summary = _write_outputs(run_dir, finished, prep)
-    title = f"Suite family: {cfg.benchmark.suite_family}"
-    if cfg.benchmark.suite_family == "sim":
-        title += f"\n{run_output.SIM_DISCLAIMER}"
-    print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
-    outcomes = suite_utils.outcome_line(finished)
-    if outcomes:
-        print(discover.wrap_line(outcomes))
-    claims = suite_utils.claims_line(finished)
-    if claims:
-        print(discover.wrap_line(claims))
+    if finished and all(suite_utils.is_unscored(ep) for ep in finished):  # --goal
+        for ep in finished:
+            for line in run_output.goal_lines(ep):
+                print(discover.wrap_line(line))
+    else:
+        title = f"Suite family: {cfg.benchmark.suite_family}"
+        if cfg.benchmark.suite_family == "sim":
+            title += f"\n{run_output.SIM_DISCLAIMER}"
+        print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
+        outcomes = suite_utils.outcome_line(finished)
+        if outcomes:
+            print(discover.wrap_line(outcomes))
+        claims = suite_utils.claims_line(finished)
+        if claims:
+            print(discover.wrap_line(claims))
     print(f"Run directory: {run_dir}")
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")

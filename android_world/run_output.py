@@ -85,6 +85,28 @@ def episode_line(ep: Mapping[str, Any]) -> str:
     return redact_text(f"{name}: {score}, {why} ({used}, {runtime:.1f} s)")
 
 
+def goal_lines(ep: Mapping[str, Any]) -> list[str]:
+    """What a `--goal` run ends with instead of a summary table: the goal, how the agent says it
+    ended, and its answer; unscored, because nothing checked the device."""
+    lines = [f"Goal: {ep.get('goal')}"]
+    if suite_utils.is_failed(ep):
+        lines.append(f"Outcome: error ({_shorten(str(ep.get('error')), 160)})")
+    else:
+        how = suite_utils.how_it_ended(ep)
+        said = {
+            "complete": "the agent said the goal is complete",
+            "infeasible": "the agent said the goal is infeasible"
+            + (f" ({ep['end_reason']})" if ep.get("end_reason") else ""),
+            "out_of_steps": "the agent ran out of steps before saying it was done",
+        }[how]
+        used = f"{ep.get('episode_length')} of {ep.get('step_budget')} steps"
+        lines.append(f"Outcome: unscored (no task check): {said}, after {used}.")
+    answer = ep.get("agent_answer")
+    if isinstance(answer, str) and answer.strip():
+        lines.append(f"Answer: {_shorten(' '.join(answer.split()), 300)}")
+    return [redact_text(line) for line in lines]
+
+
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
