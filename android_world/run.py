@@ -4,7 +4,9 @@ Flags override config keys (`--set key.path=value` overrides any key). Every bad
 one line on stderr and exit code 2. `--checkpoint_dir <run dir>` resumes a run: finished
 episodes are kept, failed or unfinished ones are run again, and the run's own config.yaml is the
 base config (flags still override it). `--check_device` and `--check_models` only check the
-device or the models named by the config and exit with their result (0 = ready).
+device or the models named by the config and exit with their result (0 = ready, 1 = a check
+failed; `--check_models` exits 4 when no model is configured: every role runs offline).
+`--goal "..."` runs one free-form goal (unscored: no task check) instead of tasks.
 """
 
 from __future__ import annotations
@@ -97,7 +99,10 @@ flags.DEFINE_enum(
 )
 flags.DEFINE_boolean("check_device", False, "Check the adb device (env.adb) and exit (0 = ready).")
 flags.DEFINE_boolean(
-    "check_models", False, "Call every configured model role once and exit (0 = all passed)."
+    "check_models",
+    False,
+    "Call every configured model role once and exit: 0 = all passed, 1 = a check failed, "
+    "4 = no model configured (every role offline).",
 )
 flags.DEFINE_integer(
     "workers", None, "Run episodes in N worker processes, one device each (benchmark.workers)."
