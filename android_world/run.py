@@ -401,7 +401,9 @@ def goal_suite(
     from android_world.task_evals import free_goal
 
     chosen = [
-        flag for flag in ("--tasks", "--tags", "--difficulty") if flag in flag_sources.values()
+        flag
+        for flag in ("--tasks", "--tags", "--difficulty", "--n_task_combinations")
+        if flag in flag_sources.values()
     ]
     if chosen:
         raise UsageError(f"--goal runs one goal instead of tasks: drop {', '.join(chosen)}")
@@ -498,6 +500,9 @@ def dry_run_text(prep: Prepared) -> str:
     }
     if prep.agent_registry_name != "celil_agent":
         models = {}
+    goal_run = bool(prep.suite) and all(
+        not suite_utils.is_scored(t) for ts in prep.suite.values() for t in ts
+    )
     where = str(prep.run_dir) if prep.run_dir else f"{cfg.benchmark.output_path}/run_<timestamp>"
     if prep.resuming:
         where += " (resumed)"
@@ -506,11 +511,18 @@ def dry_run_text(prep: Prepared) -> str:
         agent=agent_line(prep.agent_config_name, prep.agent_registry_name).removeprefix("Agent: "),
         env=cfg.env.type + _profile_label(cfg),
         suite_family=cfg.benchmark.suite_family,
-        n_task_combinations=cfg.benchmark.n_task_combinations,
-        task_names=list(prep.suite),
+        n_task_combinations=1 if goal_run else cfg.benchmark.n_task_combinations,
+        task_names=[_goal_label(prep.suite)] if goal_run else list(prep.suite),
         models=models,
         run_dir=where,
     )
+
+
+def _goal_label(suite: suite_utils.Suite) -> str:
+    """`--dry_run --goal`: the goal, where it starts and its budget, not just "FreeGoal"."""
+    task = next(t for ts in suite.values() for t in ts)
+    start = f" in {task.app_names[0]}" if task.app_names else ""
+    return f"{task.name}: {task.goal!r}{start}, {int(10 * task.complexity)} steps, unscored"
 
 
 def _instance_seeds(suite: suite_utils.Suite) -> dict[str, Any]:

@@ -151,6 +151,7 @@ def test_app_and_sim_profile_flags_shape_the_episode(tmp_path):
         (["--goal", "x", "--app", "Camra"], "error: --app: unknown app 'Camra'; known apps:"),
         (["--goal", " "], "error: --goal: the goal is empty"),
         (["--app", "Camera"], "error: --app and --max_steps go with --goal"),
+        (["--goal", "x", "--n_task_combinations", "3"], "error: --goal runs one goal"),
     ],
 )
 def test_bad_goal_input_is_one_line_and_no_run(tmp_path, args, expected):
@@ -159,3 +160,10 @@ def test_bad_goal_input_is_one_line_and_no_run(tmp_path, args, expected):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(expected), done.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_dry_run_names_the_goal_its_app_and_budget(tmp_path):
+    done = _cli(tmp_path, "--goal", "Open Camera", "--app", "camera", "--dry_run")
+    assert done.returncode == 0, done.stderr
+    assert "tasks:    FreeGoal: 'Open Camera' in Camera, 30 steps, unscored" in done.stdout
+    assert "episodes: 1 (1 tasks x 1" in done.stdout and not (tmp_path / "runs").exists()
