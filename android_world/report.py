@@ -481,7 +481,7 @@ class Episode:
     row: dict[str, Any]
     meta: dict[str, Any]
     end_reason: str
-    end_kind: str  # success | fail | error | running
+    end_kind: str  # success | fail | error | running | unscored
     usage: dict[str, Any]
     seconds: dict[str, float]
     steps: list[dict[str, Any]]
@@ -522,6 +522,12 @@ def end_reason(
     kind = "success" if score is not None and score >= 1.0 else "fail"
     if row.get("score") is None and not row.get("done"):
         kind = "running"
+    if row.get("scored") is False:  # a free goal (--goal): the agent's claim, no task check
+        reason, _ = end_reason(
+            {**row, "scored": True, "score": 0.0}, steps, agent_summary, events, budget
+        )
+        why = f"; {row['end_reason']}" if row.get("end_reason") else ""
+        return f"unscored (no task check): {reason}{why}", "unscored"
     n_steps = int(_num(row.get("steps")) or len(steps))
     if row.get("done"):
         if status == "infeasible":
@@ -782,6 +788,7 @@ def task_rows(episodes: Sequence[Episode]) -> tuple[list[dict[str, Any]], dict[s
         costs = [
             _num(e.row.get("cost_usd")) for e in eps if _num(e.row.get("cost_usd")) is not None
         ]
+        unscored = [e for e in eps if e.row.get("scored") is False and not e.row.get("error")]
         rows.append(
             {
                 "task": task,
@@ -789,7 +796,7 @@ def task_rows(episodes: Sequence[Episode]) -> tuple[list[dict[str, Any]], dict[s
                 "tags": eps[0].meta["tags"],
                 "episodes": len(eps),
                 "complete": len(complete),
-                "failed": len(eps) - len(complete),
+                "failed": len(eps) - len(complete) - len(unscored),
                 "success": _mean([float(_num(e.row.get("score")) or 0) for e in complete]),
                 "mean_steps": _mean([float(_num(e.row.get("steps")) or 0) for e in complete]),
                 "runtime": sum(_num(e.row.get("runtime")) or 0.0 for e in eps),
