@@ -1215,8 +1215,9 @@ def write_compare(run_a: Path, run_b: Path, out: Path) -> tuple[Path, str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m android_world.report",
-        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs.",
+        prog="celil-report",
+        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs. "
+        "(From a checkout without installing: python -m android_world.report.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")
