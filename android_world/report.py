@@ -1364,8 +1364,9 @@ def export_episode(run_dir: Path, name: str, out: Path | None = None) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m android_world.report",
-        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs.",
+        prog="celil-report",
+        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs. "
+        "(From a checkout without installing: python -m android_world.report.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")

@@ -1,4 +1,4 @@
-"""Run a benchmark: `python -m android_world.run --config config/default.yaml [flags]`.
+"""Run a benchmark: `celil-run [flags]` (from a checkout: `./run_benchmark.sh [flags]`).
 
 Flags override config keys (`--set key.path=value` overrides any key). Every bad input ends with
 one line on stderr and exit code 2. `--checkpoint_dir <run dir>` resumes a run: finished

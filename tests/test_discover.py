@@ -103,9 +103,9 @@ def test_dry_run_validates_and_prints_without_running(tmp_path):
     assert "env:      sim (profile landscape)\n" in strict.stdout
 
 
-def test_readme_python_api_example_runs_as_written(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Using Celil from Python", 1)[1]
+def test_docs_python_api_example_runs_as_written(tmp_path):
+    doc = (ROOT / "docs" / "INSTALL.md").read_text(encoding="utf-8")
+    section = doc.split("## Using Celil from Python", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     script = tmp_path / "api_example.py"
     script.write_text(code)
