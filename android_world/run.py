@@ -26,7 +26,7 @@ from absl import app, flags
 import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import discover, parallel, run_facts, run_output, suite_utils
+from android_world import discover, live_view, parallel, run_facts, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
@@ -114,6 +114,12 @@ flags.DEFINE_string(
 )
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
+flags.DEFINE_boolean(
+    "live",
+    True,
+    "Show each step on stderr: a live panel on a terminal, one line per step when piped "
+    "(--nolive: off).",
+)
 # `-h` as argparse tools accept it: absl's --help under another name, listed beside it.
 app.define_help_flags()
 flags.DEFINE_alias("h", "help", module_name=app.__name__)
@@ -709,8 +715,9 @@ def _execute_serial(
     total = sum(len(v) for v in prep.suite.values())
     already = len(done_names & set(_instance_seeds(prep.suite)))
     episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
+    live = _live_view(prep, total, [e for n, e in episodes_by_name.items() if n in done_names])
     # Piped to a file, every progress frame would land on one endless line.
-    quiet_bar = not sys.stderr.isatty()
+    quiet_bar = not sys.stderr.isatty() or live.uses_terminal
     with tqdm(
         total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
     ) as bar:
@@ -720,19 +727,22 @@ def _execute_serial(
             _write_outputs(run_dir, list(episodes_by_name.values()), prep)
             bar.write(_episode_line(ep), file=sys.stderr)
             bar.update(1)
+            live.episode_saved(ep)
 
         try:
             suite_utils.run(
                 prep.suite,
                 agent,
                 checkpoint_store,
-                observer=writer,
+                observer=live.observe(writer, recorder),
                 checkpoint_episode_data=False,
                 on_episode_saved=saved,
                 print_fn=lambda _msg: None,
             )
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            live.close()
     return interrupted
 
 
@@ -740,8 +750,11 @@ class _ParallelRunDir:
     """The driver's side of a parallel run: everything that reaches the run directory, in the
     serial run's order (episode folder, checkpoint, results/summary/report)."""
 
-    def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
+    def __init__(
+        self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any, live: Any = None
+    ):
         self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
+        self.live = live or live_view.LiveView("off", live_view.Totals())
         self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
         history = manifest.get("parallel")
@@ -762,6 +775,7 @@ class _ParallelRunDir:
         _write_outputs(self.run_dir, list(self.episodes.values()), self.prep)
         self.bar.write(_episode_line(ep), file=sys.stderr)
         self.bar.update(1)
+        self.live.episode_saved(ep)
 
     def stats(self, stats: parallel.Stats) -> None:
         """This session's restart/retry counts, after the earlier sessions' (a resume adds one)."""
@@ -803,7 +817,7 @@ def _execute_parallel(
     bench = cfg.benchmark
     store = run_output.checkpoint_store(run_dir)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
-    done = store.load(["name", "error", "exception_info"])
+    done = store.load(["name", "error", "exception_info", "is_successful", "usage"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
     total = sum(len(v) for v in prep.suite.values())
     spec = parallel.WorkerSpec(
@@ -816,11 +830,13 @@ def _execute_parallel(
         save_screenshots=bench.save_screenshots and (cfg.env.type != "sim" or cfg.env.render),
         agent_module=FLAGS.agent_module if FLAGS.is_parsed() else None,
         name_prefix=f"celil-{run_dir.name}",
+        live=FLAGS.live if FLAGS.is_parsed() else False,
     )
     where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"
     _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     _log(f"Workers: {bench.workers} {where}, {len(jobs)} episodes to run")
-    quiet_bar = not sys.stderr.isatty()
+    live = _live_view(prep, total, done)
+    quiet_bar = not sys.stderr.isatty() or live.uses_terminal
     with tqdm(
         total=total,
         initial=total - len(jobs),
@@ -829,7 +845,7 @@ def _execute_parallel(
         file=sys.stderr,
         disable=quiet_bar,
     ) as bar:
-        writer = _ParallelRunDir(prep, run_dir, manifest, bar)
+        writer = _ParallelRunDir(prep, run_dir, manifest, bar, live)
         in_order = parallel.memory_writable(prep.agent_registry_name, prep.agent_kwargs)
         try:
             with parallel.open_pool(spec, cfg) as pool:
@@ -841,13 +857,28 @@ def _execute_parallel(
                     log=writer.log,
                     on_ready=writer.ready,
                     on_stats=writer.stats,
+                    on_live=live.apply_from,
                 )
                 scheduler.run(jobs)
         except KeyboardInterrupt:
             return True
         except parallel.ParallelError as exc:
             raise UsageError(str(exc)) from None
+        finally:
+            live.close()
     return False
+
+
+def _live_view(prep: Prepared, total: int, finished: list[dict[str, Any]]) -> live_view.LiveView:
+    """`--live`: the step-by-step view (android_world/live_view.py); a person typing the human
+    agent's actions gets plain lines, not a panel redrawn over the prompt."""
+    return live_view.open_view(
+        FLAGS.live if FLAGS.is_parsed() else False,
+        total,
+        finished,
+        names=_instance_seeds(prep.suite),
+        interactive=prep.agent_registry_name == "human_agent",
+    ).start()
 
 
 def _parallel_history(previous: dict[str, Any]) -> dict[str, Any]:
