@@ -145,7 +145,7 @@ def test_factory_builds_the_agent_from_config_and_models(tmp_path):
         transition_pause=0,
     )
     assert isinstance(agent, celil_agent.CelilAgent)
-    assert agent.threshold == 6.5
+    assert agent.settings.threshold == 6.5
     assert len(lines) == 4 and lines[0].startswith("maestro: replay")
     memory_line = " ".join(lines[3].split())
     path = tmp_path / "run_1" / "episodic_memory.db"

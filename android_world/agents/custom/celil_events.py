@@ -50,6 +50,31 @@ class EpisodeStats:
     warnings: int = 0
     goal_unmet: int = 0  # times the plan was done but the screens did not show the goal
 
+    def summary(self, threshold: float, irreversible_threshold: float) -> dict[str, Any]:
+        """The counts as `episode_summary` reports them."""
+        scores = self.scores
+        return {
+            "gate": {
+                "passed": self.passed,
+                "rejected": self.rejected,
+                "unverified": self.unverified,
+                "irreversible": self.irreversible,
+                "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
+                "threshold": threshold,
+                "irreversible_threshold": irreversible_threshold,
+            },
+            "proposals": {"total": self.proposals, "unusable": self.unusable_proposals},
+            "executed": self.executed,
+            "execution_errors": self.execution_errors,
+            "post_check_failures": self.post_check_failures,
+            "sub_goals_advanced": self.sub_goals_advanced,
+            "evidence_rejected": self.evidence_rejected,
+            "unconfirmed_finishes": self.unconfirmed_finishes,
+            "unusable_answers": self.unusable_answers,
+            "vision_selects": self.vision_selects,
+            "warnings": self.warnings,
+        }
+
     def troubles(self) -> int:
         """Things that went wrong so far: rejections, failed steps, unconfirmed finishes, replans."""
         return (

@@ -4,7 +4,8 @@ An irreversible act is never waved through: its target must be one the goal name
 (`celil_irreversible`, no model asked) and its score must reach the irreversible threshold
 whatever the verifier mode (`verification: off` has no score). A verifier that applies its own
 gate policy (adaptive, off) says so in its `verification_details`; a vote it deems unneeded is
-skipped, except for the next few proposals after something went wrong (`Caution`).
+skipped, except for the next few proposals after something went wrong (`Caution`). A rejected
+proposal goes back to the executor with the reasons once per sub-goal (`ExecutorFeedback`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from android_world.agents.custom.celil_events import EventLog
 from android_world.agents.custom.celil_irreversible import IrreversibleGuard, Verdict
+from android_world.agents.custom.celil_loop_settings import LoopSettings
 from android_world.agents.custom.celil_protocols import (
     Observation,
     ProposedAction,
@@ -98,13 +100,41 @@ class GateDecision:
         return [first, *votes]
 
 
+class ExecutorFeedback:
+    """Why the executor's last proposal did not count, for its next one. A rejection (or an
+    unconfirmed "finished") goes back once per sub-goal; a second one in a row costs a replan."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.pending: str | None = None
+        self._given: set[str] = set()
+
+    def offer(self, sub_goal: str, text: str) -> bool:
+        """Queue `text` for the executor unless this sub-goal had its feedback already."""
+        if not self.enabled or sub_goal in self._given:
+            return False
+        self._given.add(sub_goal)
+        self.pending = text
+        return True
+
+    def take(self) -> str | None:
+        text, self.pending = self.pending, None
+        return text
+
+    def passed(self, sub_goal: str) -> None:
+        self._given.discard(sub_goal)  # the next rejection is a new problem
+
+    def replanned(self) -> None:
+        self._given.clear()
+
+
 class Gate:
     """One episode's gate: the verifier, the thresholds, the irreversible guard, the caution."""
 
-    def __init__(self, verifier: Verifier, threshold: float, irreversible_threshold: float):
+    def __init__(self, verifier: Verifier, settings: LoopSettings):
         self.verifier = verifier
-        self.threshold = threshold
-        self.irreversible_threshold = irreversible_threshold
+        self.threshold = settings.threshold
+        self.irreversible_threshold = settings.irreversible_threshold
         self.guard = IrreversibleGuard()
         self.caution = Caution()
 
@@ -142,9 +172,32 @@ class Gate:
             log.warn(f"verifier raised {type(error).__name__}: {error}", record)
         threshold, unverified = self._policy(irreversible, unneeded, refused)
         passed = gate_verdict(score, threshold, irreversible, unverified) and not refused
-        return GateDecision(
+        decision = GateDecision(
             score, votes, threshold, irreversible, passed, unverified, unneeded, target_rule
         )
+        self._account(decision, log, record)
+        if passed:
+            self.guard.note_passed(proposal, observation)  # what is selected, what is open
+        return decision
+
+    @staticmethod
+    def _account(decision: GateDecision, log: EventLog, record: StepData) -> None:
+        """The decision in the step record, the events and the episode's counts."""
+        record.gate = decision.record()
+        stats = log.stats
+        if decision.unverified:
+            stats.unverified += 1
+        for vote in decision.votes:
+            log.emit("vote", **vote_dict(vote))
+        log.emit("gate", **decision.event(record.action))
+        if not decision.unverified:
+            stats.scores.append(float(decision.score))
+        if decision.irreversible:
+            stats.irreversible += 1
+        if decision.passed:
+            stats.passed += 1
+        else:
+            stats.rejected += 1
 
     def _vote_unneeded(
         self,

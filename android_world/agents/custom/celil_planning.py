@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from android_world.agents.custom.celil_episodic import abstract_goal
-from android_world.agents.custom.celil_events import EventLog
+from android_world.agents.custom.celil_events import EpisodeStats, EventLog
+from android_world.agents.custom.celil_loop_settings import LoopSettings
 from android_world.agents.custom.celil_memory import WorkingMemory, normalize_sub_goal
 from android_world.agents.custom.celil_progress import ProgressJudge
 from android_world.agents.custom.celil_protocols import (
@@ -75,20 +76,15 @@ class EpisodePlan:
         planner: Planner,
         episodic: EpisodicStore | None,
         log: EventLog,
-        *,
-        app_names: tuple[str, ...],
-        reuse_similarity: float | None,
-        reuse_success_rate: float,
-        max_rehearsals: int,
-        history_steps: int,
+        settings: LoopSettings,
     ):
         self._planner = planner
         self._episodic = episodic
         self._log = log
-        self._app_names = app_names
-        self._reuse = (reuse_similarity, reuse_success_rate)
-        self.max_rehearsals = max_rehearsals
-        self._history_steps = history_steps
+        self._app_names = settings.app_names
+        self._reuse = (settings.memory_reuse_similarity, settings.memory_reuse_success_rate)
+        self.max_rehearsals = settings.max_rehearsals
+        self._history_steps = settings.history_steps
         self.retrieved: Any = None
         self.source = ""
         self.rehearsals = 0
@@ -238,6 +234,24 @@ class EpisodePlan:
             recovery_sub_goals=list(plan.recovery_sub_goals),
         )
         record.plan_revised = memory.get_plan()
+
+    def summary(self, stats: EpisodeStats) -> dict[str, Any]:
+        """The plan's part of `episode_summary`: its rehearsals and what memory gave and kept."""
+        return {
+            "rehearsals": {
+                "count": self.rehearsals,
+                "limit": self.max_rehearsals,
+                "by_kind": dict(stats.rehearsals),
+            },
+            "memory": {
+                "hit": self.retrieved is not None,
+                "entry_id": getattr(self.retrieved, "entry_id", None),
+                "similarity": getattr(self.retrieved, "similarity", None),
+                # True once episode_finished stored this episode's plan (a verified success).
+                "stored": bool(self.stored),
+                "stored_entry_id": self.stored,
+            },
+        }
 
     def reusable(self, memory: WorkingMemory | None) -> list[str]:
         """The plan worth remembering: every sub-goal except the planner's recovery steps

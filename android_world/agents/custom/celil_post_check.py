@@ -7,10 +7,14 @@ failed check.
 
 from __future__ import annotations
 
+import time
+
 from android_world.agents.custom import celil_geometry
+from android_world.agents.custom.celil_events import EventLog
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.celil_quality_control import action_target_element
-from android_world.env import json_action
+from android_world.agents.custom.celil_step_data import ExecutionRecord, StepData
+from android_world.env import interface, json_action
 
 TAP_TYPES = (json_action.CLICK, json_action.LONG_PRESS, json_action.DOUBLE_TAP)
 # Actions whose success does not show as a screen change.
@@ -120,6 +124,32 @@ def screen_notes(observation: Observation, max_chars: int = 600) -> str:
         text += " || " + " | ".join(line.text for line in observation.ocr_lines)
     header = observation.foreground_activity or "screen"
     return f"[{header}] {text}"[:max_chars]
+
+
+def execute(
+    env: interface.AsyncEnv, action: json_action.JSONAction, log: EventLog, record: StepData
+) -> str | None:
+    """Run the action; returns how it failed (a device that is gone ends the episode)."""
+    error_text = None
+    started = time.perf_counter()
+    try:
+        env.execute_action(action)
+    except Exception as error:
+        if is_device_failure(error):
+            raise
+        error_text = f"{type(error).__name__}: {error}"
+    device_s = round(time.perf_counter() - started, 6)
+    log.stats.executed += 1
+    record.execution = ExecutionRecord(error_text is None, error_text, device_s)
+    # Device time is not a `timing` event: the report measures it from gate to executed.
+    log.emit(
+        "executed",
+        action=record.action,
+        ok=error_text is None,
+        error=error_text,
+        duration_s=device_s,
+    )
+    return error_text
 
 
 def is_device_failure(error: BaseException) -> bool:

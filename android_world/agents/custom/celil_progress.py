@@ -30,7 +30,6 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.celil_step_data import StepData
 
-PROGRESS_CHECK_MODES = ("screen", "after_action", "always", "off")
 # Plan sources a screen-reading (offline) planner wrote from the goal itself, or a verified
 # success stored in episodic memory.
 OWN_PLANS = ("offline", "memory")

@@ -12,7 +12,15 @@ import dataclasses
 from typing import Any
 
 from android_world.agents.custom import celil_geometry
-from android_world.agents.custom.celil_protocols import Observation, ProposedAction
+from android_world.agents.custom.celil_events import EventLog
+from android_world.agents.custom.celil_gate import ExecutorFeedback
+from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
+    ElementSelector,
+    Observation,
+    ProposedAction,
+)
+from android_world.agents.custom.celil_step_data import StepData
 from android_world.env import json_action
 
 _SNAPPABLE = (
@@ -70,3 +78,58 @@ def snap(action: json_action.JSONAction, observation: Observation) -> Snap:
             action, kept=point
         )  # a slider acts where it is touched; its centre is another value
     return Snap(dataclasses.replace(action, index=index, x=None, y=None), snapped=point)
+
+
+class Proposer:
+    """One episode's proposals: the executor's, with the feedback on its last one, and the
+    vision fallback's pick after unusable ones."""
+
+    def __init__(
+        self,
+        executor: ActionGenerator,
+        vision: ElementSelector | None,
+        log: EventLog,
+        feedback: ExecutorFeedback,
+    ):
+        self._executor = executor
+        self._vision = vision
+        self._log = log
+        self._feedback = feedback
+
+    def propose(
+        self, sub_goal: str, observation: Observation, context: str, record: StepData
+    ) -> ProposedAction:
+        feedback = self._feedback.take()
+        if feedback:
+            context = f"{context}\n{feedback}"
+            record.rejection_feedback = feedback
+        try:
+            with self._log.timed("section_leader"):
+                answer = self._executor.generate_action(sub_goal, observation, context)
+        except Exception as error:
+            answer = ProposedAction(None, error=f"executor raised {type(error).__name__}: {error}")
+        proposal = checked_proposal(answer)
+        self._log.stats.proposals += 1
+        if not proposal.usable:
+            self._log.stats.unusable_proposals += 1
+        self._log.emit("action_proposed", sub_goal=sub_goal, **record.add_proposal(proposal))
+        return proposal
+
+    def vision_select(
+        self, sub_goal: str, observation: Observation, record: StepData
+    ) -> ProposedAction | None:
+        if self._vision is None:
+            return None
+        try:
+            with self._log.timed("vision_fallback"):
+                index = self._vision.select_element(sub_goal, observation)
+        except Exception as error:
+            self._log.warn(f"vision selector raised {type(error).__name__}: {error}", record)
+            index = None
+        valid = isinstance(index, int) and 0 <= index < len(observation.ui_elements)
+        self._log.emit("vision_select", sub_goal=sub_goal, index=index, valid=valid)
+        if not valid:
+            return None
+        self._log.stats.vision_selects += 1
+        record.vision_select = index
+        return vision_proposal(index, observation)

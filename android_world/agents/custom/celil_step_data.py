@@ -13,6 +13,7 @@ from typing import Any
 
 from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import Observation, ProposedAction, Vote
+from android_world.agents.custom.celil_quality_control import describe_action
 from android_world.env import json_action
 
 MAX_OCR_LINES_IN_STEP = 80
@@ -150,6 +151,23 @@ class StepData:
         self.activity = observation.foreground_activity
         if observation.ocr_lines:
             self.ocr_lines = ocr_lines_data(observation)
+
+    def claim(self, status: str, status_action: json_action.JSONAction, reason: str | None) -> None:
+        """The episode ends in this step with `status` (`reason`: why it is infeasible)."""
+        self.status = status
+        if reason:
+            self.infeasible_reason = reason
+        if self.executed:
+            # This step also ran an action (the one that finished the goal): it stays the
+            # step's action; the claim is recorded beside it.
+            self.claim_action = status_action.as_dict()
+        else:
+            self.action = status_action.as_dict()
+            self.action_description = describe_action(status_action, [])
+        if self.outcome in (None, "no_answer") or status == "complete":
+            self.outcome = "finished" if status == "complete" else "infeasible"
+        else:
+            self.outcome = f"{self.outcome} -> infeasible"
 
     def add_proposal(self, proposal: ProposedAction) -> dict[str, Any]:
         record = proposal_dict(proposal)
