@@ -318,6 +318,20 @@ class ProgressJudge:
                 # "A step went through" shows nothing of a goal's end state, unless the plan
                 # is the offline planner's own reading of the goal (its step is the goal's).
                 verdict = Evidence(False, f"only a step went through ({verdict.text})", "none")
+        return self._judge_finish(goal, sub_goal, subject, verdict, proposal, observation, record)
+
+    def _judge_finish(
+        self,
+        goal: str,
+        sub_goal: str,
+        subject: str,
+        verdict: Evidence,
+        proposal: ProposedAction,
+        observation: Observation,
+        record: StepData,
+    ) -> tuple[EvidenceRecord | None, str]:
+        """The verdict on the executor's finish, judged against the screen; a verdict that is
+        not "done" leaves the executor's claim on record as refused."""
         why = "no screen evidence"
         if verdict.done:
             judged = self.judge(sub_goal, "executor", verdict, observation, record, subject)
