@@ -27,12 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from android_world.agents.custom import celil_agent, celil_perception
 from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
     Observation,
     Plan,
+    Planner,
     ProposedAction,
+    Verifier,
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import interface, json_action
 from android_world.env.sim.sim_env import SimEnv
 
@@ -75,7 +79,7 @@ class TimedEnv:
         return getattr(self._env, name)
 
 
-class InstantPlanner:
+class InstantPlanner(Planner):
     def generate_initial_plan(self, goal: str, observation: Observation, retrieved_plan: Any):
         return Plan(["Tour the apps"])
 
@@ -89,7 +93,7 @@ class InstantPlanner:
         return None
 
 
-class CyclingExecutor:
+class CyclingExecutor(ActionGenerator):
     """Opens apps in turn (no two-action oscillation), going home in between."""
 
     def __init__(self) -> None:
@@ -103,7 +107,7 @@ class CyclingExecutor:
         return ProposedAction(json_action.JSONAction(action_type="navigate_home"))
 
 
-class InstantVerifier:
+class InstantVerifier(Verifier):
     def verify_action(self, *args: Any) -> tuple[float, list[Vote]]:
         votes = [Vote(p, 9.0, "ok") for p in ("Pragmatist", "Skeptic", "Efficiency Expert")]
         return 9.0, votes
@@ -118,6 +122,7 @@ def agent_overhead(steps: int, ocr: str) -> dict[str, float]:
         InstantPlanner(),
         CyclingExecutor(),
         InstantVerifier(),
+        screen_checker=OfflinePlanner(),
         transition_pause=0.0,
         progress_check="off",
         max_rehearsals=10**6,

@@ -37,7 +37,8 @@ from android_world import suite_utils
 from android_world.agents.custom import celil_agent, celil_episodic, offline
 from android_world.agents.custom.celil_models import UsageLedger
 from android_world.agents.custom.celil_perception import PerceptionModule
-from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan
+from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan, Planner
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import registry
 
@@ -45,7 +46,7 @@ DEFAULT_SEEDS_A = (0, 1, 2)
 DEFAULT_SEEDS_B = (3, 4, 5)
 
 
-class CountingPlanner:
+class CountingPlanner(Planner):
     """Forwards to a planner and counts its invocations by kind."""
 
     def __init__(self, planner: Any) -> None:
@@ -182,6 +183,7 @@ def run_episode(task_name: str, seed: int, memory_path: Path) -> EpisodeResult:
             episodic_memory=memory,
             vision_selector=roles.element_selector,
             ledger=ledger,
+            screen_checker=OfflinePlanner(),
             transition_pause=0.0,
         )
         events: list[dict[str, Any]] = []

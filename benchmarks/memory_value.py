@@ -43,6 +43,7 @@ from android_world import suite_utils
 from android_world.agents.custom import celil_agent, offline, offline_text
 from android_world.agents.custom.celil_episodic import EpisodicMemory
 from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import registry
 
@@ -126,6 +127,7 @@ def run_episode(
             roles.verifier,
             episodic_memory=recorder,
             vision_selector=roles.element_selector,
+            screen_checker=OfflinePlanner(),
             transition_pause=0.0,
         )
         episode = suite_utils.run_task(task, agent, print_fn=lambda _: None)

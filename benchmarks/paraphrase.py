@@ -35,6 +35,7 @@ from android_world import suite_utils
 from android_world.agents.custom import celil_agent, offline
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import Plan
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.apps.expense import CATEGORIES
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import registry
@@ -221,6 +222,7 @@ def run_episode(
             roles.action_generator,
             roles.verifier,
             vision_selector=roles.element_selector,
+            screen_checker=OfflinePlanner(),
             transition_pause=0.0,
         )
         episode = suite_utils.run_task(task, agent, print_fn=lambda _: None)

@@ -17,8 +17,10 @@ import test_celil_fakes as fakes
 from test_celil_agent import GOAL, make_agent
 
 from android_world.agents.custom import (
-    celil_agent,
+    celil_gate,
     celil_models,
+    celil_post_check,
+    celil_protocols,
     celil_quality_control,
     celil_section_leader,
 )
@@ -180,8 +182,8 @@ def test_caution_lasts_a_few_proposals_after_each_new_trouble():
     agent, _ = make_agent()
     assert not agent._cautious()
     agent._stats.rejected += 1
-    assert [agent._cautious() for _ in range(celil_agent.CAUTIOUS_PROPOSALS + 1)] == [
-        *[True] * celil_agent.CAUTIOUS_PROPOSALS,
+    assert [agent._cautious() for _ in range(celil_gate.CAUTIOUS_PROPOSALS + 1)] == [
+        *[True] * celil_gate.CAUTIOUS_PROPOSALS,
         False,
     ]
     agent._stats.post_check_failures += 1  # a new trouble starts a new window
@@ -212,7 +214,7 @@ def test_a_skipped_vote_passes_the_gate_without_a_call():
 
 
 def test_unchanged_screen_is_expected_after_these_actions():
-    expected = celil_agent.unchanged_is_expected
+    expected = celil_post_check.unchanged_is_expected
     screen = _obs(
         _element("00", "android.widget.TextView", is_selected=True),
         _element("Save", "android.widget.ImageButton"),
@@ -233,7 +235,7 @@ def test_unchanged_screen_is_expected_after_these_actions():
 # --- progress read off the screen --------------------------------------------------------------
 
 
-class ScreenChecker:
+class ScreenChecker(celil_protocols.ScreenChecker):
     """Shows the first sub-goal done once the Contacts app is in front."""
 
     def __init__(self) -> None:

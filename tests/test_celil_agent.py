@@ -12,11 +12,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import celil_agent
+from android_world.agents.custom import celil_agent, celil_loop_detection
 from android_world.agents.custom.celil_maestro import MaestroPlanner
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import Plan, ProposedAction
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import json_action
 
 GOAL = "Add a contact named Bob"
@@ -31,6 +32,7 @@ def make_agent(env=None, planner=None, executor=None, verifier=None, events=None
         planner or fakes.ScriptedPlanner(initial=[Plan(list(PLAN))]),
         executor or fakes.ScriptedExecutor(),
         verifier or fakes.ScriptedVerifier(),
+        screen_checker=kwargs.pop("screen_checker", None) or OfflinePlanner(),
         transition_pause=0.0,
         progress_check=kwargs.pop("progress_check", "off"),
         **kwargs,
@@ -313,12 +315,12 @@ def test_oscillation_is_detected():
 
 def test_changing_repeats_are_not_a_loop():
     assert (
-        celil_agent.detect_loop(
+        celil_loop_detection.detect_loop(
             [("scroll", "a", "b"), ("scroll", "b", "c"), ("scroll", "c", "d")], 3
         )
         is None
     )
-    assert celil_agent.detect_loop([("tap", "a", "a")] * 3, 3) == "repeat"
+    assert celil_loop_detection.detect_loop([("tap", "a", "a")] * 3, 3) == "repeat"
 
 
 def test_rehearsals_are_bounded_and_end_infeasible():

@@ -18,6 +18,7 @@ from android_world.agents.custom import celil_agent
 from android_world.agents.custom.celil_maestro import MaestroPlanner
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.model_config import ModelsConfig, RoleModelConfig
 
 sim_env = pytest.importorskip(
@@ -65,6 +66,7 @@ def run_open_contacts(evidence: str) -> tuple[object, object, list[dict], object
         MaestroPlanner(fakes.ScriptedWrapper(planner_answers(evidence))),
         UITarsActionGenerator(executor_wrapper),
         VerifierEnsemble(verifier_wrapper),
+        screen_checker=OfflinePlanner(),
         transition_pause=0.0,
         max_rehearsals=2,
         progress_check="after_action",  # the model's evidence is what these tests are about
@@ -143,7 +145,7 @@ def test_factory_builds_the_agent_from_config_and_models(tmp_path):
         transition_pause=0,
     )
     assert isinstance(agent, celil_agent.CelilAgent)
-    assert agent.threshold == 6.5
+    assert agent.settings.threshold == 6.5
     assert len(lines) == 4 and lines[0].startswith("maestro: replay")
     memory_line = " ".join(lines[3].split())
     path = tmp_path / "run_1" / "episodic_memory.db"
@@ -231,6 +233,7 @@ def test_echoed_plans_and_votes_are_counted_not_used():
         MaestroPlanner(fakes.ScriptedWrapper(planner)),
         UITarsActionGenerator(executor_wrapper),
         VerifierEnsemble(verifier_wrapper, mode="sequential"),
+        screen_checker=OfflinePlanner(),
         transition_pause=0.0,
     )
     agent.set_event_sink(events.append)

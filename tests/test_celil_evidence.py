@@ -19,11 +19,13 @@ from android_world import suite_utils
 from android_world.agents.custom import celil_agent, celil_evidence, offline
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
     Evidence,
     Observation,
     Plan,
     ProposedAction,
 )
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import json_action
 from android_world.task_evals import registry
 
@@ -105,6 +107,7 @@ def make_agent(planner, executor, events, **kwargs):
         planner,
         executor,
         fakes.ScriptedVerifier(),
+        screen_checker=kwargs.pop("screen_checker", None) or OfflinePlanner(),
         transition_pause=0.0,
         progress_check="off",
         max_rehearsals=2,
@@ -204,7 +207,7 @@ def test_complete_reports_the_evidence_of_every_sub_goal():
 # --- weak executors on the simulated phone ----------------------------------------------------
 
 
-class LyingExecutor:
+class LyingExecutor(ActionGenerator):
     """The offline executor, except that with probability `p_lie` (seeded) it says the current
     sub-goal is finished instead of acting: a weak or perturbed executor."""
 
@@ -247,6 +250,7 @@ def run_weak(task_name: str, p_lie: float, seed: int, require_evidence: bool) ->
             roles.planner,
             LyingExecutor(p_lie, seed),
             roles.verifier,
+            screen_checker=OfflinePlanner(),
             transition_pause=0.0,
             require_evidence=require_evidence,
         )

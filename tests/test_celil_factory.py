@@ -130,3 +130,34 @@ def test_coordinate_convention_comes_from_the_models_section_unless_set(tmp_path
     )
     assert explicit._executor._convention == "absolute_resized"
     assert celil_factory.CelilAgentConfig().coordinate_convention is None
+
+
+class _CountingValidator:
+    """Wraps a pydantic model's validator and counts the validations it runs."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def validate_python(self, *args, **kwargs):
+        self.calls += 1
+        return self.inner.validate_python(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_the_agent_config_is_validated_once_from_keys_to_agent(monkeypatch):
+    """The registry's validated params reach the factory as they are: building the agent and
+    recording its config in the manifest validate nothing again (issue 28)."""
+    counter = _CountingValidator(celil_factory.CelilAgentConfig.__pydantic_validator__)
+    monkeypatch.setattr(celil_factory.CelilAgentConfig, "__pydantic_validator__", counter)
+    params = registry.validate_kwargs(
+        "celil_agent", {"ocr": "off", "episodic_memory_path": None, "threshold": 6.5}
+    )
+    context = registry.RunContext(models=_offline_models(), log=lambda line: None)
+    registry.check_startup("celil_agent", params, context)
+    agent = registry.get_agent("celil_agent", fakes.FakePhone(), context=context, params=params)
+    assert agent.settings.threshold == 6.5
+    assert agent.run_manifest()["config"]["threshold"] == 6.5
+    assert counter.calls == 1

@@ -13,11 +13,14 @@ from typing import Any
 import numpy as np
 
 from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
     Evidence,
     FailureContext,
     Observation,
     Plan,
+    Planner,
     ProposedAction,
+    Verifier,
     Vote,
 )
 from android_world.env import interface, json_action, representation_utils
@@ -231,7 +234,7 @@ def _next(script: Script, default: Any, *args: Any) -> Any:
 
 
 @dataclasses.dataclass
-class ScriptedPlanner:
+class ScriptedPlanner(Planner):
     initial: list[Any] = dataclasses.field(default_factory=list)
     corrective: list[Any] = dataclasses.field(default_factory=list)
     progress: list[Any] = dataclasses.field(default_factory=list)
@@ -263,7 +266,7 @@ class ScriptedPlanner:
 
 
 @dataclasses.dataclass
-class ScriptedExecutor:
+class ScriptedExecutor(ActionGenerator):
     script: list[Any] = dataclasses.field(default_factory=list)
     default: Any = None
     calls: list[str] = dataclasses.field(default_factory=list)
@@ -283,7 +286,7 @@ class ScriptedExecutor:
 
 
 @dataclasses.dataclass
-class ScriptedVerifier:
+class ScriptedVerifier(Verifier):
     scores: list[Any] = dataclasses.field(default_factory=list)
     default: float = 9.0
     calls: int = 0

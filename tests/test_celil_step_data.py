@@ -13,9 +13,10 @@ import test_celil_fakes as fakes
 from test_celil_agent import GOAL, PLAN, happy_script, make_agent, run
 
 from android_world import report
-from android_world.agents.custom import celil_agent, celil_geometry
+from android_world.agents.custom import celil_agent, celil_geometry, celil_step_data
 from android_world.agents.custom.celil_perception import PerceptionModule
-from android_world.agents.custom.celil_protocols import OcrLine, Plan
+from android_world.agents.custom.celil_protocols import OcrLine, Plan, Verifier
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import representation_utils
 
 BBox = representation_utils.BoundingBox
@@ -51,7 +52,7 @@ def test_report_counts_timing_events_by_role():
     assert expected > 0 and abs(seconds["verifiers"] - expected) < 1e-9
 
 
-class SlowModelVerifier:
+class SlowModelVerifier(Verifier):
     """Reports a 50 ms model call to the ledger listener from inside verify_action."""
 
     def __init__(self) -> None:
@@ -103,12 +104,13 @@ def test_ocr_lines_and_ocr_time_reach_step_data_and_events():
         fakes.ScriptedPlanner(initial=[Plan(list(PLAN))]),
         fakes.ScriptedExecutor([fakes.click(0)]),
         fakes.ScriptedVerifier(),
+        screen_checker=OfflinePlanner(),
         transition_pause=0.0,
         progress_check="off",
     )
     agent.set_event_sink(events.append)
     data = agent.step(GOAL).data
-    assert len(data["ocr_lines"]) == celil_agent.MAX_OCR_LINES_IN_STEP
+    assert len(data["ocr_lines"]) == celil_step_data.MAX_OCR_LINES_IN_STEP
     assert data["ocr_lines"][1] == {
         "text": "line 1",
         "box": [0.0, 10.0, 100.0, 18.0],

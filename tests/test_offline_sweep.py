@@ -23,6 +23,7 @@ if str(REPO) not in sys.path:
 from android_world import suite_utils  # noqa: E402
 from android_world.agents.custom import celil_agent, offline  # noqa: E402
 from android_world.agents.custom.celil_perception import PerceptionModule  # noqa: E402
+from android_world.agents.custom.offline import OfflinePlanner  # noqa: E402
 from android_world.task_evals import registry  # noqa: E402
 
 sim_env = pytest.importorskip("android_world.env.sim.sim_env")
@@ -39,6 +40,7 @@ def build_agent(env: Any, events: list[dict[str, Any]] | None = None) -> celil_a
         roles.action_generator,
         roles.verifier,
         vision_selector=roles.element_selector,
+        screen_checker=OfflinePlanner(),
         transition_pause=0.0,
     )
     if events is not None:

@@ -51,11 +51,11 @@ def test_relative_days_in_creation_goals():
 
 
 def test_reading_steps_are_recognised():
-    from android_world.agents.custom.celil_agent import _is_reading_step
+    from android_world.agents.custom.celil_progress import is_reading_step
 
-    assert _is_reading_step("Read today's date on the Clock")
-    assert _is_reading_step("Note down the total")
-    assert not _is_reading_step("Tap Save") and not _is_reading_step("Open the reader app")
+    assert is_reading_step("Read today's date on the Clock")
+    assert is_reading_step("Note down the total")
+    assert not is_reading_step("Tap Save") and not is_reading_step("Open the reader app")
 
 
 def test_repetition_and_should_be_values():

@@ -9,6 +9,7 @@ from android_world.agents.custom import celil_maestro, offline
 from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom import offline_wording as wording
 from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.sim_env import SimEnv
 
 
@@ -222,6 +223,7 @@ def test_an_unreadable_goal_ends_infeasible_before_any_action():
             roles.planner,
             roles.action_generator,
             roles.verifier,
+            screen_checker=OfflinePlanner(),
             transition_pause=0.0,
         )
         agent.reset()

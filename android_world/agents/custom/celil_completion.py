@@ -12,14 +12,13 @@ shown the screen, says done with evidence that is on it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import (
-    GOAL_UNKNOWN,
-    GoalCheck,
+    NO_CHECKER,
     GoalVerdict,
     Observation,
+    ScreenChecker,
     TrailStep,
     without_pixels,
 )
@@ -27,14 +26,13 @@ from android_world.env import json_action
 
 # Steps of trail kept: a budget is at most a few dozen steps; this bounds a runaway episode.
 MAX_TRAIL = 200
-NO_CHECKER = GoalVerdict(GOAL_UNKNOWN, (GoalCheck("goal", GOAL_UNKNOWN, "no screen checker"),))
 
 
 @dataclasses.dataclass
 class GoalTracker:
     """The trail of one episode and the whole-goal verdicts read from it."""
 
-    checker: Any = None
+    checker: ScreenChecker | None = None
     trail: list[TrailStep] = dataclasses.field(default_factory=list)
     last: GoalVerdict | None = None
     unmet_seen: int = 0
@@ -69,16 +67,14 @@ class GoalTracker:
         del self.trail[:-MAX_TRAIL]
 
     def verdict(self, goal: str, observation: Observation) -> GoalVerdict:
-        check = getattr(self.checker, "check_goal", None)
-        if not callable(check):
+        if self.checker is None:
             return NO_CHECKER
-        verdict = check(goal, self.trail, observation)
+        verdict = self.checker.check_goal(goal, self.trail, observation)
         return verdict if isinstance(verdict, GoalVerdict) else NO_CHECKER
 
     def covers_goal(self, goal: str, sub_goal: str) -> bool:
         """The sub-goal is the goal itself in other words (verbatim, restated, "verify ...")."""
-        covers = getattr(self.checker, "covers_goal", None)
-        return bool(callable(covers) and covers(goal, sub_goal))
+        return self.checker is not None and bool(self.checker.covers_goal(goal, sub_goal))
 
     def changed(self, verdict: GoalVerdict) -> bool:
         """Whether the verdict says something new (events record changes, not every step)."""

@@ -24,10 +24,13 @@ from android_world.agents.custom import (
     offline_wording,
 )
 from android_world.agents.custom.celil_protocols import (
+    ElementSelector,
     Evidence,
     FailureContext,
     Observation,
     Plan,
+    Planner,
+    UnusableRecord,
     placeholder_observation,
 )
 
@@ -319,7 +322,7 @@ def _repair_prompt(original: str, problem: str) -> str:
 # The planner
 
 
-class MaestroPlanner:
+class MaestroPlanner(Planner):
     """LLM-backed `Planner` (see celil_protocols). Takes a built wrapper; never builds one."""
 
     def __init__(
@@ -437,6 +440,9 @@ class MaestroPlanner:
             "answer": answer_prompt("{goal}", obs, "{context}"),
         }
 
+    def take_unusable(self) -> list[UnusableRecord]:
+        return self.unusable.take()
+
     def check_sub_goal(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> Evidence:
@@ -508,7 +514,7 @@ def selection_prompt(sub_goal: str, observation: Observation) -> str:
     )
 
 
-class VisionElementSelector:
+class VisionElementSelector(ElementSelector):
     """LLM-backed `ElementSelector`: when the executor's output is unusable twice, a multimodal
     model picks the element to tap from the numbered list (an index needs no coordinates)."""
 

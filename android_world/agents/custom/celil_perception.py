@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from android_world.agents.custom import celil_geometry, celil_optional, celil_untrusted
-from android_world.agents.custom.celil_protocols import Observation, OcrLine
+from android_world.agents.custom.celil_protocols import Observation, OcrLine, Perceiver
 from android_world.env import interface, representation_utils
 
 OcrMode = Literal["auto", "always", "off"]
@@ -318,7 +318,7 @@ class TesseractOcr:
         return parse_tesseract_data(data, self._min_confidence)
 
 
-class PerceptionModule:
+class PerceptionModule(Perceiver):
     """`process_observation(state) -> Observation`, with an LRU OCR cache keyed by frame hash.
 
     `ocr_fn` replaces tesseract (tests, other OCR engines). OCR is optional: with `ocr: auto` a
@@ -437,6 +437,9 @@ class PerceptionModule:
             frame_hash=frame_hash,
             foreground_activity=foreground_activity,
         )
+
+    def ocr_seconds(self) -> float:
+        return self.last_ocr_seconds
 
     def take_warnings(self) -> list[str]:
         warnings, self.warnings = self.warnings, []

@@ -1,18 +1,22 @@
 """The seams between Celil's roles.
 
 `CelilAgent` depends only on these protocols, so an LLM-backed role and its offline counterpart
-(`offline.py`) are interchangeable, and tests can script any role. Everything here is plain data:
-the plugin must run inside an upstream AndroidWorld checkout, so nothing harness-only is imported.
+(`offline.py`) are interchangeable, and tests can script any role. Each protocol declares every
+capability the loop uses; a role class that subclasses its protocol inherits the default of each
+optional capability (the behaviour of a role that lacks it), so the loop never probes a role.
+Everything here is plain data: the plugin must run inside an upstream AndroidWorld checkout, so
+nothing harness-only is imported.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from android_world.env import json_action, representation_utils
+from android_world.env import interface, json_action, representation_utils
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,8 +220,52 @@ def placeholder_observation() -> Observation:
     )
 
 
+@dataclasses.dataclass
+class VerificationDetails:
+    """What the last `verify_action` did, for the agent's events.
+
+    `absent`: personas whose answer could not be read (left out of the score). `unverified`:
+    why the action has no verdict at all (no readable vote, or fewer readable votes than an
+    irreversible action needs), else None. The agent's gate then runs a reversible action
+    without a verdict, recorded as such, and never an irreversible one (`gate_verdict`).
+    """
+
+    mode: str
+    threshold: float
+    irreversible: str | None
+    asked: list[str]
+    skipped: list[str]
+    absent: list[str] = dataclasses.field(default_factory=list)
+    unverified: str | None = None
+
+
+UnusableRecord = dict[str, Any]
+"""An answer a role received but could not use (a prompt echo), as the step data records it."""
+
+
+@runtime_checkable
+class Perceiver(Protocol):
+    """Perception: one screen in, an `Observation` out (screenshot, OCR, UI tree, summaries)."""
+
+    def process_observation(
+        self, state: interface.State, foreground_activity: str | None = None
+    ) -> Observation: ...
+
+    def ocr_seconds(self) -> float:
+        """Seconds the last `process_observation` spent in OCR (0 when none ran)."""
+        return 0.0
+
+    def take_warnings(self) -> list[str]:
+        """Warnings gathered since the last call (an OCR engine that failed), then cleared."""
+        return []
+
+
 @runtime_checkable
 class Planner(Protocol):
+    reads_screen: bool = False
+    """True for a planner whose progress check reads the screen itself without a model (the
+    offline one): it is its own screen check, and its own plans are its reading of the goal."""
+
     def generate_initial_plan(
         self, goal: str, observation: Observation, retrieved_plan: list[str] | None
     ) -> Plan: ...
@@ -227,13 +275,16 @@ class Planner(Protocol):
     def is_sub_goal_done(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> bool:
-        """The progress check: does the screen already show this sub-goal done?
-
-        Planners may also offer `check_sub_goal(goal, sub_goal, observation, context_summary)
-        -> Evidence`, which the agent prefers: a bare True carries no evidence, so the agent
-        never counts it as done on its own.
-        """
+        """The progress check: does the screen already show this sub-goal done?"""
         ...
+
+    def check_sub_goal(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> Evidence:
+        """The progress check with its evidence, which the agent asks. By default a bare
+        `is_sub_goal_done`, which carries no evidence: the agent never counts it on its own."""
+        done = self.is_sub_goal_done(goal, sub_goal, observation, context_summary)
+        return Evidence(bool(done), "", "model")
 
     def answer_question(
         self, goal: str, observation: Observation, context_summary: str
@@ -241,12 +292,59 @@ class Planner(Protocol):
         """For information-retrieval goals: the answer text, or None if not a question."""
         ...
 
+    def take_unusable(self) -> list[UnusableRecord]:
+        """Answers received but not used since the last call (prompt echoes), then cleared."""
+        return []
+
+
+NO_CHECKER = GoalVerdict(GOAL_UNKNOWN, (GoalCheck("goal", GOAL_UNKNOWN, "no screen checker"),))
+"""The whole-goal verdict of a screen checker that cannot read whole goals."""
+
+
+@runtime_checkable
+class ScreenChecker(Protocol):
+    """The model-free reader of progress off the screens (the offline planner's checks), which
+    the factory injects beside the planner. The defaults are those of a checker that reads
+    sub-goals only."""
+
+    def check_sub_goal(
+        self, goal: str, sub_goal: str, observation: Observation, context_summary: str
+    ) -> Evidence: ...
+
+    def check_goal(
+        self, goal: str, trail: Sequence[TrailStep], observation: Observation
+    ) -> GoalVerdict:
+        """The whole goal against the episode's screens."""
+        return NO_CHECKER
+
+    def covers_goal(self, goal: str, sub_goal: str) -> bool:
+        """Whether the sub-goal is the goal itself in other words (verbatim, restated)."""
+        return False
+
+    def values_missing(
+        self, sub_goal: str, observation: Observation, seen: Sequence[str] = ()
+    ) -> list[str]:
+        """Values the sub-goal names that no screen of the episode showed."""
+        return []
+
+    def control_shown(self, sub_goal: str, observation: Observation) -> bool | None:
+        """Whether the screen shows the control the step names; None when it names none."""
+        return None
+
 
 @runtime_checkable
 class ActionGenerator(Protocol):
     def generate_action(
         self, sub_goal: str, observation: Observation, context_summary: str
     ) -> ProposedAction: ...
+
+    def discard_last_turn(self) -> None:
+        """The last proposal was rejected or its finish not confirmed: forget that turn."""
+        return None
+
+    def reset(self) -> None:
+        """A new episode starts: forget the last one's turns."""
+        return None
 
 
 @runtime_checkable
@@ -260,6 +358,25 @@ class Verifier(Protocol):
     ) -> tuple[float, list[Vote]]:
         """Weighted final score (0..10) and the individual votes."""
         ...
+
+    def vote_unneeded(
+        self,
+        goal: str,
+        sub_goal: str,
+        proposed: ProposedAction,
+        observation: Observation,
+        cautious: bool = False,
+    ) -> str | None:
+        """Why this proposal needs no vote (adaptive mode), or None to ask for one."""
+        return None
+
+    def verification_details(self) -> VerificationDetails | None:
+        """What the last `verify_action` did (its gate policy); None: the agent's thresholds."""
+        return None
+
+    def take_unusable(self) -> list[UnusableRecord]:
+        """Votes received but not used since the last call (prompt echoes), then cleared."""
+        return []
 
 
 @runtime_checkable

@@ -13,7 +13,6 @@ a higher score for deletes, sends and the like without trusting any model to fla
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import re
 import threading
 from collections.abc import Sequence
@@ -30,6 +29,8 @@ from android_world.agents.custom.celil_maestro import call_model, downscale
 from android_world.agents.custom.celil_protocols import (
     Observation,
     ProposedAction,
+    VerificationDetails,
+    Verifier,
     Vote,
     placeholder_observation,
 )
@@ -342,25 +343,6 @@ def verifier_prompt(
     )
 
 
-@dataclasses.dataclass
-class VerificationDetails:
-    """What the last `verify_action` did, for the agent's events.
-
-    `absent`: personas whose answer could not be read (left out of the score). `unverified`:
-    why the action has no verdict at all (no readable vote, or fewer readable votes than an
-    irreversible action needs), else None. The agent's gate then runs a reversible action
-    without a verdict, recorded as such, and never an irreversible one (`gate_verdict`).
-    """
-
-    mode: str
-    threshold: float
-    irreversible: str | None
-    asked: list[str]
-    skipped: list[str]
-    absent: list[str] = dataclasses.field(default_factory=list)
-    unverified: str | None = None
-
-
 def unverified_reason(votes: Sequence[Vote], needed: int = 1) -> str | None:
     """Why `votes` give no verdict (fewer than `needed` readable ones), or None."""
     count = len(readable(votes))
@@ -383,7 +365,7 @@ def gate_verdict(
     return score >= threshold
 
 
-class VerifierEnsemble:
+class VerifierEnsemble(Verifier):
     """LLM-backed `Verifier` (see celil_protocols): one wrapper, several personas."""
 
     def __init__(
@@ -430,6 +412,12 @@ class VerifierEnsemble:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self.last_details: VerificationDetails | None = None
+
+    def verification_details(self) -> VerificationDetails | None:
+        return self.last_details
+
+    def take_unusable(self) -> list[dict[str, Any]]:
+        return self.unusable.take()
 
     def prompt_templates(self) -> dict[str, str]:
         """Each persona's prompt (overrides included), rendered with `{placeholders}`."""
@@ -627,8 +615,14 @@ class VerifierEnsemble:
         return round(weighted_score(votes, self.weights), 3), votes
 
 
-class NoVerification:
+class NoVerification(Verifier):
     """`verification: off`, for ablations: every proposal runs, no model is asked."""
+
+    def verification_details(self) -> VerificationDetails | None:
+        return self.last_details
+
+    def take_unusable(self) -> list[dict[str, Any]]:
+        return self.unusable.take()
 
     def __init__(self) -> None:
         self.last_details = VerificationDetails(

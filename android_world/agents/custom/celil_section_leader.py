@@ -19,7 +19,7 @@ import numpy as np
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_geometry, celil_json, celil_untrusted, uitars
-from android_world.agents.custom.celil_protocols import Observation, ProposedAction
+from android_world.agents.custom.celil_protocols import ActionGenerator, Observation, ProposedAction
 from android_world.env import json_action, representation_utils
 
 EXECUTOR_FORMATS = ("uitars", "json")
@@ -110,7 +110,7 @@ class ExecutorTurn:
     action: str
 
 
-class UITarsActionGenerator:
+class UITarsActionGenerator(ActionGenerator):
     """`ActionGenerator` backed by a multimodal model (UI-TARS or any JSON-speaking model).
 
     A wrapper that also offers `predict_messages(messages: list[uitars.ChatMessage])` gets the

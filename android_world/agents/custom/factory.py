@@ -446,6 +446,11 @@ def build_agent(
         resolutions.append(vision)
 
     episodic, memory_info = _episodic_memory(params, context, console_line)
+    # The model-free reader of progress off the screen: the offline planner's checks, a
+    # separate instance from any offline planner role (it keeps no state of its own).
+    screen_checker = _offline_role(
+        "screen_checker", "the model-free screen check", "OfflinePlanner"
+    )
 
     roles = {
         r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
@@ -468,6 +473,7 @@ def build_agent(
         planner,
         executor,
         verifier,
+        screen_checker=screen_checker,
         episodic_memory=episodic,
         vision_selector=vision_selector,
         ledger=ledger,

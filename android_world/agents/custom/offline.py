@@ -29,13 +29,18 @@ from android_world.agents.custom import offline_text as text_lib
 from android_world.agents.custom import offline_wording as wording
 from android_world.agents.custom.celil_geometry import element_box, element_label
 from android_world.agents.custom.celil_protocols import (
+    ActionGenerator,
+    ElementSelector,
     Evidence,
     FailureContext,
     GoalVerdict,
     Observation,
     Plan,
+    Planner,
     ProposedAction,
+    ScreenChecker,
     TrailStep,
+    Verifier,
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import (
@@ -1063,7 +1068,7 @@ def not_understood(info: text_lib.GoalInfo, plan: list[str]) -> str | None:
     return None
 
 
-class OfflinePlanner:
+class OfflinePlanner(Planner, ScreenChecker):
     """Planner protocol without a model: clause-by-clause plans, screen-based progress checks."""
 
     reads_screen = True  # its progress check is the agent's screen check (no model call)
@@ -1212,7 +1217,7 @@ def _named_for_something_else(obs: Observation, index: int, field: str) -> bool:
     return max(text_lib.label_relevance(terms, n) for n in names) < 0.3
 
 
-class OfflineActionGenerator:
+class OfflineActionGenerator(ActionGenerator):
     """ActionGenerator protocol without a model: grounds the sub-goal on the screen by words.
 
     It remembers, per sub-goal and screen, which actions it already tried and which changed
@@ -2401,7 +2406,7 @@ def intent_target_ok(
     return False
 
 
-class OfflineVerifier:
+class OfflineVerifier(Verifier):
     """Verifier protocol without a model: the three personas as rules on the 0-10 scale.
 
     Pragmatist: does the target relate to the sub-goal? Skeptic: is it a field for typing, not a
@@ -2577,7 +2582,7 @@ class OfflineVerifier:
 # Vision-fallback stand-in and the constructor
 
 
-class OfflineElementSelector:
+class OfflineElementSelector(ElementSelector):
     """ElementSelector protocol without a model: the element whose words best match."""
 
     def select_element(self, sub_goal: str, observation: Observation) -> int | None:
