@@ -4,15 +4,8 @@ scripted-model benchmark of the gate's value (issue 17)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, make_agent
 

@@ -260,6 +260,56 @@ def test_contract_modules_import_nothing_of_the_plugin_or_a_backend(graph, modul
     )
 
 
+def _harness_modules(graph: dict[str, set[str]]) -> set[str]:
+    """Today's harness: the loose modules at the package's top (run, parallel, config, ...)."""
+    modules = discover_modules()
+    return {m for m in graph if m.count(".") == 1 and not modules[m].is_package}
+
+
+def test_agents_import_nothing_of_the_harness(graph):
+    """agents/ (the contract, the registry, the simple agents, the plugin) never reaches up into
+    the harness; the harness hands them what they need (e.g. RunContext.console_line)."""
+    harness = _harness_modules(graph)
+    wrong = sorted(
+        f"{m} -> {t}"
+        for m in graph
+        if m.startswith("android_world.agents")
+        for t in graph[m] & harness
+    )
+    assert not wrong, "agents import the harness:\n" + "\n".join("  " + w for w in wrong)
+
+
+def test_tasks_take_device_facts_not_sim_or_adb_modules(graph):
+    """Tasks seed and check the device through env.controller and env/device_facts, so the same
+    task runs on the sim and on a phone."""
+    wrong = sorted(
+        f"{m} -> {t}"
+        for m in graph
+        if m.startswith("android_world.task_evals")
+        for t in graph[m]
+        if t.startswith(("android_world.env.sim", "android_world.env.adb"))
+    )
+    assert not wrong, "tasks import a device backend:\n" + "\n".join("  " + w for w in wrong)
+
+
+def test_product_code_imports_no_test_support():
+    """The fake adb and the other doubles live in tests/; nothing under android_world names them."""
+    modules = discover_modules()
+    wrong = []
+    for module in modules.values():
+        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        for node in _import_nodes(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            wrong += [
+                f"{module.name} -> {n}" for n in names if n.split(".")[0] in ("support", "tests")
+            ]
+    assert not wrong, wrong
+
+
 def test_the_allow_lists_hold_only_live_exceptions(graph):
     """A listed cycle or leak that is gone must leave the list (so the list only shrinks)."""
     live = [set(c) for c in strongly_connected(graph)]

@@ -12,9 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.fake_adb import FakeAdbServer, FakeDevice
+from support.fake_adb.sim_phone import SimPhone
+
 from android_world.check_models import EXIT_NO_MODEL
-from android_world.env.adb.fake_adb import FakeAdbServer, FakeDevice
-from android_world.env.adb.fake_adb.sim_phone import SimPhone
 from android_world.env.sim.sim_env import SimEnv
 
 ROOT = Path(__file__).resolve().parent.parent

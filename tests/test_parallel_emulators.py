@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.fake_adb import FakeAdbServer
+from support.fake_adb.fleet import FakeFleet, write_emulator
 
 from android_world.env.adb import emulator_pool
-from android_world.env.adb.fake_adb import FakeAdbServer
-from android_world.env.adb.fake_adb.fleet import FakeFleet, write_emulator
 
 ROOT = Path(__file__).resolve().parent.parent
 TASKS = "SystemBluetoothTurnOff,SystemWifiTurnOn,SystemBrightnessMax"

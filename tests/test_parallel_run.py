@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 # Guarded: spawned workers import the driver script as __mp_main__.
-DRIVER = f"""
+DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import parallel_fakes
 from android_world import run
 run.task_registry = lambda family: dict(parallel_fakes.TASKS)
@@ -35,7 +34,8 @@ if __name__ == "__main__":
 
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The driver scripts import the fakes in tests/ (pytest's pythonpath does not reach a child).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(TESTS), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env
 

@@ -4,14 +4,8 @@ it did not do."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import plan_styles as ps
+import pytest
 
 GOAL = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
 TRACE = [

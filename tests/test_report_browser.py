@@ -12,13 +12,9 @@ import html.parser
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_report_synth as synth
 
 from android_world import report
