@@ -2,9 +2,9 @@
 
 Imports: pyproject.toml's `pythonpath` puts the checkout, tests/ (the shared fakes, `*_support`
 modules and the `support` package, whose `support.fake_adb` is the adb backend's test double) and
-benchmarks/ on the import path, so no test edits `sys.path`. A child Python process a test starts
-does not inherit that: tests that run a driver script importing the fakes pass tests/ in its
-`PYTHONPATH` themselves.
+benchmarks/ on the import path, so no test edits the import path by hand. A child Python process
+a test starts does not inherit that: tests that run a driver script importing the fakes pass
+tests/ in its `PYTHONPATH` themselves.
 
 Speed: the slowest tests carry `@pytest.mark.slow` (about half the suite's time). `./run_tests.sh`
 and CI run everything; `./run_tests.sh -m "not slow"` is the quick run while working.

@@ -92,7 +92,7 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     done = subprocess.run(
         [str(python), str(EPISODE_SCRIPT)],
         cwd=root,
-        env=_clean_env(),
+        env={**_clean_env(), "PYTHONPATH": str(root)},  # upstream's android_world, from the copy
         capture_output=True,
         text=True,
         timeout=600,
