@@ -2,11 +2,10 @@
 
 Each episode is one JSON file `<Task>_<i>.json`, written to a temporary file and moved into place
 with `os.replace`, so a reader sees either the old file or the new one, never half of one.
-Episodes therefore must be JSON-serialisable (see `jsonable.to_jsonable`, also importable
-from here). Given `upstream_dir`, the same
-episode is also written in upstream's format (`<Task>_<i>.pkl.gz`, see `upstream_checkpoints`)
-and episodes found only there (an upstream run) are loaded too: a pickle is read only from the
-directory the caller names.
+Episodes therefore must be JSON-serialisable (see `to_jsonable`, from `jsonable`). Given
+`upstream_dir`, the same episode is also written in upstream's format (`<Task>_<i>.pkl.gz`, see
+`upstream_checkpoints`) and episodes found only there (an upstream run) are loaded too: a pickle
+is read only from the directory the caller names.
 """
 
 from __future__ import annotations
