@@ -100,6 +100,7 @@ def test_giving_up_scores_zero_on_both(cls):
     assert run_task(env, cls, seed=7, oracle=False) == sim_score == 0.0
 
 
+@pytest.mark.slow
 def test_a_task_through_the_fake_adb_executable():
     sim = SimEnv(seed=0, render=True)  # real rendered screenshots, as PNG through the pipe
     fake = FakeDevice(SimPhone(sim))

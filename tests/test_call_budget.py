@@ -378,6 +378,7 @@ def test_scripted_model_with_every_answer_right_solves_tasks_without_post_check_
     assert row.calls / row.steps < 2.5
 
 
+@pytest.mark.slow
 def test_scripted_model_gate_stops_wrong_actions_that_off_lets_through():
     import scripted_model as sm
     import verifier_value as vv

@@ -278,6 +278,7 @@ def _scores(run_dir: Path) -> dict[str, float]:
     return {row["task"]: row["score"] for row in rows}
 
 
+@pytest.mark.slow
 def test_a_recorded_run_replays_with_the_same_actions_and_scores(tmp_path):
     fake = FakeModels(uitars_points())
     server = FakeServer()

@@ -162,6 +162,7 @@ def test_full_run_writes_the_run_directory(tmp_path):
             assert secret not in path.read_text(), path
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_runs_each_episode_exactly_once(tmp_path):
     run_dir = tmp_path / "run_resume"
     init_log = tmp_path / "inits.log"

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.fake_adb import FakeAdbServer, FakeDevice
 from support.fake_adb.sim_phone import SimPhone
 
@@ -44,6 +45,7 @@ def _sim_device() -> FakeDevice:
     return FakeDevice(SimPhone(SimEnv(seed=0, render=False)))
 
 
+@pytest.mark.slow
 def test_an_adb_error_fails_its_episode_and_the_run_goes_on(tmp_path):
     fake = _sim_device()
     failed = []

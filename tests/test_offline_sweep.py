@@ -83,6 +83,7 @@ TARGETS = sorted(
 
 
 @pytest.mark.parametrize("task_name", TARGETS)
+@pytest.mark.slow
 def test_offline_agent_solves_settings_and_open_app_tasks(task_name):
     for seed in SEEDS:
         result = run_offline(task_name, seed)

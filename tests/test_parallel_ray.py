@@ -66,6 +66,7 @@ def _rows(run_dir: Path) -> list[dict]:
 EXPECTED = ["FakeAnswer_0", "FakeAnswer_1", "FakeWifiOn_0", "FakeWifiOn_1"]
 
 
+@pytest.mark.slow
 def test_ray_actor_killed_mid_episode_is_replaced_and_the_episode_retried(cluster, tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()

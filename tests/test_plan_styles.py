@@ -62,6 +62,7 @@ SAMPLE = [
 
 
 @pytest.mark.parametrize("style", ps.STYLES)
+@pytest.mark.slow
 def test_every_answer_right_succeeds_with_no_false_completion_in_every_style(style):
     import scripted_model as sm
     import verifier_value as vv

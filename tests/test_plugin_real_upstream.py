@@ -82,6 +82,7 @@ def _installer(root: Path, *flags: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     checkout, python = _upstream()
     root = _copy(checkout, python, tmp_path / "android_world")

@@ -265,6 +265,7 @@ def test_waiting_agents_see_the_settled_screen_and_pause_zero_does_not():
 
 
 @pytest.mark.parametrize("profile", sim_profile.MATRIX)
+@pytest.mark.slow
 def test_oracle_solves_every_task_under_the_profile(profile):
     env = SimEnv(seed=0, render=False, profile=profile)
     agent = OracleAgent(env)

@@ -200,6 +200,7 @@ def _agents_setup() -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("agent", ["seeact", "t3a", "m3a"])
+@pytest.mark.slow
 def test_upstreams_own_agents_score_with_an_oracle_model(agent):
     checkout, python = _agents_setup()
     env = upstream_support.clean_env(PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
