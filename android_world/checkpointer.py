@@ -2,60 +2,29 @@
 
 Each episode is one JSON file `<Task>_<i>.json`, written to a temporary file and moved into place
 with `os.replace`, so a reader sees either the old file or the new one, never half of one.
-Episodes therefore must be JSON-serialisable (see `to_jsonable`). Given `upstream_dir`, the same
-episode is also written in upstream's format (`<Task>_<i>.pkl.gz`, see `upstream_checkpoints`)
-and episodes found only there (an upstream run) are loaded too: a pickle is read only from the
-directory the caller names.
+Episodes therefore must be JSON-serialisable (see `to_jsonable`, from `jsonable`). Given
+`upstream_dir`, the same episode is also written in upstream's format (`<Task>_<i>.pkl.gz`, see
+`upstream_checkpoints`) and episodes found only there (an upstream run) are loaded too: a pickle
+is read only from the directory the caller names.
 """
 
 from __future__ import annotations
 
 import abc
-import dataclasses
 import datetime
 import json
-import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from android_world import upstream_checkpoints
 from android_world.agents.custom.celil_secrets import redact
+from android_world.jsonable import to_jsonable
 
 INSTANCE_SEPARATOR = "_"
 Episode = dict[str, Any]
 _SUFFIX = ".json"
-
-
-def to_jsonable(value: Any) -> Any:
-    """A JSON-safe copy: arrays become a short description, NaN/inf become None.
-
-    Agents promise JSON-serialisable step data, but agents written for upstream put screenshots
-    and dataclasses in it; dropping those beats failing to save a finished episode.
-    """
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_jsonable(dataclasses.asdict(value))
-    if isinstance(value, datetime.datetime | datetime.date):
-        return value.isoformat()
-    if isinstance(value, Path):
-        return str(value)
-    shape = getattr(value, "shape", None)
-    if shape is not None and hasattr(value, "dtype"):
-        if shape == ():
-            return to_jsonable(value.item())
-        return f"<array shape={tuple(shape)} dtype={value.dtype}>"
-    as_dict = getattr(value, "as_dict", None)
-    if callable(as_dict):
-        return to_jsonable(as_dict())
-    return repr(value)
 
 
 def _process_umask() -> int:
@@ -145,8 +114,6 @@ class IncrementalCheckpointer(Checkpointer):
     def save_episodes(self, task_episodes: list[Episode], task_name: str) -> None:
         write_json_atomic(self.path_for(task_name), {"episodes": task_episodes})
         if self.upstream_dir is not None:
-            from android_world import upstream_checkpoints
-
             upstream_checkpoints.write_episodes(self.upstream_dir, task_episodes, task_name)
 
     def load(self, fields: list[str] | None = None) -> list[Episode]:
@@ -154,8 +121,6 @@ class IncrementalCheckpointer(Checkpointer):
         episodes = self._load_json(fields)
         if self.upstream_dir is None:
             return episodes
-        from android_world import upstream_checkpoints
-
         have = {ep.get("name") for ep in self._load_json(["name"])}
         for upstream in upstream_checkpoints.read_episodes(self.upstream_dir, skip=have):
             episode = upstream_checkpoints.to_ours(upstream)

@@ -29,24 +29,24 @@ from pathlib import Path
 from typing import Any
 
 import android_world
-from android_world.agents.custom import celil_episodic_meaning as meaning_lib
-from android_world.agents.custom import celil_episodic_rows as memory_rows
 from android_world.agents.custom.celil_episodic import (
     DEFAULT_SIMILARITY_THRESHOLD,
+    SORT_COLUMNS,
     EpisodicMemory,
     EpisodicMemoryError,
+    GoalReading,
     GoalTemplate,
     Match,
     MemoryEntry,
     atomic_write_text,
     canonical_app,
     dump_json_memory,
+    entry_keys,
     instantiate,
     placeholders,
     plan_leaks,
     read_goal,
     read_json_memory,
-    template_similarity,
 )
 from android_world.agents.custom.celil_memory_mode import FRESH_FILE_NAME, FRESH_JSON_NAME
 
@@ -285,7 +285,7 @@ def _scalar(value: Any) -> str:
 
 def show_text(e: MemoryEntry) -> str:
     example_slots = {k: v.value for k, v in e.slots.items()}
-    keys = memory_rows.entry_keys(e)
+    keys = entry_keys(e)
     meaning = (
         read_goal(e.example_goal).meaning.describe()
         if keys.meaning_key
@@ -358,43 +358,6 @@ def reuse_thresholds(args: argparse.Namespace) -> tuple[float | None, float]:
     )
 
 
-def search_pool(memory: EpisodicMemory, text: str, limit: int = 30) -> list[MemoryEntry]:
-    """What `search` judges: the entries retrieval would look at (same wording or meaning key),
-    then the nearest others by template words, then entries whose text contains the query."""
-    reading = read_goal(text)
-    with memory.store.read() as conn:
-        if conn is None:
-            return []
-        found = {
-            e.id: e
-            for e, _ in memory_rows.candidates(
-                conn, reading.wording_key, reading.meaning.key, include_retired=True
-            )
-        }
-        query = set(reading.wording_key.split())
-        near: list[tuple[float, str]] = []
-        for entry_id, key in memory_rows.wording_keys(conn):
-            words = set(key.split())
-            if entry_id in found or not words or len(query & words) * 2 < len(query | words):
-                continue
-            near.append((template_similarity(reading.wording_key, key), entry_id))
-        for _, entry_id in sorted(near, reverse=True)[:limit]:
-            entry = memory_rows.get(conn, entry_id)
-            if entry is not None:
-                found[entry.id] = entry
-        like = f"%{text.strip().lower()}%"
-        rows = conn.execute(
-            "SELECT id FROM entries WHERE lower(goal_template) LIKE ? OR lower(example_goal) "
-            "LIKE ? OR lower(plan) LIKE ? LIMIT ?",
-            (like, like, like, limit),
-        )
-        for (entry_id,) in rows.fetchall():
-            entry = memory_rows.get(conn, entry_id)
-            if entry is not None:
-                found.setdefault(entry.id, entry)
-    return list(found.values())
-
-
 def explain(match: Match, wanted: set[str], reuse: tuple[float | None, float]) -> str:
     """How a score came about, and what the agent would do with the entry."""
     have = set(match.entry.app_names)
@@ -425,7 +388,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     memory = open_memory(args)
     reading = read_goal(args.text)
     wanted = {canonical_app(a) for a in args.app or ()} | set(reading.apps)
-    matches = memory.rank(args.text, args.app or (), search_pool(memory, args.text))
+    matches = memory.rank(args.text, args.app or (), memory.review_pool(args.text))
     needle = args.text.lower()
     shown = [
         m
@@ -456,7 +419,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def search_text(
     text: str,
-    reading: meaning_lib.GoalReading,
+    reading: GoalReading,
     wanted: set[str],
     shown: Sequence[Match],
     reuse: tuple[float | None, float],
@@ -814,7 +777,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--status", choices=("active", "pinned", "retired"))
     p.add_argument("--app", metavar="APP", help="only entries for this app (e.g. settings)")
-    p.add_argument("--sort", choices=sorted(memory_rows.SORT_COLUMNS), default="template")
+    p.add_argument("--sort", choices=sorted(SORT_COLUMNS), default="template")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N (in --sort order)")
     p = add("show", cmd_show, "one entry in full, provenance included")
     p.add_argument("id")

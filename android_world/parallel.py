@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import live_view, run_output, suite_utils
+from android_world import discover, live_view, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.env import interface
 from android_world.task_evals import task_eval
@@ -272,6 +272,7 @@ class EpisodeWorker:
                 run_dir=run_dir if run_dir.is_dir() else self.scratch,
                 seed=cfg.env.seed,
                 log=log,
+                console_line=discover.wrap_line,
             )
             params = spec.agent_params
             if params is None:

@@ -681,7 +681,11 @@ def _execute_serial(
     checkpoint_store = run_output.checkpoint_store(run_dir)
     recorder = run_output.RecordingEnv(env)
     context = agent_registry.RunContext(
-        models=cfg.models, run_dir=run_dir, seed=cfg.env.seed, log=_log
+        models=cfg.models,
+        run_dir=run_dir,
+        seed=cfg.env.seed,
+        log=_log,
+        console_line=discover.wrap_line,
     )
     _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     try:

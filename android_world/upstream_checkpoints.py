@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from android_world.jsonable import to_jsonable
+
 SUFFIX = ".pkl.gz"
 INSTANCE_SEPARATOR = "_"
 # Upstream's episode keys (android_world/constants.py, EpisodeConstants).
@@ -69,8 +71,6 @@ def _builtin(value: Any) -> Any:
         return {str(k): _builtin(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_builtin(v) for v in value]
-    from android_world.checkpointer import to_jsonable
-
     return to_jsonable(value)
 
 
@@ -272,8 +272,6 @@ def _none_if_nan(value: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
-    from android_world.checkpointer import to_jsonable
-
     return to_jsonable(value)
 
 

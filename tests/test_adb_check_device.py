@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from support.fake_adb import in_process_runner, recording_device
 
 from android_world.env.adb import AdbEnv, AdbError, emulator
 from android_world.env.adb.adb_runner import AdbConfig, AdbRunner, EmulatorConfig
 from android_world.env.adb.check_device import check_device
-from android_world.env.adb.fake_adb import in_process_runner, recording_device
 
 
 def run_check(**knobs) -> tuple[int, str]:

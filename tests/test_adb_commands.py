@@ -7,10 +7,10 @@ import datetime
 import shlex
 
 import pytest
+from support.fake_adb.shell import split_commands
 
 from android_world.env.adb import commands
 from android_world.env.adb.adb_runner import UntypeableTextError
-from android_world.env.adb.fake_adb.shell import split_commands
 from android_world.env.representation_utils import BoundingBox
 
 

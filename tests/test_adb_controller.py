@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from support.fake_adb import FakeDevice, in_process_runner, recording_device
 
 from android_world.env import device
 from android_world.env.adb import AdbDeviceController, AdbError
-from android_world.env.adb.fake_adb import FakeDevice, in_process_runner, recording_device
 
 DB = "/data/data/com.simplemobiletools.calendar.pro/databases/events.db"
 

@@ -12,14 +12,14 @@ import inspect
 import random
 
 import pytest
+from support.fake_adb import FakeAdbServer, FakeDevice, in_process_runner
+from support.fake_adb.sim_phone import SimPhone
 
 from android_world import episode_runner
 from android_world.agents import base_agent
 from android_world.agents.oracle_agent import OracleAgent
 from android_world.env import interface, json_action
 from android_world.env.adb import AdbEnv
-from android_world.env.adb.fake_adb import FakeAdbServer, FakeDevice, in_process_runner
-from android_world.env.adb.fake_adb.sim_phone import SimPhone
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import task_eval
 from android_world.task_evals.single import system
@@ -100,6 +100,7 @@ def test_giving_up_scores_zero_on_both(cls):
     assert run_task(env, cls, seed=7, oracle=False) == sim_score == 0.0
 
 
+@pytest.mark.slow
 def test_a_task_through_the_fake_adb_executable():
     sim = SimEnv(seed=0, render=True)  # real rendered screenshots, as PNG through the pipe
     fake = FakeDevice(SimPhone(sim))

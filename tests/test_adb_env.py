@@ -6,16 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from android_world.env import interface, json_action
-from android_world.env.adb import AdbEnv, AdbError, uiautomator
-from android_world.env.adb.adb_runner import UntypeableTextError
-from android_world.env.adb.fake_adb import (
+from support.fake_adb import (
     FakeAdbServer,
     FakeDevice,
     in_process_runner,
     recording_device,
 )
+
+from android_world.env import interface, json_action
+from android_world.env.adb import AdbEnv, AdbError, uiautomator
+from android_world.env.adb.adb_runner import UntypeableTextError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "adb" / "settings_home.xml"
 NODES = uiautomator.parse_dump(FIXTURE.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.fake_adb import dump as fake_dump
 
 from android_world.env.adb import uiautomator
 from android_world.env.representation_utils import AccessibilityNode, BoundingBox
@@ -162,7 +163,7 @@ def test_writer_round_trips_through_the_parser():
         ),
         AccessibilityNode(2, BoundingBox(0, 5, 0, 5), content_description="ok", is_enabled=False),
     ]
-    dump = uiautomator.nodes_to_dump(nodes, rotation=0)
+    dump = fake_dump.nodes_to_dump(nodes, rotation=0)
     assert "\n" not in dump and dump.startswith("<?xml")
     parsed = uiautomator.parse_dump(dump + "UI hierchary dumped to: /dev/tty\n")
     assert [p.child_ids for p in parsed] == [[1, 2], [], []]

@@ -4,15 +4,8 @@ scripted-model benchmark of the gate's value (issue 17)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, make_agent
 
@@ -387,6 +380,7 @@ def test_scripted_model_with_every_answer_right_solves_tasks_without_post_check_
     assert row.calls / row.steps < 2.5
 
 
+@pytest.mark.slow
 def test_scripted_model_gate_stops_wrong_actions_that_off_lets_through():
     import scripted_model as sm
     import verifier_value as vv

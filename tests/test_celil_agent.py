@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world.agents.custom import celil_agent, celil_loop_detection

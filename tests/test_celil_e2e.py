@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world.agents import registry

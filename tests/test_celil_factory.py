@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 import test_celil_fakes as fakes
 

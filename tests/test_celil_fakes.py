@@ -1,6 +1,6 @@
 """Fakes for the Celil agent tests: a tiny contacts phone and scripted roles (no models, no sim).
 
-Other test_celil_* files import it after putting tests/ on sys.path. It holds no tests itself.
+Other test_celil_* files import it (tests/ is on pytest's pythonpath). It holds no tests itself.
 """
 
 from __future__ import annotations

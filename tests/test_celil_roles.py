@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world.agents.custom import (

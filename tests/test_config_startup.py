@@ -21,12 +21,9 @@ from typing import Any
 import numpy as np
 import pydantic
 import pytest
-import yaml
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as celil_fakes
 import test_models_fakes as fakes
+import yaml
 from test_models_fakes import free_port_url, openai_ok
 
 from android_world import check_models as check_models_lib
@@ -389,9 +386,8 @@ def test_agent_keys_are_validated_once_and_the_model_is_passed_on(monkeypatch):
 # The command line: exit 2, one line, no run directory
 # --------------------------------------------------------------------------------------------------
 
-DRIVER = f"""
+DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import test_harness_fakes as fakes
 from android_world import run
 run.task_registry = lambda family: dict(fakes.TASKS)
@@ -412,7 +408,10 @@ def _run(tmp_path: Path, *args: str, config: Path = DEFAULT, **env: str):
     script = tmp_path / "driver.py"
     script.write_text(DRIVER)
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ.update(PYTHONPATH=str(ROOT), OLLAMA_HOST=free_port_url(), **env)
+    # The driver imports the fakes in tests/ (pytest's pythonpath does not reach a child).
+    environ.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(TESTS)]), OLLAMA_HOST=free_port_url(), **env
+    )
     output = tmp_path / "runs"
     done = subprocess.run(
         [sys.executable, str(script), "--config", str(config), "--output_path", str(output), *args],

@@ -21,14 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_models_fakes import FakeServer, free_port_url, openai_ok
 
 from android_world.agents.custom import uitars
 from android_world.env import json_action
 from android_world.task_evals import registry as task_registry
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_models_fakes import FakeServer, free_port_url, openai_ok
 
 sim_env = pytest.importorskip("android_world.env.sim.sim_env", reason="no simulated phone")
 
@@ -281,6 +278,7 @@ def _scores(run_dir: Path) -> dict[str, float]:
     return {row["task"]: row["score"] for row in rows}
 
 
+@pytest.mark.slow
 def test_a_recorded_run_replays_with_the_same_actions_and_scores(tmp_path):
     fake = FakeModels(uitars_points())
     server = FakeServer()

@@ -3,13 +3,8 @@ screens of the episode, model-free, and the agent's completion rule built on it.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from android_world.agents.custom import offline_goal
 from android_world.agents.custom.celil_protocols import (

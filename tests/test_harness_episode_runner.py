@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+import test_harness_fakes as fakes
 
 from android_world import episode_runner
 from android_world.agents import base_agent
-
-sys.path.insert(0, str(Path(__file__).parent))
-import test_harness_fakes as fakes
 
 
 def _quiet(_msg: str) -> None:

@@ -1,7 +1,7 @@
 """Small fakes for the harness tests: a device, tasks and a scripted agent (no sim needed).
 
-Other harness tests import it after putting tests/ on sys.path; the subprocess tests import it
-from a driver script, so the real CLI runs against these fakes.
+Other harness tests import it (tests/ is on pytest's pythonpath); the subprocess tests import it
+from a driver script (their PYTHONPATH holds tests/), so the real CLI runs against these fakes.
 """
 
 from __future__ import annotations

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import sys
-from pathlib import Path
 
 import pydantic
 import pytest
+import test_harness_fakes as fakes
 
 from android_world import suite_utils
 from android_world.agents import base_agent, human_agent, registry
-
-sys.path.insert(0, str(Path(__file__).parent))
-import test_harness_fakes as fakes
 
 
 def test_builtins_registered_idempotently():

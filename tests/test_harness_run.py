@@ -21,9 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
-DRIVER = f"""
+DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import test_harness_fakes as fakes
 from android_world import run
 run.task_registry = lambda family: dict(fakes.TASKS)
@@ -34,7 +33,8 @@ run.run_cli(sys.argv)
 
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The driver scripts import the fakes in tests/ (pytest's pythonpath does not reach a child).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(TESTS), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env
 
@@ -162,6 +162,7 @@ def test_full_run_writes_the_run_directory(tmp_path):
             assert secret not in path.read_text(), path
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_runs_each_episode_exactly_once(tmp_path):
     run_dir = tmp_path / "run_resume"
     init_log = tmp_path / "inits.log"
@@ -284,9 +285,8 @@ def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
     assert "a real problem" in result.stderr
 
 
-PAUSE_DRIVER = f"""
+PAUSE_DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import test_harness_fakes as fakes
 from android_world import run
 from android_world.agents import base_agent, registry
@@ -294,7 +294,7 @@ from android_world.agents import base_agent, registry
 
 class PauseProbe(base_agent.EnvironmentInteractingAgent):
     def step(self, goal):
-        return base_agent.AgentInteractionResult(True, {{"pause": self.transition_pause}})
+        return base_agent.AgentInteractionResult(True, {"pause": self.transition_pause})
 
 
 registry.register("pause_probe", lambda env, context=None, **kw: PauseProbe(env, "pause_probe", 1.0))

@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from android_world import checkpointer, run_output, suite_utils
-
-sys.path.insert(0, str(Path(__file__).parent))
 import test_harness_fakes as fakes
+
+from android_world import checkpointer, run_output, suite_utils
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 
 import pytest
+import test_harness_fakes as fakes
 
 from android_world import checkpointer, suite_utils
-
-sys.path.insert(0, str(Path(__file__).parent))
-import test_harness_fakes as fakes
 
 
 def _quiet(_msg: str) -> None:

@@ -7,17 +7,11 @@ from other processes does not make them flaky and a catastrophic parser fails in
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import hostile_support as hs
 import pytest
+import test_celil_fakes as fakes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import hostile_support as hs
-import test_celil_fakes as fakes
 
 from android_world.agents.custom import celil_json, celil_maestro, uitars
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble, parse_vote

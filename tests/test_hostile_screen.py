@@ -9,11 +9,6 @@ runs every delete/send task of the suite in every verifier mode.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import hostile_screen as hs
 import scripted_model as sm
 import verifier_value as vv

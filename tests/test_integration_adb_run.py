@@ -12,9 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from support.fake_adb import FakeAdbServer, FakeDevice
+from support.fake_adb.sim_phone import SimPhone
+
 from android_world.check_models import EXIT_NO_MODEL
-from android_world.env.adb.fake_adb import FakeAdbServer, FakeDevice
-from android_world.env.adb.fake_adb.sim_phone import SimPhone
 from android_world.env.sim.sim_env import SimEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +45,7 @@ def _sim_device() -> FakeDevice:
     return FakeDevice(SimPhone(SimEnv(seed=0, render=False)))
 
 
+@pytest.mark.slow
 def test_an_adb_error_fails_its_episode_and_the_run_goes_on(tmp_path):
     fake = _sim_device()
     failed = []

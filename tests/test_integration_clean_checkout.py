@@ -107,6 +107,7 @@ def test_random_agent_run_writes_the_whole_run_directory(checkout, tmp_path):
     assert f"Run directory: {run_dir}" in result.stdout
 
 
+@pytest.mark.slow
 def test_default_run_is_celil_on_the_offline_baseline(checkout, tmp_path):
     output = tmp_path / "runs"
     result = _benchmark(

@@ -3,13 +3,7 @@ gate applies in every verifier mode, `verification: off` included."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world.agents.custom import celil_irreversible as ci

@@ -239,6 +239,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.slow
 def test_a_damaged_foreign_or_newer_file_is_one_line_and_loses_nothing(tmp_path, case):
     name, make, words = CASES[case]
     path = tmp_path / name

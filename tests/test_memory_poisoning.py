@@ -8,11 +8,6 @@ however good its record was (a plan stored from a lucky episode looks perfect un
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, PLAN, happy_script, make_agent, run
 

@@ -6,13 +6,11 @@ and must hit the memory and use the stored plans filled with the NEW goal's valu
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 pytest.importorskip("android_world.env.sim.sim_env")
 

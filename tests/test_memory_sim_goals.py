@@ -149,6 +149,7 @@ def _synthetic_plan(goal: str) -> list[str]:
     return plan
 
 
+@pytest.mark.slow
 def test_no_task_retrieves_another_tasks_plan_unless_the_templates_are_the_same(goals, tmp_path):
     memory = EpisodicMemory(tmp_path / "memory.db")
     owner: dict[str, str] = {}
@@ -198,6 +199,7 @@ def _stale(example: str, goal: str, plan: list[str]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_real_plans_come_back_with_the_new_values_and_none_of_the_old(goals, tmp_path):
     """Plans written by the offline planner for one seed, retrieved for the other seeds."""
     hits = refused = 0

@@ -8,18 +8,9 @@ Each backend must send exactly that order, with each image on its own user turn.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
-from android_world.agents.custom import uitars
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_models_fakes as fakes
 from test_models_fakes import (
     decode_png,
@@ -28,6 +19,10 @@ from test_models_fakes import (
     openai_ok,
     screenshot,
 )
+
+from android_world.agents import infer
+from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom import uitars
 
 SECRET = "sk-SECRET-chat"
 OLD, NOW = screenshot(28, 14, seed=1), screenshot(28, 14, seed=2)

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import test_models_fakes as fakes
+from test_models_fakes import decode_png, free_port_url, gemini_ok, ollama_ok
 
 from android_world.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
 from android_world.env.representation_utils import BoundingBox, UIElement
 from android_world.model_config import ModelsConfig, RoleModelConfig
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import test_models_fakes as fakes
-from test_models_fakes import decode_png, free_port_url, gemini_ok, ollama_ok
 
 SECRET = "sk-SECRET-123"
 W, H = 1080, 2400

@@ -5,19 +5,10 @@ servers send."""
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-from android_world.agents.custom import celil_models as cm
-from android_world.agents.custom import celil_negotiation as neg
-from android_world.agents.custom.uitars import ChatMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_models_fakes as fakes
 from test_models_fakes import (
     DISCONNECT,
@@ -33,6 +24,10 @@ from test_models_fakes import (
     trickle,
     vllm_too_many_images,
 )
+
+from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom import celil_negotiation as neg
+from android_world.agents.custom.uitars import ChatMessage
 
 server = fakes.fake_server
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
+import test_models_fakes as fakes
+from test_models_fakes import decode_png, gemini_error, gemini_ok, screenshot
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import test_models_fakes as fakes
-from test_models_fakes import decode_png, gemini_error, gemini_ok, screenshot
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}

@@ -6,18 +6,12 @@ server in the real-model tier); the fake server replays them so every branch run
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+import test_models_fakes as fakes
+from test_models_fakes import free_port_url, openai_ok, screenshot
 
 from android_world.agents.custom import celil_models as cm
 from android_world.agents.custom import celil_negotiation as neg
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import test_models_fakes as fakes
-from test_models_fakes import free_port_url, openai_ok, screenshot
 
 server = fakes.fake_server
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}

@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_models_fakes as fakes
 from test_models_fakes import (
     decode_png,
@@ -20,6 +11,9 @@ from test_models_fakes import (
     ollama_tags,
     screenshot,
 )
+
+from android_world.agents import infer
+from android_world.agents.custom import celil_models as cm
 
 SCHEMA = {"type": "object", "properties": {"score": {"type": "integer"}}}
 MODEL = "0000/ui-tars-1.5-7b"

@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_models_fakes as fakes
 from test_models_fakes import (
     decode_png,
@@ -21,6 +13,9 @@ from test_models_fakes import (
     openai_ok,
     screenshot,
 )
+
+from android_world.agents import infer
+from android_world.agents.custom import celil_models as cm
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"steps": {"type": "array"}}}

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
+import test_models_fakes as fakes
+from test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_models as cm
 from android_world.model_config import ModelsConfig
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import test_models_fakes as fakes
-from test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}}

@@ -17,15 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
+import test_models_fakes as fakes
+from test_models_fakes import openai_error
 
 from android_world import config
 from android_world.agents.custom import celil_models as cm
 from android_world.agents.custom import celil_secrets as secrets
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import test_models_fakes as fakes
-from test_models_fakes import openai_error
 
 ROOT = Path(__file__).resolve().parent.parent
 R = secrets.REDACTED

@@ -3,11 +3,6 @@ the overflow menu, lists that hide a clipped row, and goals that span two apps."
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from test_offline_roles import context, el, obs
 
 from android_world.agents.custom import offline, offline_screen, offline_text

@@ -9,7 +9,6 @@ every registered task over seeds 0..2 and prints a per-task table and the wall t
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,6 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 from android_world import suite_utils  # noqa: E402
 from android_world.agents.custom import celil_agent, offline  # noqa: E402
@@ -88,6 +85,7 @@ TARGETS = sorted(
 
 
 @pytest.mark.parametrize("task_name", TARGETS)
+@pytest.mark.slow
 def test_offline_agent_solves_settings_and_open_app_tasks(task_name):
     for seed in SEEDS:
         result = run_offline(task_name, seed)

@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.fake_adb import FakeAdbServer
+from support.fake_adb.fleet import FakeFleet, write_emulator
 
 from android_world.env.adb import emulator_pool
-from android_world.env.adb.fake_adb import FakeAdbServer
-from android_world.env.adb.fake_adb.fleet import FakeFleet, write_emulator
 
 ROOT = Path(__file__).resolve().parent.parent
 TASKS = "SystemBluetoothTurnOff,SystemWifiTurnOn,SystemBrightnessMax"
@@ -72,6 +72,7 @@ def _wait_gone(fleet: FakeFleet, timeout: float = 20.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_three_emulators_on_distinct_ports_run_the_suite_and_are_stopped(tmp_path):
     fleet = FakeFleet()
     with FakeAdbServer(fleet.handle) as server:
@@ -98,6 +99,7 @@ def test_three_emulators_on_distinct_ports_run_the_suite_and_are_stopped(tmp_pat
     assert not any(d.state for d in fleet.devices.values())
 
 
+@pytest.mark.slow
 def test_an_emulator_that_crashes_mid_run_is_restarted_and_its_episode_retried(tmp_path):
     fleet = FakeFleet()
     run_dir = tmp_path / "run"

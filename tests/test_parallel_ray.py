@@ -19,9 +19,8 @@ ray = pytest.importorskip(
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
-DRIVER = f"""
+DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import parallel_fakes
 from android_world import run
 run.task_registry = lambda family: dict(parallel_fakes.TASKS)
@@ -48,7 +47,8 @@ def _run(tmp_path: Path, run_dir: Path, markers: Path, sleep: str) -> subprocess
     script = tmp_path / "driver.py"
     script.write_text(DRIVER)
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The driver scripts import the fakes in tests/ (pytest's pythonpath does not reach a child).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(TESTS), env.get("PYTHONPATH", "")])
     env.update(FAKE_STEP_SLEEP=sleep, PARALLEL_MARKER_DIR=str(markers))
     env["CELIL_RAY_ENV"] = "FAKE_STEP_SLEEP,PARALLEL_MARKER_DIR"  # actors get these too
     argv = [sys.executable, str(script), "--config", str(ROOT / "config" / "default.yaml")]
@@ -66,6 +66,7 @@ def _rows(run_dir: Path) -> list[dict]:
 EXPECTED = ["FakeAnswer_0", "FakeAnswer_1", "FakeWifiOn_0", "FakeWifiOn_1"]
 
 
+@pytest.mark.slow
 def test_ray_actor_killed_mid_episode_is_replaced_and_the_episode_retried(cluster, tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()

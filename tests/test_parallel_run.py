@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 # Guarded: spawned workers import the driver script as __mp_main__.
-DRIVER = f"""
+DRIVER = """
 import sys
-sys.path.insert(0, {str(TESTS)!r})
 import parallel_fakes
 from android_world import run
 run.task_registry = lambda family: dict(parallel_fakes.TASKS)
@@ -35,7 +34,8 @@ if __name__ == "__main__":
 
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The driver scripts import the fakes in tests/ (pytest's pythonpath does not reach a child).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(TESTS), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env
 
@@ -85,6 +85,7 @@ def _wait_for(predicate, timeout: float = 30.0) -> None:
 EXPECTED = sorted(f"{t}_{i}" for t in ("FakeAnswer", "FakeWifiOn") for i in range(3))
 
 
+@pytest.mark.slow
 def test_parallel_run_writes_the_same_run_directory_as_a_serial_one(tmp_path):
     dirs = {}
     for workers in ("1", "3"):
@@ -118,6 +119,7 @@ def test_parallel_run_writes_the_same_run_directory_as_a_serial_one(tmp_path):
     assert "parallel" not in json.loads((dirs["1"] / "manifest.json").read_text())
 
 
+@pytest.mark.slow
 def test_sigkill_of_a_worker_mid_episode_loses_and_duplicates_nothing(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -154,6 +156,7 @@ def test_sigkill_of_a_worker_mid_episode_loses_and_duplicates_nothing(tmp_path):
     assert "killed by SIGKILL; restarting it" in err
 
 
+@pytest.mark.slow
 def test_sigkill_of_the_driver_then_resume_loses_and_duplicates_nothing(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -205,6 +208,7 @@ def test_sigkill_of_the_driver_then_resume_loses_and_duplicates_nothing(tmp_path
     assert len(manifest["parallel"]) == 2 and manifest["finished_at"]
 
 
+@pytest.mark.slow
 def test_a_device_that_goes_offline_restarts_its_worker_and_retries_the_episode(tmp_path):
     dead = tmp_path / "dead"
     dead.write_text("")
@@ -284,6 +288,7 @@ def test_without_ray_the_flag_says_how_to_install_it(tmp_path):
 
 
 @pytest.mark.parametrize("workers", ["2"])
+@pytest.mark.slow
 def test_sim_parallel_scores_and_steps_equal_the_serial_run(tmp_path, workers):
     """The real simulated phone and the default (offline) Celil: same seeds, same answers."""
     tasks = "ClockStopWatchRunning,ContactsAddContact,SystemWifiTurnOn,ExpenseAddSingle"
@@ -357,6 +362,7 @@ def _memory(path: Path) -> list[str]:
     return sorted(e.goal_template for e in EpisodicMemory(path).entries(strict=True))
 
 
+@pytest.mark.slow
 def test_episodic_memory_with_several_writers_and_frozen(tmp_path):
     """shared: two workers extend one file and keep each other's plans (the same plans as a
     serial run stores); frozen: read by every worker, left byte for byte as it was."""

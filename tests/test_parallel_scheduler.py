@@ -8,13 +8,7 @@ template run in order.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from test_harness_fakes import FakeAnswer, FakeWifiOn
 
 from android_world import config as config_lib

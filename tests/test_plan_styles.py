@@ -4,14 +4,8 @@ it did not do."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import plan_styles as ps
+import pytest
 
 GOAL = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
 TRACE = [
@@ -68,6 +62,7 @@ SAMPLE = [
 
 
 @pytest.mark.parametrize("style", ps.STYLES)
+@pytest.mark.slow
 def test_every_answer_right_succeeds_with_no_false_completion_in_every_style(style):
     import scripted_model as sm
     import verifier_value as vv

@@ -3,13 +3,9 @@ or dict, without the harness's config loader or registry, as upstream's run.py n
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world import config as harness_config

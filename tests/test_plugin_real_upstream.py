@@ -82,6 +82,7 @@ def _installer(root: Path, *flags: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     checkout, python = _upstream()
     root = _copy(checkout, python, tmp_path / "android_world")
@@ -92,7 +93,7 @@ def test_celil_runs_an_episode_inside_real_upstream(tmp_path):
     done = subprocess.run(
         [str(python), str(EPISODE_SCRIPT)],
         cwd=root,
-        env=_clean_env(),
+        env={**_clean_env(), "PYTHONPATH": str(root)},  # upstream's android_world, from the copy
         capture_output=True,
         text=True,
         timeout=600,

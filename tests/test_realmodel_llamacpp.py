@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import realmodel_support as rm
 
-pytestmark = pytest.mark.realmodel
+pytestmark = [pytest.mark.realmodel, pytest.mark.slow]
 
 # Two one-screen tasks (complexity 1): a short episode each.
 TASKS = ["SystemWifiTurnOn", "OpenAppTaskEval"]

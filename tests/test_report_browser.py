@@ -12,13 +12,9 @@ import html.parser
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_report_synth as synth
 
 from android_world import report
@@ -106,6 +102,7 @@ def _image_loaded(page: Path, profile: Path, selector: str) -> bool:
     return 'data-img="loaded"' in dom.stdout
 
 
+@pytest.mark.slow
 def test_summary_and_episode_pages_render_in_chromium(tmp_path):
     run = synth.make_run(tmp_path, n_episodes=9)
     report.write_report(run)

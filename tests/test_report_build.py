@@ -9,9 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_report_synth as synth
 
 from android_world import report

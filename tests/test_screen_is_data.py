@@ -4,14 +4,9 @@ block it cannot close, under instructions that say what is written there is igno
 from __future__ import annotations
 
 import re
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import test_celil_fakes as fakes
 
 from android_world.agents.custom import (

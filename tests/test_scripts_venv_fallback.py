@@ -72,6 +72,7 @@ def _ensure_deps(checkout: Path, env: dict[str, str]) -> subprocess.CompletedPro
     )
 
 
+@pytest.mark.slow
 def test_a_refusing_system_python_gets_a_venv_with_one_line(tmp_path):
     python = _externally_managed_python()
     checkout = tmp_path / "celil"

@@ -29,10 +29,10 @@ from android_world.env.device_facts import chrome as chrome_facts
 from android_world.env.device_facts import gallery as gallery_facts
 from android_world.env.device_facts import media
 from android_world.env.device_facts import retro_music as retro_facts
+from android_world.env.device_facts import sms as sms_facts
 from android_world.env.device_facts import vlc as vlc_facts
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import clock as clock_app
-from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.phone import IME_PACKAGE, SYSTEMUI
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals import gallery_images
@@ -447,7 +447,7 @@ def calendar_delete(env: SimEnv) -> None:
 
 
 def sms_seed(env: SimEnv) -> None:
-    sms_app.clear_messages(env.controller)
+    sms_facts.clear_messages(env.controller)
     now = int(env.controller.device_time().timestamp() * 1000)
     for i, (number, body) in enumerate(
         [
@@ -456,8 +456,8 @@ def sms_seed(env: SimEnv) -> None:
             ("+15550000003", "See you at the station at noon."),
         ]
     ):
-        sms_app.insert_message(
-            env.controller, number, body, msg_type=sms_app.INBOX, date_ms=now - i * 86_400_000
+        sms_facts.insert_message(
+            env.controller, number, body, msg_type=sms_facts.INBOX, date_ms=now - i * 86_400_000
         )
 
 

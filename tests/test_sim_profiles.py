@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-import sys
-from pathlib import Path
 
 import pytest
+import sim_profiles
+from sim_task_support import make_task
 
 from android_world import config as config_lib
 from android_world import suite_utils
@@ -19,10 +19,6 @@ from android_world.env.json_action import JSONAction
 from android_world.env.sim import SimEnv
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.registry import TaskRegistry
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import sim_profiles
-from sim_task_support import make_task
 
 REGISTRY = TaskRegistry().get_registry()
 
@@ -269,6 +265,7 @@ def test_waiting_agents_see_the_settled_screen_and_pause_zero_does_not():
 
 
 @pytest.mark.parametrize("profile", sim_profile.MATRIX)
+@pytest.mark.slow
 def test_oracle_solves_every_task_under_the_profile(profile):
     env = SimEnv(seed=0, render=False, profile=profile)
     agent = OracleAgent(env)

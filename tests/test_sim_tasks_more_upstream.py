@@ -420,9 +420,10 @@ def test_sms_shows_contact_names_and_suggests_contacts():
 @pytest.mark.parametrize("name", ["MarkorDeleteNewestNote", "MarkorMoveNote", "SimpleSmsResend"])
 def test_new_tasks_check_the_same_over_adb(name):
     """Seeded and checked through adb (files, `stat -c %Y`, sqlite) on the fake device."""
+    from support.fake_adb import FakeDevice, in_process_runner
+    from support.fake_adb.sim_phone import SimPhone
+
     from android_world.env.adb import AdbEnv
-    from android_world.env.adb.fake_adb import FakeDevice, in_process_runner
-    from android_world.env.adb.fake_adb.sim_phone import SimPhone
 
     fake = FakeDevice(SimPhone(SimEnv(seed=0, render=False)))
     env = AdbEnv({}, runner=in_process_runner(fake), input_pause_sec=0, sleep=lambda _: None)

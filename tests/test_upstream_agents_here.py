@@ -26,13 +26,13 @@ import numpy as np
 import pytest
 import test_models_fakes as fakes
 import upstream_support
+from support.fake_adb import FakeAdbServer, FakeDevice
+from support.fake_adb.sim_phone import SimPhone
 from test_models_fakes import openai_ok
 
 from android_world import episode_runner
 from android_world.agents import infer
 from android_world.env import adb_utils, interface, representation_utils
-from android_world.env.adb.fake_adb import FakeAdbServer, FakeDevice
-from android_world.env.adb.fake_adb.sim_phone import SimPhone
 from android_world.env.sim.sim_env import SimEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,6 +200,7 @@ def _agents_setup() -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("agent", ["seeact", "t3a", "m3a"])
+@pytest.mark.slow
 def test_upstreams_own_agents_score_with_an_oracle_model(agent):
     checkout, python = _agents_setup()
     env = upstream_support.clean_env(PYTHONPATH=str(ROOT), MPLBACKEND="Agg")

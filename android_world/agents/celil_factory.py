@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from android_world import discover
 from android_world.agents import registry
 from android_world.agents.custom import celil_agent, factory
 from android_world.agents.custom.factory import (
@@ -48,8 +47,8 @@ def build_celil_agent(
         raise TypeError("build_celil_agent takes params or kwargs, not both")
     context = context or registry.RunContext()
     try:
-        # The console is 80 columns: long role and memory lines are folded.
-        return factory.build_agent(env, params, context, console_line=discover.wrap_line)
+        # The harness folds long role and memory lines to its console (RunContext.console_line).
+        return factory.build_agent(env, params, context, console_line=context.console_line)
     except factory.CelilSetupError as error:
         raise registry.AgentConfigError(AGENT_NAME, error.path, error.message) from None
 

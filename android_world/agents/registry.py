@@ -28,8 +28,8 @@ from typing import Any
 import pydantic
 
 from android_world.agents import base_agent
+from android_world.agents.custom.celil_model_config import ModelsConfig
 from android_world.env import interface
-from android_world.model_config import ModelsConfig
 
 AgentFactory = Callable[..., base_agent.EnvironmentInteractingAgent]
 
@@ -41,14 +41,22 @@ def _print_log(message: str) -> None:
     print(message)
 
 
+def _as_is(line: str) -> str:
+    return line
+
+
 @dataclasses.dataclass
 class RunContext:
-    """What a factory may need beyond its own kwargs."""
+    """What a factory may need beyond its own kwargs.
+
+    `console_line` formats a line before a factory logs it: the harness that owns the console
+    passes its folding (80 columns), so agents never import the harness for it."""
 
     models: ModelsConfig = dataclasses.field(default_factory=ModelsConfig)
     run_dir: Path | None = None
     seed: int = 0
     log: Callable[[str], None] = _print_log
+    console_line: Callable[[str], str] = _as_is
 
 
 AgentParams = pydantic.BaseModel | dict[str, Any]

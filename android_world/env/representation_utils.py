@@ -7,6 +7,8 @@ environment does, so agents that rely on either behave the same here.
 from __future__ import annotations
 
 import dataclasses
+import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any
 
@@ -153,9 +155,7 @@ def xml_dump_to_ui_elements(
     xml_string: str, screen_size: tuple[int, int] | None = None
 ) -> list[UIElement]:
     """Upstream's name: elements from a `uiautomator dump` XML string."""
-    from android_world.env.adb import uiautomator  # the adb parser; loaded only when used
-
-    return nodes_to_ui_elements(uiautomator.parse_dump(xml_string), screen_size=screen_size)
+    return nodes_to_ui_elements(parse_dump(xml_string), screen_size=screen_size)
 
 
 def nodes_to_ui_elements(
@@ -171,3 +171,127 @@ def nodes_to_ui_elements(
         if node_becomes_element(node):
             elements.append(accessibility_node_to_ui_element(node, screen_size))
     return elements
+
+
+# ---------------------------------------------------------------------------------------------
+# reading `uiautomator dump` output (upstream reads it here too; env/adb/uiautomator re-exports it)
+# Pure and tolerant: several `<hierarchy>` documents in one output (windows dumped separately, or
+# a retry's leftovers), the "UI hierchary dumped to" trailer, empty attributes and control
+# characters do not break it.
+
+# Failures that go away when the dump is retried (the screen was changing, or the bridge was busy).
+TRANSIENT_MARKERS = (
+    "null root node returned by uitestautomationbridge",
+    "could not get idle state",
+    "could not get root node",
+)
+
+_HIERARCHY = re.compile(r"<hierarchy\b[^>]*?/>|<hierarchy\b.*?</hierarchy>", re.DOTALL)
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+# XML 1.0 forbids these; some apps put them in text and uiautomator writes them as they are.
+_INVALID_XML_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
+
+
+class UiDumpError(ValueError):
+    """The output holds no hierarchy; `transient` says whether retrying may help."""
+
+    def __init__(self, message: str, transient: bool):
+        super().__init__(message)
+        self.transient = transient
+
+
+def is_transient_failure(output: str) -> bool:
+    lowered = output.lower()
+    return any(marker in lowered for marker in TRANSIENT_MARKERS)
+
+
+def extract_hierarchies(output: str) -> list[str]:
+    """The `<hierarchy>` documents in a dump's output, in order."""
+    return _HIERARCHY.findall(output)
+
+
+def parse_bounds(value: str | None) -> BoundingBox:
+    """`[x1,y1][x2,y2]` -> BoundingBox(x1, x2, y1, y2); missing or malformed -> a zero box."""
+    match = _BOUNDS.search(value or "")
+    if not match:
+        return BoundingBox(0, 0, 0, 0)
+    x1, y1, x2, y2 = (int(g) for g in match.groups())
+    return BoundingBox(x1, x2, y1, y2)
+
+
+def _flag(attrs: dict[str, str], name: str, default: bool = False) -> bool:
+    value = attrs.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() == "true"
+
+
+def _node_from_attrs(unique_id: int, attrs: dict[str, str]) -> AccessibilityNode:
+    class_name = attrs.get("class", "")
+    editable = attrs.get("editable")
+    return AccessibilityNode(
+        unique_id=unique_id,
+        bounds_in_screen=parse_bounds(attrs.get("bounds")),
+        class_name=class_name,
+        text=attrs.get("text", ""),
+        content_description=attrs.get("content-desc", ""),
+        hint_text=attrs.get("hint", ""),
+        package_name=attrs.get("package", ""),
+        view_id_resource_name=attrs.get("resource-id", ""),
+        is_checkable=_flag(attrs, "checkable"),
+        is_checked=_flag(attrs, "checked"),
+        is_clickable=_flag(attrs, "clickable"),
+        # uiautomator has no editable flag on most releases; EditText and its subclasses are.
+        is_editable=_flag(attrs, "editable") if editable is not None else "EditText" in class_name,
+        is_enabled=_flag(attrs, "enabled", default=True),
+        is_focusable=_flag(attrs, "focusable"),
+        is_focused=_flag(attrs, "focused"),
+        is_long_clickable=_flag(attrs, "long-clickable"),
+        is_scrollable=_flag(attrs, "scrollable"),
+        is_selected=_flag(attrs, "selected"),
+        is_visible_to_user=_flag(attrs, "visible-to-user", default=True),
+        tooltip_text=attrs.get("tooltip-text", ""),
+    )
+
+
+def _drop_invalid_ref(match: re.Match[str]) -> str:
+    ref = match.group(1)
+    code = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
+    return match.group(0) if code in (9, 10, 13) or code >= 32 else ""
+
+
+def _clean(document: str) -> str:
+    return _CHAR_REF.sub(_drop_invalid_ref, _INVALID_XML_CHARS.sub("", document))
+
+
+def parse_dump(output: str) -> list[AccessibilityNode]:
+    """Every `<node>` of every hierarchy in the output, pre-order; `child_ids` index this list.
+
+    Raises UiDumpError when there is no hierarchy at all (transient when uiautomator said so).
+    """
+    documents = extract_hierarchies(output)
+    if not documents:
+        first = next((ln.strip() for ln in output.splitlines() if ln.strip()), "empty output")
+        raise UiDumpError(f"uiautomator dump failed: {first[:200]}", is_transient_failure(output))
+    nodes: list[AccessibilityNode] = []
+    for document in documents:
+        try:
+            root = ET.fromstring(_clean(document))
+        except ET.ParseError as exc:
+            raise UiDumpError(f"uiautomator dump is not valid XML: {exc}", transient=True) from exc
+        for child in root:
+            _walk(child, nodes)
+    return nodes
+
+
+def _walk(element: ET.Element, nodes: list[AccessibilityNode]) -> int | None:
+    if element.tag != "node":
+        return None
+    node = _node_from_attrs(len(nodes), dict(element.attrib))
+    nodes.append(node)
+    for child in element:
+        child_id = _walk(child, nodes)
+        if child_id is not None:
+            node.child_ids.append(child_id)
+    return node.unique_id

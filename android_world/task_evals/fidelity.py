@@ -319,7 +319,11 @@ def record(checkout: Path, python: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=1800,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        # The checkout's own android_world, never this harness's.
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "PYTHONPATH": str(checkout),
+        },
     )
 
 

@@ -1,8 +1,9 @@
 """Upstream AndroidWorld's own agents, unmodified, on this harness's simulated phone, with an
 oracle model. Run from the repository root with a Python that has this harness's requirements
-and the agents' own imports (opencv, matplotlib, IPython, requests):
+and the agents' own imports (opencv, matplotlib, IPython, requests), the repository root on
+PYTHONPATH:
 
-    python tests/upstream/agents_here.py --checkout CHECKOUT --agent t3a|m3a|seeact \\
+    PYTHONPATH=. python tests/upstream/agents_here.py --checkout CHECKOUT --agent t3a|m3a|seeact \\
         --tasks SystemWifiTurnOn,ContactsAddContact
 
 The agent class is loaded from the checkout by `module_loader.load_class` (its helper modules,
@@ -28,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 from android_world import suite_utils  # noqa: E402

@@ -2,7 +2,7 @@
 
 Run with upstream's Python, from the checkout, after the installer put the plugin there:
 
-    cd /path/to/android_world && /path/to/python /this/file.py
+    cd /path/to/android_world && PYTHONPATH=. /path/to/python /this/file.py
 
 The agent is built by upstream's own run.py (`--agent_name=celil_agent`, `--celil_config`) on
 upstream's own fake env (`utils.test_utils.FakeAsyncEnv`) given a Wi-Fi screen made of upstream's
@@ -37,8 +37,6 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, os.getcwd())
 
 import numpy as np
 from absl import flags

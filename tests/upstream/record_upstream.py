@@ -3,7 +3,7 @@
 Run with upstream's Python (tests/upstream/fetch_upstream.sh builds one in .cache/upstream/venv),
 from a checkout of upstream, no device needed:
 
-    cd .cache/upstream/android_world && ../venv/bin/python /path/to/record_upstream.py \\
+    cd .cache/upstream/android_world && PYTHONPATH=. ../venv/bin/python /path/to/record_upstream.py \\
         --draws /path/to/tests/fixtures/upstream_draws.json \\
         --facts /path/to/tests/fixtures/upstream_facts.json
 
@@ -42,8 +42,6 @@ import subprocess
 import sys
 import time
 from typing import Any
-
-sys.path.insert(0, os.getcwd())
 
 FORMAT_VERSION = 1
 DEFAULT_SEEDS = (0, 1, 30)  # 30: upstream run.py's default --task_random_seed

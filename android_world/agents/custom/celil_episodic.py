@@ -89,6 +89,7 @@ from android_world.agents.custom.celil_episodic_json import (
     with_apps,
 )
 from android_world.agents.custom.celil_episodic_meaning import GoalReading, key_states, read_goal
+from android_world.agents.custom.celil_episodic_rows import SORT_COLUMNS
 from android_world.agents.custom.celil_episodic_store import (
     DB_SCHEMA_VERSION,
     EntryKeys,
@@ -324,6 +325,43 @@ class EpisodicMemory:
             reverse=True,
         )
         return out
+
+    def review_pool(self, text: str, limit: int = 30) -> list[MemoryEntry]:
+        """What a review search judges (`celil-memory search`): the entries retrieval would look
+        at (same wording or meaning key, retired ones too), then the nearest others by template
+        words, then entries whose text contains the query."""
+        reading = read_goal(text)
+        with self.store.read() as conn:
+            if conn is None:
+                return []
+            found = {
+                e.id: e
+                for e, _ in rows.candidates(
+                    conn, reading.wording_key, reading.meaning.key, include_retired=True
+                )
+            }
+            query = set(reading.wording_key.split())
+            near: list[tuple[float, str]] = []
+            for entry_id, key in rows.wording_keys(conn):
+                words = set(key.split())
+                if entry_id in found or not words or len(query & words) * 2 < len(query | words):
+                    continue
+                near.append((template_similarity(reading.wording_key, key), entry_id))
+            for _, entry_id in sorted(near, reverse=True)[:limit]:
+                entry = rows.get(conn, entry_id)
+                if entry is not None:
+                    found[entry.id] = entry
+            like = f"%{text.strip().lower()}%"
+            hits = conn.execute(
+                "SELECT id FROM entries WHERE lower(goal_template) LIKE ? OR lower(example_goal) "
+                "LIKE ? OR lower(plan) LIKE ? LIMIT ?",
+                (like, like, like, limit),
+            )
+            for (entry_id,) in hits.fetchall():
+                entry = rows.get(conn, entry_id)
+                if entry is not None:
+                    found.setdefault(entry.id, entry)
+        return list(found.values())
 
     def find_similar_task(self, goal: str, app_names: Iterable[str] = ()) -> RetrievedPlan | None:
         """The best usable remembered plan for this goal, filled with this goal's values.
@@ -610,10 +648,12 @@ __all__ = [
     "DEFAULT_RETIRE_AFTER",
     "DEFAULT_SIMILARITY_THRESHOLD",
     "SCHEMA_VERSION",
+    "SORT_COLUMNS",
     "AppMention",
     "CorruptMemoryError",
     "EpisodicMemory",
     "EpisodicMemoryError",
+    "GoalReading",
     "GoalTemplate",
     "Match",
     "MemoryEntry",
@@ -630,6 +670,7 @@ __all__ = [
     "canonical_app",
     "describe",
     "dump_json_memory",
+    "entry_keys",
     "instantiate",
     "judge",
     "literal_text",

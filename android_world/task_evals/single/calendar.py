@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import device, interface
+from android_world.env.device_facts import calendar as calendar_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import calendar as calendar_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals import task_eval
 from android_world.task_evals.single.table_tasks import addition_ok, removal_ok
 
 APP_NAME = "simple calendar pro"
-DB = calendar_app.DB
+DB = calendar_facts.DB
 ROW_OBJECTS = "row_objects"
 NOISE_ROW_OBJECTS = "noise_row_objects"
 UTC = datetime.UTC
@@ -154,7 +154,7 @@ def noise_events(n: int, keep) -> list[dict[str, Any]]:
 
 
 def clear(env: interface.AsyncEnv) -> None:
-    env.controller.sqlite_execute(DB, calendar_app.SCHEMA)
+    env.controller.sqlite_execute(DB, calendar_facts.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM events")
 
 
@@ -308,11 +308,11 @@ class SimpleCalendarAddOneEvent(_SimpleCalendar):
         yield ui.type_into(
             env, ui.hint_is("Description"), p["event_description"], "the Description field"
         )
-        if label_text(env, "event_start_date") != calendar_app.format_day(start.date()):
+        if label_text(env, "event_start_date") != calendar_facts.format_day(start.date()):
             yield from pick_date(env, "start", start.date())
         if label_text(env, "event_start_time") != f"{start:%H:%M}":
             yield from pick_time(env, "start", start.hour, start.minute)
-        if label_text(env, "event_end_date") != calendar_app.format_day(end.date()):
+        if label_text(env, "event_end_date") != calendar_facts.format_day(end.date()):
             yield from pick_date(env, "end", end.date())
         if label_text(env, "event_end_time") != f"{end:%H:%M}":
             yield from pick_time(env, "end", end.hour, end.minute)

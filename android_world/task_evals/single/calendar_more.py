@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import calendar as calendar_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import calendar as calendar_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single.table_tasks import removal_ok
@@ -56,11 +56,11 @@ def fill_event(env: interface.AsyncEnv, p: dict[str, Any]) -> Iterator[JSONActio
     yield ui.type_into(
         env, ui.hint_is("Description"), p["event_description"], "the Description field"
     )
-    if cal.label_text(env, "event_start_date") != calendar_app.format_day(start.date()):
+    if cal.label_text(env, "event_start_date") != calendar_facts.format_day(start.date()):
         yield from cal.pick_date(env, "start", start.date())
     if cal.label_text(env, "event_start_time") != f"{start:%H:%M}":
         yield from cal.pick_time(env, "start", start.hour, start.minute)
-    if cal.label_text(env, "event_end_date") != calendar_app.format_day(end.date()):
+    if cal.label_text(env, "event_end_date") != calendar_facts.format_day(end.date()):
         yield from cal.pick_date(env, "end", end.date())
     if cal.label_text(env, "event_end_time") != f"{end:%H:%M}":
         yield from cal.pick_time(env, "end", end.hour, end.minute)

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import expense as expense_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import expense as expense_app
 from android_world.task_evals.oracle_utils import (
     click,
     desc_is,
@@ -42,8 +42,8 @@ from android_world.task_evals.single.table_tasks import (
 )
 
 APP_NAME = "pro expense"
-DB = expense_app.DB
-CATEGORIES = expense_app.CATEGORIES
+DB = expense_facts.DB
+CATEGORIES = expense_facts.CATEGORIES
 TEXT_REPRESENTATION_TYPE = "text_representation_type"
 
 
@@ -287,7 +287,7 @@ def add_via_form(env: interface.AsyncEnv, row: dict[str, Any]) -> Iterator[JSONA
 
 
 def clear(env: interface.AsyncEnv) -> None:
-    env.controller.sqlite_execute(DB, expense_app.SCHEMA)
+    env.controller.sqlite_execute(DB, expense_facts.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM expense")
 
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import expense as expense_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import expense as expense_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
 from android_world.task_evals.single import expense as exp
@@ -86,7 +86,7 @@ class SimExpenseTotalForCategory(_InformationRetrieval):
                     ]
                     if amounts:
                         seen[(title, e.text or "")] = (
-                            expense_app.parse_amount(amounts[0].text or "") or 0
+                            expense_facts.parse_amount(amounts[0].text or "") or 0
                         )
             before = [e.text for e in items if e.text]
             yield JSONAction(action_type="scroll", direction="down")

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import device, interface
+from android_world.env.device_facts import sms as sms_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import sms as sms_app
 from android_world.task_evals import answer_check, task_eval
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import markor, sms
@@ -57,7 +57,7 @@ class MarkorCreateNoteAndSms(task_eval.TaskEval):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         _clear_notebook(env)
-        sms_app.clear_messages(env.controller)
+        sms_facts.clear_messages(env.controller)
         env.controller.close_recents()
 
     def note_done(self, env: interface.AsyncEnv) -> bool:
@@ -68,7 +68,7 @@ class MarkorCreateNoteAndSms(task_eval.TaskEval):
         return answer_check.fuzzy_match(content, self.params["text"])
 
     def sms_done(self, env: interface.AsyncEnv) -> bool:
-        in_app = env.controller.foreground_package() == sms_app.PACKAGE
+        in_app = env.controller.foreground_package() == sms_facts.PACKAGE
         return in_app and sms.was_sent(env, self.params["number"], self.params["text"])
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
@@ -77,7 +77,7 @@ class MarkorCreateNoteAndSms(task_eval.TaskEval):
 
     def tear_down(self, env: interface.AsyncEnv) -> None:
         _clear_notebook(env)
-        sms_app.clear_messages(env.controller)
+        sms_facts.clear_messages(env.controller)
         super().tear_down(env)
 
     def oracle_actions(self, env: interface.AsyncEnv) -> Iterator[JSONAction]:

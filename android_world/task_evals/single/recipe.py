@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import broccoli as broccoli_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import broccoli as broccoli_app
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import recipe_data as data
 from android_world.task_evals.single.table_tasks import (
@@ -37,7 +37,7 @@ from android_world.task_evals.single.table_tasks import (
 )
 
 APP_NAME = "broccoli app"
-DB = broccoli_app.DB
+DB = broccoli_facts.DB
 TEXT_REPRESENTATION_TYPE = "text_representation_type"
 _INSERTED = (
     "title",
@@ -124,7 +124,7 @@ def rows_as_text(rows: list[Recipe], format_type: str) -> str:
 
 
 def clear(env: interface.AsyncEnv) -> None:
-    env.controller.sqlite_execute(DB, broccoli_app.SCHEMA)
+    env.controller.sqlite_execute(DB, broccoli_facts.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM recipes")
 
 
@@ -180,7 +180,7 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     )
     if len(tops) >= 2 and tops[-1] + (tops[-1] - tops[-2]) < bottom - 2:
         return True
-    return bottom - max(texts) > broccoli_app.CARD_H
+    return bottom - max(texts) > broccoli_facts.CARD_H
 
 
 def stopped_short(before: list[tuple[Card, int]], after: list[tuple[Card, int]], drag: int) -> bool:
@@ -760,7 +760,7 @@ def add_recipes(env: interface.AsyncEnv, recipes: list[Recipe]) -> Iterator[JSON
     yield ui.open_app("Broccoli")
     for recipe in recipes:
         yield ui.tap(env, desc="New recipe")
-        for field, hint in broccoli_app.FORM_FIELDS:
+        for field, hint in broccoli_facts.FORM_FIELDS:
             if not recipe[field]:
                 continue
             index = yield from ui.scroll_to(

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import sms as sms_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import sms as sms_app
 from android_world.task_evals import answer_check, task_eval, upstream_pools
 from android_world.task_evals import oracle_utils as ui
 
 APP_NAME = "simple sms messenger"
-PACKAGE = sms_app.PACKAGE
+PACKAGE = sms_facts.PACKAGE
 SENT_WINDOW_MS = 5 * 60 * 1000
 
 # Upstream's `user_data_generation.RANDOM_SENTENCES`, the bodies its SMS tasks draw from.
@@ -38,12 +38,12 @@ def now_ms(env: interface.AsyncEnv) -> int:
 def was_sent(env: interface.AsyncEnv, number: str, body: str) -> bool:
     """Upstream's `was_sent` over the sent box, within five minutes of the device clock."""
     now = now_ms(env)
-    wanted = sms_app.normalize_number(number)
+    wanted = sms_facts.normalize_number(number)
     return any(
-        sms_app.normalize_number(m["address"] or "") == wanted
+        sms_facts.normalize_number(m["address"] or "") == wanted
         and answer_check.fuzzy_match(m["body"], body)
         and now - int(m["date"] or 0) <= SENT_WINDOW_MS
-        for m in sms_app.messages(env.controller, sms_app.SENT)
+        for m in sms_facts.messages(env.controller, sms_facts.SENT)
     )
 
 
@@ -52,8 +52,8 @@ def receive(
 ) -> None:
     """A message arriving from `number` (what `adb emu sms send` produces)."""
     date = now_ms(env) - int(minutes_ago * 60 * 1000)
-    sms_app.insert_message(
-        env.controller, number, body, msg_type=sms_app.INBOX, date_ms=date, read=read
+    sms_facts.insert_message(
+        env.controller, number, body, msg_type=sms_facts.INBOX, date_ms=date, read=read
     )
 
 
@@ -108,7 +108,7 @@ class _SimpleSmsBase(task_eval.TaskEval):
 
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
-        sms_app.clear_messages(env.controller)
+        sms_facts.clear_messages(env.controller)
         env.controller.close_recents()
 
     def is_successful(self, env: interface.AsyncEnv) -> float:
@@ -119,7 +119,7 @@ class _SimpleSmsBase(task_eval.TaskEval):
         )
 
     def tear_down(self, env: interface.AsyncEnv) -> None:
-        sms_app.clear_messages(env.controller)
+        sms_facts.clear_messages(env.controller)
         super().tear_down(env)
 
 

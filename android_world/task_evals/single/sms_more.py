@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from android_world.env import interface
+from android_world.env.device_facts import sms as sms_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim.apps import sms as sms_app
 from android_world.task_evals import answer_check
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import contacts
@@ -47,12 +47,12 @@ ADDRESSES = (
 
 def sent_box(env: interface.AsyncEnv) -> list[dict[str, Any]]:
     """`content query --uri content://sms/sent`: newest first."""
-    return sms_app.messages(env.controller, sms_app.SENT)
+    return sms_facts.messages(env.controller, sms_facts.SENT)
 
 
 def same_sms(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Upstream's `sms_are_equal`: same number (dashes, spaces ignored), fuzzy-equal body."""
-    return sms_app.normalize_number(a["address"] or "") == sms_app.normalize_number(
+    return sms_facts.normalize_number(a["address"] or "") == sms_facts.normalize_number(
         b["address"] or ""
     ) and answer_check.fuzzy_match(a["body"] or "", b["body"] or "")
 
@@ -221,11 +221,11 @@ class SimpleSmsResend(_SmsWithContacts):
     def initialize_task(self, env: interface.AsyncEnv) -> None:
         super().initialize_task(env)
         contacts.seed_contact(env, self.params["name"], self.params["number"])
-        sms_app.insert_message(
+        sms_facts.insert_message(
             env.controller,
             self.params["number"],
             self.params["message"],
-            msg_type=sms_app.SENT,
+            msg_type=sms_facts.SENT,
             date_ms=now_ms(env) - 2 * 60 * 1000,
         )
         receive(env, self.params["number"], GLITCH, minutes_ago=1)

@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from android_world.env import device, interface
+from android_world.env.device_facts import tasks as tasks_facts
 from android_world.env.json_action import JSONAction
-from android_world.env.sim import widgets
-from android_world.env.sim.apps import tasks as tasks_app
 from android_world.task_evals import answer_check
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.answer_check import MatchType
@@ -36,7 +35,7 @@ from android_world.task_evals.single.information_retrieval import (
 from android_world.task_evals.single.table_tasks import insert_rows
 
 APP_NAME = "tasks"
-DB = tasks_app.DB
+DB = tasks_facts.DB
 UTC = datetime.UTC
 NOW = device.FROZEN_DEVICE_TIME
 TODAY = NOW.date()
@@ -133,7 +132,7 @@ def due_day(row: Row) -> datetime.date:
 
 
 def clear(env: interface.AsyncEnv) -> None:
-    env.controller.sqlite_execute(DB, tasks_app.SCHEMA)
+    env.controller.sqlite_execute(DB, tasks_facts.SCHEMA)
     env.controller.sqlite_execute(DB, "DELETE FROM tasks")
 
 
@@ -189,7 +188,7 @@ def list_ends_on_screen(env: interface.AsyncEnv) -> bool:
     ]
     if not lists or not rows:
         return True
-    return lists[0].bbox_pixels.y_max - max(rows) > 2 * widgets.ROW_2LINE_H
+    return lists[0].bbox_pixels.y_max - max(rows) > 2 * tasks_facts.ROW_H
 
 
 def read_list(

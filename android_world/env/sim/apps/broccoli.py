@@ -10,34 +10,19 @@ one could find "the recipes that use X in the directions" within upstream's step
 
 from __future__ import annotations
 
+from android_world.env.device_facts.broccoli import (
+    CARD_H,
+    DB,
+    FORM_FIELDS,
+    PACKAGE,
+    SCHEMA,
+)
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen
 from android_world.env.sim.widgets import Node
 
-PACKAGE = "com.flauschcode.broccoli"
-DB = f"/data/data/{PACKAGE}/databases/broccoli"
-TABLE = "recipes"
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS recipes ("
-    "recipeId INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, title TEXT NOT NULL DEFAULT '', "
-    "imageName TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', "
-    "servings TEXT NOT NULL DEFAULT '', preparationTime TEXT NOT NULL DEFAULT '', "
-    "source TEXT NOT NULL DEFAULT '', ingredients TEXT NOT NULL DEFAULT '', "
-    "directions TEXT NOT NULL DEFAULT '', favorite INTEGER NOT NULL DEFAULT 0)"
-)
-# The editable text fields, in the form's order, with the form's hint for each.
-FORM_FIELDS: tuple[tuple[str, str], ...] = (
-    ("title", "Title"),
-    ("description", "Description"),
-    ("source", "Source"),
-    ("servings", "Servings"),
-    ("preparationTime", "Time"),
-    ("ingredients", "Ingredients"),
-    ("directions", "Directions"),
-)
 _MULTILINE = {"ingredients", "directions"}
 SEARCHED = ("title", "description", "source", "ingredients", "directions")
-CARD_H = 200  # with 8 px gaps, nine cards fit on one screen
 
 
 def matches(recipe: dict, term: str) -> bool:

@@ -19,29 +19,16 @@ import calendar as std_calendar
 import datetime
 from collections.abc import Callable
 
+from android_world.env.device_facts.calendar import (
+    DB,
+    PACKAGE,
+    SCHEMA,
+    format_day,
+)
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen, Selecting
 from android_world.env.sim.widgets import Node
 
-PACKAGE = "com.simplemobiletools.calendar.pro"
-DB = f"/data/data/{PACKAGE}/databases/events.db"
-TABLE = "events"
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS events ("
-    "id INTEGER PRIMARY KEY AUTOINCREMENT, start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL, "
-    "title TEXT NOT NULL, location TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', "
-    "reminder_1_minutes INTEGER NOT NULL DEFAULT -1, reminder_2_minutes INTEGER NOT NULL DEFAULT -1, "
-    "reminder_3_minutes INTEGER NOT NULL DEFAULT -1, reminder_1_type INTEGER NOT NULL DEFAULT 0, "
-    "reminder_2_type INTEGER NOT NULL DEFAULT 0, reminder_3_type INTEGER NOT NULL DEFAULT 0, "
-    "repeat_interval INTEGER NOT NULL DEFAULT 0, repeat_rule INTEGER NOT NULL DEFAULT 0, "
-    "repeat_limit INTEGER NOT NULL DEFAULT 0, repetition_exceptions TEXT NOT NULL DEFAULT '[]', "
-    "attendees TEXT NOT NULL DEFAULT '', import_id TEXT NOT NULL DEFAULT '', "
-    "time_zone TEXT NOT NULL DEFAULT 'UTC', flags INTEGER NOT NULL DEFAULT 0, "
-    "event_type INTEGER NOT NULL DEFAULT 1, parent_id INTEGER NOT NULL DEFAULT 0, "
-    "last_updated INTEGER NOT NULL DEFAULT 0, source TEXT NOT NULL DEFAULT 'simple-calendar', "
-    "availability INTEGER NOT NULL DEFAULT 0, color INTEGER NOT NULL DEFAULT 0, "
-    "type INTEGER NOT NULL DEFAULT 0)"
-)
 UTC = datetime.UTC
 WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
 DAY_S, WEEK_S, MONTH_S, YEAR_S = 86400, 604800, 2592001, 31536000
@@ -65,11 +52,6 @@ def to_ts(when: datetime.datetime) -> int:
 
 def from_ts(ts: int) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(ts, tz=UTC)
-
-
-def format_day(day: datetime.date) -> str:
-    """The editor's date text, e.g. "Mon, Oct 16, 2023"."""
-    return day.strftime("%a, %b %d, %Y")
 
 
 def month_weeks(year: int, month: int) -> list[list[int]]:

@@ -14,27 +14,16 @@ from __future__ import annotations
 import datetime
 import uuid
 
+from android_world.env.device_facts.tasks import (
+    DB,
+    PACKAGE,
+    ROW_H,
+    SCHEMA,
+)
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen
 from android_world.env.sim.widgets import Node
 
-PACKAGE = "org.tasks"
-DB = f"/data/data/{PACKAGE}/databases/database"
-TABLE = "tasks"
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS tasks ("
-    "_id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, title TEXT, "
-    "importance INTEGER NOT NULL DEFAULT 2, dueDate INTEGER NOT NULL DEFAULT 0, "
-    "hideUntil INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL DEFAULT 0, "
-    "modified INTEGER NOT NULL DEFAULT 0, completed INTEGER NOT NULL DEFAULT 0, "
-    "deleted INTEGER NOT NULL DEFAULT 0, notes TEXT, "
-    "estimatedSeconds INTEGER NOT NULL DEFAULT 0, elapsedSeconds INTEGER NOT NULL DEFAULT 0, "
-    "timerStart INTEGER NOT NULL DEFAULT 0, notificationFlags INTEGER NOT NULL DEFAULT 0, "
-    "lastNotified INTEGER NOT NULL DEFAULT 0, recurrence TEXT, "
-    "repeat_from INTEGER NOT NULL DEFAULT 0, calendarUri TEXT, remoteId TEXT, "
-    "collapsed INTEGER NOT NULL DEFAULT 0, parent INTEGER NOT NULL DEFAULT 0, "
-    '"order" INTEGER, read_only INTEGER NOT NULL DEFAULT 0)'
-)
 PRIORITIES = ("High", "Medium", "Low", "None")  # by importance 0..3
 PRIORITY_COLOURS = ("#D93025", "#F9AB00", "#1A73E8", "#5F6368")
 SORTS = ("Due date", "Priority", "Alphabetical", "Created")
@@ -162,7 +151,7 @@ class TaskList(Screen):
             box,
             texts,
             kind="row",
-            h=w.ROW_2LINE_H,
+            h=ROW_H,
             pad=(24, 0, 36, 0),
             gap=24,
             align="center",

@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from android_world.env.adb.fake_adb.device import FakeDevice
+from support.fake_adb.device import FakeDevice
 
 _EMULATOR = r"""#!{python} -SE
 import subprocess, sys, time
@@ -50,8 +50,8 @@ class Boot:
 
 
 def _sim_device(serial: str) -> FakeDevice:
-    from android_world.env.adb.fake_adb.sim_phone import SimPhone
     from android_world.env.sim.sim_env import SimEnv
+    from support.fake_adb.sim_phone import SimPhone
 
     return FakeDevice(SimPhone(SimEnv(seed=0, render=False)), serial=serial)
 

@@ -9,8 +9,8 @@ with FakeAdbServer(fake.handle) as server:
 import subprocess
 
 from android_world.env.adb.adb_runner import AdbRunner
-from android_world.env.adb.fake_adb.device import FakeDevice, FakePhone, RecordingPhone
-from android_world.env.adb.fake_adb.server import FakeAdbServer
+from support.fake_adb.device import FakeDevice, FakePhone, RecordingPhone
+from support.fake_adb.server import FakeAdbServer
 
 __all__ = [
     "FakeAdbServer",

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from android_world.env import device
-from android_world.env.adb import uiautomator
-from android_world.env.adb.fake_adb.shell import split_commands
 from android_world.env.representation_utils import AccessibilityNode
+from support.fake_adb import dump
+from support.fake_adb.shell import split_commands
 
 KEYCODES = {
     "3": "KEYCODE_HOME",
@@ -346,7 +346,7 @@ class FakeDevice:
         path = args[1] if len(args) > 1 else "/sdcard/window_dump.xml"
         if self.uiautomator_outputs:
             return _ok(self.uiautomator_outputs.pop(0))
-        xml = uiautomator.nodes_to_dump(self.phone.ui_nodes(), rotation=self.rotation)
+        xml = dump.nodes_to_dump(self.phone.ui_nodes(), rotation=self.rotation)
         if path == "/dev/tty":
             if self.dev_tty_unsupported:
                 return _fail("ERROR: could not create /dev/tty\n")
