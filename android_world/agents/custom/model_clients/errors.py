@@ -11,9 +11,6 @@ from android_world.agents.custom.celil_secrets import redact
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-# --------------------------------------------------------------------------------------------------
-
-
 class ModelCallError(Exception):
     """An error a backend raises inside `_send` with a ready-made, user-facing message."""
 
