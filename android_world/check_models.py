@@ -20,7 +20,7 @@ import numpy as np
 
 from android_world import discover
 from android_world.agents import agent_utils
-from android_world.agents.custom import celil_models
+from android_world.agents.custom import celil_models, celil_probes
 from android_world.env import representation_utils
 from android_world.model_config import ModelsConfig
 
@@ -114,54 +114,6 @@ def _accept_json(text: str) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------------
-# The run's own request shapes: a role's prompt style, the screenshot and its JSON schema, read
-# back with the role's own parser (which rejects an echo of the prompt's example).
-# --------------------------------------------------------------------------------------------------
-
-_PROBE_GOAL = "Turn on Wi-Fi."
-
-
-def _plan_request(screen: Screen | None) -> tuple[celil_models.ModelRequest, Callable]:
-    from android_world.agents.custom import celil_maestro
-
-    prompt = (
-        "You plan how a phone-automation agent reaches a goal on an Android phone.\n"
-        f"Task: {_PROBE_GOAL}\nThe phone shows its home screen.\n"
-        "Split the task into 1 to 4 sub-goals a person could confirm by looking at the phone.\n"
-        f"Reply with JSON only: {celil_maestro._JSON_PLAN}"
-    )
-
-    def accept(text: str) -> str | None:
-        answer, problem = celil_maestro.parse_plan_text(text, celil_maestro.PLAN_EXAMPLES)
-        return None if answer is not None else f"no usable plan: {problem}"
-
-    images = (screen[0],) if screen is not None else ()
-    return celil_models.ModelRequest(prompt, images, celil_maestro.PLAN_SCHEMA), accept
-
-
-def _vote_request(screen: Screen | None) -> tuple[celil_models.ModelRequest, Callable]:
-    from android_world.agents.custom import celil_quality_control as qc
-
-    prompt = (
-        "You review one action that a phone-automation agent is about to take, before it runs.\n"
-        f"Task: {_PROBE_GOAL}\nCurrent screen: the home screen.\n"
-        "Proposed action: open the Settings app.\n"
-        "Score the action from 0 (certainly wrong or harmful) to 10 (certainly right).\n"
-        f"Reply with JSON only: {qc.VOTE_FORMAT}"
-    )
-
-    def accept(text: str) -> str | None:
-        vote = qc.parse_vote("probe", text, 0.0)
-        return None if vote.parseable else f"unusable vote: {vote.error}"
-
-    images = (screen[0],) if screen is not None else ()
-    return celil_models.ModelRequest(prompt, images, qc.VOTE_SCHEMA), accept
-
-
-_ROLE_REQUESTS = {"maestro": _plan_request, "verifiers": _vote_request}
-
-
-# --------------------------------------------------------------------------------------------------
 # Grounding probe
 # --------------------------------------------------------------------------------------------------
 
@@ -229,42 +181,26 @@ def grounding_probe(
             wrapper.role, wrapper.backend, model, "grounding", status, latency, detail, fix
         )
 
-    try:
-        from android_world.agents.custom import uitars
-    except ImportError as exc:
-        return row(SKIP, None, f"uitars.py not available ({exc})")
     pixels, elements = screen
-    screen_size = (int(pixels.shape[1]), int(pixels.shape[0]))
-    target = pick_target(elements, screen_size)
+    target = pick_target(elements, (int(pixels.shape[1]), int(pixels.shape[0])))
     if target is None:
         return row(SKIP, None, "no suitable element on the probe screen")
     index, name = target
-    sent, sent_size = uitars.resize_for_model(pixels)
-    # The run's shape: a chat with an earlier screen and answer before the current screen, so a
-    # server that takes one image per request (vLLM's default) is found here, and the count it
-    # takes is learned and shown, as in the run.
-    earlier = uitars.HistoryTurn(sent, "Thought: I look at the screen first.\nAction: press_home()")
-    messages = uitars.build_messages(
-        f"Tap the '{name}' element on the screen.", sent, [earlier], max_images=2
-    )
+    probe = celil_probes.grounding_request(pixels, name)
     started = time.monotonic()
-    result = wrapper.call(celil_models.ModelRequest.chat(messages))
+    result = wrapper.call(probe.request)
     latency = time.monotonic() - started
     model = result.record.model or wrapper.model
     note = f" [{result.record.note}]" if result.record.note else ""
     if not result.ok:
         error = result.record.error or "error"
         return row(FAIL, latency, error + note, _fix_for(error), model)
-    action = uitars.parse_uitars_output(result.text)
-    if isinstance(action, uitars.UiTarsParseFailure) or getattr(action, "start", None) is None:
-        why = (
-            action.reason
-            if isinstance(action, uitars.UiTarsParseFailure)
-            else "action has no point"
-        )
-        detail = f"unusable UI-TARS output ({why}): {_short(result.text)!r}{note}"
+    point = celil_probes.grounding_point(result.text, probe, coordinates)
+    if isinstance(point, str):
+        detail = f"unusable UI-TARS output ({point}): {_short(result.text)!r}{note}"
         return row(FAIL, latency, detail, f"use a UI-TARS model ({model_key})", model)
-    x, y = uitars.to_screen(action.start[0], action.start[1], coordinates, sent_size, screen_size)
+    x, y = point
+    sent_size = probe.sent_size
     box = elements[index].bbox_pixels
     assert box is not None
     inside = box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max
@@ -337,12 +273,13 @@ def run_checks(
         rows.append(
             _call_row(role, wrapper, "ping", celil_models.ModelRequest(_PING_PROMPT), _accept_text)
         )
-        if probe_screen is None and (role in _ROLE_REQUESTS or role == "section_leader"):
+        if probe_screen is None and (role in celil_probes.ROLE_PROBES or role == "section_leader"):
             probe_screen = sim_screen()
         screen_or_none = None if isinstance(probe_screen, str) else probe_screen
-        if role in _ROLE_REQUESTS:
-            request, accept = _ROLE_REQUESTS[role](screen_or_none)
-            rows.append(_call_row(role, wrapper, "run-shape", request, accept))
+        if role in celil_probes.ROLE_PROBES:
+            screenshot = screen_or_none[0] if screen_or_none is not None else None
+            probe = celil_probes.ROLE_PROBES[role](screenshot)
+            rows.append(_call_row(role, wrapper, "run-shape", probe.request, probe.accept))
         elif role in _JSON_ROLES:
             request = celil_models.ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
             rows.append(_call_row(role, wrapper, "json", request, _accept_json))

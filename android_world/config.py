@@ -21,14 +21,21 @@ from pydantic import BaseModel, ConfigDict, Field
 from android_world.agents.custom import celil_secrets, celil_yaml
 from android_world.model_config import ModelsConfig
 
+# An installed package has no checkout: the wheel carries config/default.yaml here (setup.py).
+PACKAGED_DEFAULT_CONFIG = Path(__file__).resolve().parent / "data" / "default.yaml"
+
 
 def _default_config_path() -> Path:
-    """Relative from the checkout (short paths in messages); absolute when an installed console
-    script such as `celil-run` starts from another directory."""
+    """Relative from the checkout (short paths in messages); absolute when a console script such
+    as `celil-run` starts from another directory: the checkout's file for an editable install,
+    else the copy inside the installed package."""
     relative = Path("config/default.yaml")
     if relative.is_file():
         return relative
-    return Path(__file__).resolve().parent.parent / relative
+    checkout = Path(__file__).resolve().parent.parent / relative
+    if checkout.is_file() or not PACKAGED_DEFAULT_CONFIG.is_file():
+        return checkout
+    return PACKAGED_DEFAULT_CONFIG
 
 
 DEFAULT_CONFIG_PATH = _default_config_path()
@@ -47,7 +54,9 @@ class ConfigError(Exception):
 class _Strict(BaseModel):
     # NaN and infinity pass every `ge`/`le` bound (and NaN fails every comparison later), so no
     # number in the config may be one.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # Attribute docstrings become field descriptions: docs/CONFIG.md is generated from them
+    # (python -m android_world.docs_gen).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True)
 
 
 # Keys only the worker pool reads (android_world/parallel.py); AdbEnv never sees them.
@@ -63,14 +72,22 @@ class EmulatorSection(_Strict):
     """
 
     avd: str = ""
+    """Start this AVD headless if the serial is not online, stop it at the end; `""` = never
+    launch."""
     emulator_path: str = ""
+    """`""` = the SDK's `emulator/emulator`, then `PATH`."""
     grpc_port: int = Field(default=8554, ge=1, le=65535)
+    """The emulator's gRPC port."""
     extra_args: list[str] = []
+    """More emulator arguments (a list, or one shell-quoted string)."""
     boot_timeout_sec: float = Field(default=300.0, gt=0)
+    """How long to wait for `sys.boot_completed`."""
     headless: bool = True
-    # --workers N with an AVD: `read_only` boots N instances of one AVD (-read-only); `clone`
-    # gives each worker its own copy (<avd>_w<i>), for images whose state must persist.
+    """`-no-window`."""
     instances: Literal["read_only", "clone"] = "read_only"
+    """`--workers N`: `read_only` boots N instances of the AVD (`-read-only`, console port
+    5554+2i, gRPC 8554+i); `clone` boots a copy per worker (`<avd>_w<i>`, made once next to the
+    AVD and kept), for images whose state must persist."""
 
     @pydantic.field_validator("extra_args", mode="before")
     @classmethod
@@ -84,19 +101,28 @@ class AdbSection(_Strict):
     """`env.adb`; mirrors `env.adb.adb_runner.AdbConfig` (AdbEnv validates it again)."""
 
     adb_path: str = ""
+    """`""` = `$ANDROID_HOME` or `$ANDROID_SDK_ROOT` `/platform-tools/adb`, then
+    `~/Android/Sdk/...`, `~/Library/Android/sdk/...`, then `PATH`."""
     serial: str = ""
+    """`""` = `emulator-<console_port>`; for a phone, its serial from `adb devices`."""
     console_port: int = Field(default=5554, ge=1, le=65535)
+    """Emulator console port (`--console_port`); parallel emulators use 5556, 5558, ..."""
     timeout_sec: float = Field(default=30.0, gt=0)
+    """Per adb call; a timeout is an error naming `adb reconnect`."""
     auto_root: bool = True
+    """Run `adb root` once when sqlite or clock setting needs it (google_apis images)."""
     uiautomator_retries: int = Field(default=5, ge=1)
+    """Retries on transient uiautomator failures."""
     emulator: EmulatorSection = EmulatorSection()
-    # --workers N: one device per worker (phones or running emulators); empty = console ports
-    # console_port, +2, +4, ... (and their emulators, when `emulator.avd` is set).
+    """An AVD the run starts headless when the serial is not online."""
     serials: list[str] = []
-    # --workers N: 0 = every worker uses the default adb server; a port P gives worker i its own
-    # adb server on P+i (ANDROID_ADB_SERVER_PORT), so one worker's `adb kill-server` or install
-    # cannot break another's.
+    """`--workers N`: one device per worker (phones or running emulators), in worker order
+    (`[emulator-5554, R5CT1234]`); `[]` = console ports 5554, 5556, ... (and their emulators,
+    when `emulator.avd` is set)."""
     adb_server_port: int = Field(default=0, ge=0, le=65535)
+    """`--workers N`: `0` = every worker uses the default adb server; `P` = worker i gets its own
+    on port P+i (`ANDROID_ADB_SERVER_PORT`), so one worker's `kill-server` or install cannot
+    break another's."""
 
     @pydantic.field_validator("emulator", mode="before")
     @classmethod
@@ -123,11 +149,15 @@ class AdbSection(_Strict):
 class SimSection(_Strict):
     """`env.sim`: the simulated phone's profile (see `env/sim_profile.py`, `--list profiles`)."""
 
-    profile: list[str] = []  # parts, e.g. [small, dialogs]; empty = default
-    # A profile's extra steps come with it: a screen shorter than the Pixel 6 scales the step
-    # budget (small x1.2, landscape x2.2), `dialogs` adds one step per app of the task (its
-    # pop-up); false = upstream's 10 x complexity under every profile. SimEnv.step_budget.
+    profile: list[str] = []
+    """Sim profile parts (a list, or comma-separated): one screen of `small`, `large`,
+    `landscape` (default: the Pixel 6) plus any of `dialogs`, `vendor`, `slow`; see
+    docs/SIM_SUITE.md ("Sim profiles") and `--list profiles`."""
     adjust_step_budget: bool = True
+    """A profile's extra steps come with it: on a screen shorter than the Pixel 6's the step
+    budget is upstream's `int(10 * complexity)` times the height ratio (small x1.2, landscape
+    x2.2, rounded up), and `dialogs` adds one step per app of the task (its first-launch
+    pop-up); `false` = upstream's budget under every profile (`SimEnv.step_budget`)."""
 
     @pydantic.field_validator("profile", mode="before")
     @classmethod
@@ -144,11 +174,19 @@ class SimSection(_Strict):
 
 
 class EnvConfig(_Strict):
+    """`env`: which phone the run uses."""
+
     type: Literal["sim", "adb"] = "sim"
+    """`sim`: the simulated phone; `adb`: a real emulator or phone (`--env`)."""
     seed: int = 0
+    """Seed of the simulated phone; also the default seed of seeded agents."""
     render: bool = True
+    """Draw screenshots; `false` gives blank frames (faster, for runs that never look at
+    pixels)."""
     sim: SimSection = SimSection()
+    """The simulated phone (`--env sim`)."""
     adb: AdbSection = AdbSection()
+    """The adb environment (`--env adb`); docs/DEVICES.md."""
 
     @pydantic.field_validator("sim", mode="before")
     @classmethod
@@ -162,24 +200,47 @@ class EnvConfig(_Strict):
 
 
 class BenchmarkConfig(_Strict):
+    """`benchmark`: which tasks run, how many times, where the results go."""
+
     suite_family: str = "sim"
-    tasks: list[str] = []  # empty: every task of the family
-    tags: list[str] = []  # keep tasks carrying any of these tags (empty: no filter)
-    difficulty: list[str] = []  # keep tasks of these difficulties (empty: no filter)
+    """Task family; `sim` is the only one here (NOT AndroidWorld scores); upstream's families
+    get a pointer to running the plugin in an upstream checkout."""
+    tasks: list[str] = []
+    """Task class names to run; empty = every task of the family (a `--tasks` value naming no
+    task is an error, not "every task")."""
+    tags: list[str] = []
+    """Keep tasks carrying any of these tags (empty: no filter); an unknown tag is an error
+    listing the known ones."""
+    difficulty: list[str] = []
+    """Keep tasks of these difficulties (`easy`, `medium`, `hard`; empty: no filter)."""
     n_task_combinations: int = Field(default=1, ge=1)
+    """Instances (parameter draws) per task."""
     task_random_seed: int = 30
+    """Seed of the parameter draws; instance i of task T uses `sha256(f"{seed}_{T}_{i}") %
+    2**32`, as upstream (30 is upstream's default)."""
     use_identical_params: bool = False
+    """Every instance of a task gets instance 0's params (`--fixed_task_seed`)."""
     output_path: str = "runs"
-    checkpoint_dir: str | None = None  # an existing run directory to resume
+    """Parent directory of new run directories (`run_<timestamp>/`)."""
+    checkpoint_dir: str | None = None
+    """A run directory to resume (or create with `--new`); set by the runner in a run's own
+    `config.yaml`."""
     save_screenshots: bool = True
-    # Overrides every agent's own pause when set; None keeps each agent's (as upstream's runner).
+    """Write `step_NNN.png` of the screen the agent acted on for every step (skipped when the
+    sim does not render)."""
     transition_pause: float | None = Field(default=None, ge=0)
-    # Scale-out (android_world/parallel.py): episodes run in this many worker processes (or Ray
-    # actors), each with its own device; 1 = the serial run.
+    """`null` keeps each agent's own pause (as upstream's runner); a number makes every agent
+    wait that many seconds before observing. The adb environment also pauses after each input
+    by itself."""
     workers: int = Field(default=1, ge=1, le=512)
-    # null = no Ray; auto (a running cluster), local (start one here), ray://host:port, host:port
+    """Episodes run in this many worker processes (or Ray actors), one device each; `1` = the
+    serial run (`--workers`; android_world/parallel.py)."""
     ray_address: str | None = None
-    ray_num_cpus: float = Field(default=1.0, gt=0)  # CPUs each Ray actor reserves
+    """`null` = no Ray; `auto` (a running cluster), `local` (start one here),
+    `ray://host:port`, `host:port`: the workers as Ray actors (`--ray_address`)."""
+    ray_num_cpus: float = Field(default=1.0, gt=0)
+    """CPUs each Ray actor reserves (a host started with `ray start --num-cpus 4` takes 4
+    workers)."""
 
     @pydantic.field_validator("ray_address")
     @classmethod
@@ -224,15 +285,27 @@ class AgentConfiguration(BaseModel):
 
 
 class AgentSection(_Strict):
+    """`agent`: which agent runs, and each agent's keys."""
+
     active_agent: str = "celil_agent"
+    """Which entry of `agent.configurations` runs (a registered agent name also works);
+    `--agent`."""
     configurations: dict[str, AgentConfiguration] = {}
+    """Per agent name: `registry_name` (the registered factory that builds it) and every other
+    key, passed to that factory and validated against its schema."""
 
 
 class CelilConfig(_Strict):
+    """The whole run config (config/default.yaml)."""
+
     env: EnvConfig = EnvConfig()
+    """The phone."""
     benchmark: BenchmarkConfig = BenchmarkConfig()
+    """The tasks and the run."""
     models: ModelsConfig = ModelsConfig()
+    """The model of each Celil role."""
     agent: AgentSection = AgentSection()
+    """The agents."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -96,18 +96,34 @@ def filter_tasks(
     ]
 
 
-def tasks_table(infos: Sequence[TaskInfo], width: int = WIDTH) -> str:
+def tasks_table(infos: Sequence[TaskInfo]) -> str:
+    """One line per task, whatever the terminal: name, difficulty, step budget, apps, tags
+    (lists comma-joined). Folding the last column broke tags mid-word and turned 85 tasks
+    into 329 lines; a line per task is what grep, sort and a reader want."""
+    headers = ("task", "difficulty", "steps", "apps", "tags")
     rows = [
         (
             info.name,
             info.difficulty,
-            f"{info.complexity:g}",
-            ", ".join(info.apps) + (" | " + ", ".join(info.tags) if info.tags else ""),
+            str(int(10 * info.complexity)),
+            ",".join(info.apps) or "-",
+            ",".join(info.tags) or "-",
         )
         for info in infos
     ]
-    table = format_table(("task", "difficulty", "complexity", "apps | tags"), rows, width)
-    return f"{table}\n{len(rows)} tasks (step budget = 10 x complexity)"
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    right = {2}  # numbers line up on the right
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(padded).rstrip()
+
+    out = [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    out.append(f"{len(rows)} tasks (steps = the step budget, 10 x complexity)")
+    return "\n".join(out)
 
 
 def agents_table(

@@ -1,9 +1,10 @@
-"""One episode out of its run directory: an animated GIF of its steps, or one self-contained page.
+"""One episode made shareable: an animated GIF of its steps, or its page as one self-contained file.
 
 The report's episode page needs its folder (screenshots are separate files); people share an
 episode in a chat or an issue, so `--export` inlines every screenshot into a single HTML file and
-`--gif` draws each step's action on its screenshot, one frame per step. Both read only the run
-directory's files, like the report.
+`--gif` draws each step's action on its screenshot, one frame per step. This module only draws and
+packs what it is given (the episode folder, its steps as the report built them, a rendered page);
+`android_world.report` reads the run directory and calls it, so the arrow runs one way.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from android_world import report
 from android_world.agents.custom.celil_secrets import redact
 
 GIF_WIDTH = 360
@@ -26,17 +26,7 @@ _ACCENT = (255, 45, 85)
 _GREY = (140, 140, 140)
 
 
-def _row(run_dir: Path, name: str) -> Mapping[str, Any]:
-    rows = report.result_rows(run_dir)
-    for row in rows:
-        if str(row.get("name")) == name:
-            return row
-    known = ", ".join(str(r.get("name")) for r in rows[:8]) or "none"
-    more = ", …" if len(rows) > 8 else ""
-    raise report.ReportError(f"no episode {name!r} in {run_dir} (episodes: {known}{more})")
-
-
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -97,14 +87,11 @@ def gif_frames(episode_dir: Path, steps: Sequence[Mapping[str, Any]], width: int
     return frames
 
 
-def write_gif(
-    run_dir: Path, name: str, out: Path | None = None, width: int = GIF_WIDTH
-) -> Path | None:
-    """episodes/<name>/episode.gif (or `out`); None when the episode saved no screenshots."""
-    run_dir = report.check_run_dir(run_dir)
-    episode = report.load_episode(run_dir, _row(run_dir, name))
-    episode_dir = run_dir / report.EPISODES / name
-    frames = gif_frames(episode_dir, episode.steps, width)
+def gif_bytes(
+    episode_dir: Path, steps: Sequence[Mapping[str, Any]], width: int = GIF_WIDTH
+) -> bytes | None:
+    """The animated GIF of `steps` (the report's step dicts); None when no step has a screenshot."""
+    frames = gif_frames(episode_dir, steps, width)
     if not frames:
         return None
     buffer = io.BytesIO()
@@ -117,9 +104,7 @@ def write_gif(
         loop=0,
         optimize=True,
     )
-    target = out or episode_dir / "episode.gif"
-    _write_bytes_atomic(target, buffer.getvalue())
-    return target
+    return buffer.getvalue()
 
 
 _LOCAL_IMAGE = re.compile(r'(src|href)="(step_\d+\.png)"')
@@ -140,16 +125,9 @@ def inline_images(page: str, episode_dir: Path) -> str:
     return _LOCAL_IMAGE.sub(replace, page)
 
 
-def export_episode(run_dir: Path, name: str, out: Path | None = None) -> Path:
-    """One HTML file holding the episode page and its screenshots (default ./<name>.html)."""
-    run_dir = report.check_run_dir(run_dir)
-    manifest = report.read_json(run_dir / "manifest.json") or {}
-    header = report.run_header(run_dir, manifest, report.result_rows(run_dir))
-    episode = report.load_episode(run_dir, _row(run_dir, name))
-    page = report.render_episode(header, episode, None, None)
+def shareable_page(page: str, episode_dir: Path) -> str:
+    """The episode page as one file: no links into the run directory, secrets redacted, and the
+    screenshots inlined (redacted first, before the screenshots make it megabytes)."""
     page = _CRUMBS.sub("", page)  # its links point into the run directory
-    page = redact(page)  # before the screenshots make it megabytes
-    page = inline_images(page, run_dir / report.EPISODES / name)
-    target = out or Path(f"{name}.html")
-    _write_bytes_atomic(target, page.encode("utf-8"))
-    return target
+    page = redact(page)
+    return inline_images(page, episode_dir)

@@ -33,6 +33,11 @@ def result_row(episode: Mapping[str, Any]) -> dict[str, Any]:
         "raw_score": episode.get("raw_score"),
         "done": episode.get("done"),
         "claimed": episode.get("claimed"),
+        # False for a free goal (`--goal`): no task check, so `score` is None and the claim is
+        # the outcome; it is neither a success nor a failure.
+        "scored": not suite_utils.is_unscored(episode),
+        "end_reason": episode.get("end_reason"),
+        "agent_answer": episode.get("agent_answer"),
         "false_complete": false_complete,
         "false_infeasible": false_infeasible,
         "done_unclaimed": suite_utils.done_unclaimed(episode),

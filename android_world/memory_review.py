@@ -1,4 +1,5 @@
-"""Offline review of Celil's episodic memory: `python -m android_world.memory_review --help`.
+"""Offline review of Celil's episodic memory: `celil-memory --help` (or, from a checkout,
+`python -m android_world.memory_review --help`).
 
 A person can see what the agent has learned, pin good plans, retire or delete bad ones, fix a plan
 by hand, prune stale entries and move memories between machines (JSON export/import). Every change
@@ -790,8 +791,9 @@ def _common(parser: argparse.ArgumentParser, *, sub: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m android_world.memory_review",
-        description="Review Celil's episodic memory. Entry ids may be abbreviated to a unique prefix.",
+        prog="celil-memory",
+        description="Review Celil's episodic memory. Entry ids may be abbreviated to a unique "
+        "prefix. (From a checkout without installing: python -m android_world.memory_review.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     _common(parser, sub=False)

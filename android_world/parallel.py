@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import run_output, suite_utils
+from android_world import live_view, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.env import interface
 from android_world.task_evals import task_eval
@@ -100,6 +100,8 @@ class WorkerSpec:
     # The driver's validated agent config (registry.validate_kwargs), built from as it is;
     # None validates `agent_kwargs` in the worker.
     agent_params: Any = None
+    # Send each step's live view (live_view.py) to the driver as a "live" message.
+    live: bool = False
 
 
 @dataclasses.dataclass
@@ -297,10 +299,14 @@ class EpisodeWorker:
             "device": getattr(getattr(self.env, "runner", None), "serial", None),
         }
 
-    def run(self, job: Job) -> Outcome:
+    def run(self, job: Job, live: live_view.Emit | None = None) -> Outcome:
+        """`live`, if given, receives the episode's live-view events as they happen."""
         task = job.task_cls(dict(job.params))
+        observer: Any = self.writer
+        if live is not None:
+            observer = live_view.LiveObserver(self.writer, self.recorder, live, f"w{self.slot}")
         episode = suite_utils.run_task(
-            task, self.agent, instance_id=job.instance_id, observer=self.writer, print_fn=_quiet
+            task, self.agent, instance_id=job.instance_id, observer=observer, print_fn=_quiet
         )
         episode = {k: v for k, v in episode.items() if k != "episode_data"}
         if job.attempt > 1:
@@ -374,7 +380,8 @@ def remove_stale_folders(episodes_dir: Path) -> None:
 
 @dataclasses.dataclass
 class Event:
-    """`ready` (payload: info), `start_failed` (reason), `done` (Outcome), `died` (reason)."""
+    """`ready` (payload: info), `start_failed` (reason), `done` (Outcome), `died` (reason),
+    `live` (a live-view event of the episode in progress)."""
 
     kind: str
     slot: int
@@ -428,7 +435,7 @@ def _process_main(conn: multiprocessing.connection.Connection, spec: WorkerSpec,
                 break
             if job is None:
                 break
-            outcome = worker.run(job)
+            outcome = worker.run(job, (lambda e: conn.send(("live", e))) if spec.live else None)
             conn.send(("done", outcome))
             if outcome.env_dead:
                 break
@@ -801,6 +808,7 @@ class Scheduler:
         on_stats: Callable[[Stats], None] | None = None,
         on_lost: Callable[[dict[str, Any]], None] = reap_local_emulator,
         poll_sec: float = 0.5,
+        on_live: Callable[[int, Any], None] | None = None,
     ):
         self.pool = pool
         self.workers = workers
@@ -810,6 +818,7 @@ class Scheduler:
         self.on_ready = on_ready
         self.on_stats = on_stats or (lambda _stats: None)
         self.on_lost = on_lost
+        self.on_live = on_live
         self.info: dict[int, dict[str, Any]] = {}  # each slot's live worker, as it reported
         self.poll_sec = poll_sec
         self.stats = Stats(pool.backend, workers)
@@ -869,7 +878,10 @@ class Scheduler:
         state = self.slots[event.slot]
         if event.gen != state.gen:
             return  # from a worker already replaced
-        if event.kind == "ready":
+        if event.kind == "live":
+            if self.on_live is not None:
+                self.on_live(event.slot, event.payload)
+        elif event.kind == "ready":
             state.ready, state.start_failures = True, 0
             info = event.payload if isinstance(event.payload, dict) else {}
             self.info[event.slot] = info

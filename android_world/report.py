@@ -2,6 +2,8 @@
 
     python -m android_world.report RUN_DIR                 # (re)write RUN_DIR/report.html
     python -m android_world.report --compare RUN_A RUN_B   # compare.html (or --out) + a text table
+    python -m android_world.report RUN_DIR --gif [NAME...]  # episodes' GIFs, linked from their pages
+    python -m android_world.report RUN_DIR --bundle        # RUN.tar.gz to share, secrets removed
 
 It reads only the run directory's files (DESIGN §7), so it works on a finished run, a run still in
 progress, a killed run and a copy of a run from another machine. Pages are static HTML with inline
@@ -13,9 +15,11 @@ gives a page with less detail, never an error.
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
 import datetime
 import functools
+import io
 import json
 import math
 import os
@@ -29,11 +33,18 @@ from typing import Any
 import jinja2
 
 import android_world
-from android_world import episode_rows, upstream_checkpoints
+from android_world import (
+    episode_export,
+    episode_rows,
+    run_bundle,
+    run_facts,
+    upstream_checkpoints,
+)
 from android_world.checkpointer import write_text_atomic
 
 EPISODES = "episodes"
 EPISODE_PAGE = "index.html"
+EPISODE_GIF = "episode.gif"
 SCREEN_SIZE = (1080, 2400)  # Pixel 6; used when a screenshot's own size cannot be read
 SIM_DISCLAIMER = "Suite family 'sim' runs on the simulated phone: NOT AndroidWorld scores."
 TEMPLATES = Path(__file__).parent / "templates"
@@ -470,7 +481,7 @@ class Episode:
     row: dict[str, Any]
     meta: dict[str, Any]
     end_reason: str
-    end_kind: str  # success | fail | error | running
+    end_kind: str  # success | fail | error | running | unscored
     usage: dict[str, Any]
     seconds: dict[str, float]
     steps: list[dict[str, Any]]
@@ -482,6 +493,7 @@ class Episode:
     exception: str | None
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     expected_answer: str | None = None
+    gif: bool = False  # episodes/<name>/episode.gif exists: the page links it
 
 
 def end_reason(
@@ -510,6 +522,12 @@ def end_reason(
     kind = "success" if score is not None and score >= 1.0 else "fail"
     if row.get("score") is None and not row.get("done"):
         kind = "running"
+    if row.get("scored") is False:  # a free goal (--goal): the agent's claim, no task check
+        reason, _ = end_reason(
+            {**row, "scored": True, "score": 0.0}, steps, agent_summary, events, budget
+        )
+        why = f"; {row['end_reason']}" if row.get("end_reason") else ""
+        return f"unscored (no task check): {reason}{why}", "unscored"
     n_steps = int(_num(row.get("steps")) or len(steps))
     if row.get("done"):
         if status == "infeasible":
@@ -576,6 +594,7 @@ _STEP_KEYS_SHOWN = {
     "gate", "executed", "execution_error", "screen_changed", "post_check", "plan", "done_sub_goals",
     "rehearsals_so_far", "summary", "rehearsal", "plan_revised", "snapped", "status", "answer",
     "sub_goals_completed", "memory_hit", "vision_select", "evidence", "infeasible_reason",
+    "vote_skipped",
 }  # fmt: skip
 
 
@@ -607,6 +626,8 @@ def build_step(
             "score": data.get("verifier_score"),
             "threshold": data.get("threshold"),
             "irreversible": data.get("irreversible"),
+            # The adaptive verifier's rule for running this action unvoted (its threshold is 0).
+            "skipped": data.get("vote_skipped"),
         }
     elif by_type.get("gate"):
         event = by_type["gate"][-1]
@@ -615,6 +636,7 @@ def build_step(
             "score": event.get("score"),
             "threshold": event.get("threshold"),
             "irreversible": event.get("irreversible"),
+            "skipped": event.get("vote_skipped"),
         }
     proposals = data.get("proposals") if isinstance(data.get("proposals"), list) else []
     if not proposals:
@@ -725,6 +747,7 @@ def load_episode(run_dir: Path, row: Mapping[str, Any]) -> Episode:
         expected_answer=(
             str(episode["expected_answer"]) if episode.get("expected_answer") is not None else None
         ),
+        gif=(directory / EPISODE_GIF).is_file(),
     )
 
 
@@ -765,6 +788,7 @@ def task_rows(episodes: Sequence[Episode]) -> tuple[list[dict[str, Any]], dict[s
         costs = [
             _num(e.row.get("cost_usd")) for e in eps if _num(e.row.get("cost_usd")) is not None
         ]
+        unscored = [e for e in eps if e.row.get("scored") is False and not e.row.get("error")]
         rows.append(
             {
                 "task": task,
@@ -772,7 +796,7 @@ def task_rows(episodes: Sequence[Episode]) -> tuple[list[dict[str, Any]], dict[s
                 "tags": eps[0].meta["tags"],
                 "episodes": len(eps),
                 "complete": len(complete),
-                "failed": len(eps) - len(complete),
+                "failed": len(eps) - len(complete) - len(unscored),
                 "success": _mean([float(_num(e.row.get("score")) or 0) for e in complete]),
                 "mean_steps": _mean([float(_num(e.row.get("steps")) or 0) for e in complete]),
                 "runtime": sum(_num(e.row.get("runtime")) or 0.0 for e in eps),
@@ -816,6 +840,67 @@ def tag_pivot(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             for d in columns
         ],
     }
+
+
+GROUP_COLUMNS = (
+    "by", "group", "tasks", "episodes", "errors", "success", "complete_claims",
+    "false_completions", "steps", "mean_steps", "calls", "calls_per_step",
+)  # fmt: skip
+GROUPS_CSV = "summary_by_tag.csv"
+
+
+def group_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+    """Per tag and per difficulty (a task counts under each of its tags): template success as
+    the summary averages it, the agent's false completions beside it, steps and model calls.
+
+    `success` is the macro mean over the group's templates (episodes that raised stay out of it,
+    as in summary.csv); the counts cover every episode of the group.
+    """
+    per_task, _ = task_rows(episodes)
+    success = {row["task"]: row["success"] for row in per_task}
+    groups: dict[tuple[str, str], list[Episode]] = {}
+    for ep in episodes:
+        for tag in ep.meta["tags"] or [UNTAGGED]:
+            groups.setdefault(("tag", str(tag)), []).append(ep)
+        groups.setdefault(("difficulty", str(ep.meta["difficulty"])), []).append(ep)
+    order = {d: i for i, d in enumerate(DIFFICULTIES)}
+    keys = sorted(groups, key=lambda k: (k[0] != "tag", order.get(k[1], len(order)), k[1]))
+    return [_group_row(by, name, groups[(by, name)], success) for by, name in keys]
+
+
+def _group_row(
+    by: str, name: str, eps: Sequence[Episode], success: Mapping[str, float | None]
+) -> dict[str, Any]:
+    tasks = sorted({str(e.row.get("task")) for e in eps})
+    complete = [e for e in eps if not e.row.get("error") and _num(e.row.get("score")) is not None]
+    steps = sum(int(_num(e.row.get("steps")) or 0) for e in eps)
+    known_calls = [_num(e.row.get("calls")) for e in eps if _num(e.row.get("calls")) is not None]
+    calls = int(sum(known_calls)) if known_calls else None  # type: ignore[arg-type]
+    mean_steps = _mean([float(_num(e.row.get("steps")) or 0) for e in complete])
+    mean = _mean([v for t in tasks if (v := success.get(t)) is not None])
+    return {
+        "by": by,
+        "group": name,
+        "tasks": len(tasks),
+        "episodes": len(eps),
+        "errors": len(eps) - len(complete),
+        "success": None if mean is None else round(mean, 4),
+        "complete_claims": sum(e.row.get("claimed") == "complete" for e in eps),
+        "false_completions": sum(bool(e.row.get("false_complete")) for e in eps),
+        "steps": steps,
+        "mean_steps": None if mean_steps is None else round(mean_steps, 2),
+        "calls": calls,
+        "calls_per_step": round(calls / steps, 4) if calls is not None and steps else None,
+    }
+
+
+def groups_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(GROUP_COLUMNS)
+    for row in rows:
+        writer.writerow(["" if row[c] is None else row[c] for c in GROUP_COLUMNS])
+    return buffer.getvalue()
 
 
 def time_breakdown(episodes: Sequence[Episode]) -> dict[str, Any]:
@@ -887,7 +972,22 @@ def run_header(run_dir: Path, manifest: Mapping[str, Any], rows: Sequence[Mappin
         "in_progress": bool(started and not finished),
         "family": family,
         "note": manifest.get("note") or (SIM_DISCLAIMER if family == "sim" else None),
+        "reproducibility": _reproducibility_lines(manifest.get("reproducibility"), rows),
     }
+
+
+def _reproducibility_lines(facts: Any, rows: Sequence[Mapping]) -> list[dict[str, str]]:
+    """The header rows for manifest.json's `reproducibility` (none for older runs); a block this
+    reader does not understand is one row saying so, not a failed report."""
+    seen = {
+        str(r.get("task")): int(budget)
+        for r in rows
+        if isinstance(budget := r.get("step_budget"), int) and not isinstance(budget, bool)
+    }
+    try:
+        return run_facts.header_lines(facts, seen)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return [{"key": "reproducibility", "value": "unreadable block in manifest.json"}]
 
 
 # --------------------------------------------------------------------------------------------
@@ -948,12 +1048,18 @@ def _assets() -> dict[str, jinja2.utils.markupsafe.Markup]:
 
 
 def render_episode(
-    header: Mapping[str, Any], episode: Episode, prev: str | None, nxt: str | None
+    header: Mapping[str, Any],
+    episode: Episode,
+    prev: str | None,
+    nxt: str | None,
+    standalone: bool = False,
 ) -> str:
+    """The episode's page; `standalone` (an exported single file) leaves out what only makes
+    sense inside the run directory (the GIF beside it)."""
     return (
         _environment()
         .get_template("episode.html.j2")
-        .render(run=header, ep=episode, prev=prev, next=nxt, **_assets())
+        .render(run=header, ep=episode, prev=prev, next=nxt, standalone=standalone, **_assets())
     )
 
 
@@ -965,7 +1071,7 @@ _CACHE_LIMIT = 20_000
 
 def _episode_key(directory: Path, row: Mapping[str, Any]) -> tuple[Any, ...]:
     stats = []
-    for name in ("episode.json", "feedback.jsonl", "summary.json"):
+    for name in ("episode.json", "feedback.jsonl", "summary.json", EPISODE_GIF):
         try:
             st = (directory / name).stat()
             stats.append((st.st_mtime_ns, st.st_size))
@@ -1058,6 +1164,7 @@ def write_report(run_dir: Path | str) -> Path:
             **_assets(),
         )
     )
+    write_text_atomic(run_dir / GROUPS_CSV, groups_csv(group_rows(episodes)))
     out = run_dir / "report.html"
     write_text_atomic(out, page)
     return out
@@ -1210,19 +1317,64 @@ def write_compare(run_a: Path, run_b: Path, out: Path) -> tuple[Path, str]:
 
 
 # --------------------------------------------------------------------------------------------
+# One episode out of the run: a GIF, a self-contained page (drawn by episode_export)
+
+
+def episode_row(run_dir: Path, name: str) -> Mapping[str, Any]:
+    rows = result_rows(run_dir)
+    for row in rows:
+        if str(row.get("name")) == name:
+            return row
+    known = ", ".join(str(r.get("name")) for r in rows[:8]) or "none"
+    more = ", …" if len(rows) > 8 else ""
+    raise ReportError(f"no episode {name!r} in {run_dir} (episodes: {known}{more})")
+
+
+def write_gif(
+    run_dir: Path, name: str, out: Path | None = None, width: int = episode_export.GIF_WIDTH
+) -> Path | None:
+    """episodes/<name>/episode.gif (or `out`); None when the episode saved no screenshots."""
+    run_dir = check_run_dir(run_dir)
+    episode = load_episode(run_dir, episode_row(run_dir, name))
+    episode_dir = run_dir / EPISODES / name
+    data = episode_export.gif_bytes(episode_dir, episode.steps, width)
+    if data is None:
+        return None
+    target = out or episode_dir / EPISODE_GIF
+    episode_export.write_bytes_atomic(target, data)
+    return target
+
+
+def export_episode(run_dir: Path, name: str, out: Path | None = None) -> Path:
+    """One HTML file holding the episode page and its screenshots (default ./<name>.html)."""
+    run_dir = check_run_dir(run_dir)
+    manifest = read_json(run_dir / "manifest.json") or {}
+    header = run_header(run_dir, manifest, result_rows(run_dir))
+    episode = load_episode(run_dir, episode_row(run_dir, name))
+    page = render_episode(header, episode, None, None, standalone=True)
+    page = episode_export.shareable_page(page, run_dir / EPISODES / name)
+    target = out or Path(f"{name}.html")
+    episode_export.write_bytes_atomic(target, page.encode("utf-8"))
+    return target
+
+
+# --------------------------------------------------------------------------------------------
 # CLI
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m android_world.report",
-        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs.",
+        prog="celil-report",
+        description="Write RUN_DIR/report.html (and a page per episode), or compare two runs. "
+        "(From a checkout without installing: python -m android_world.report.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="compare two runs")
     parser.add_argument(
-        "--out", help="where --compare or --export writes (default ./compare.html, ./NAME.html)"
+        "--out",
+        help="where --compare, --export or --bundle writes "
+        "(default ./compare.html, ./NAME.html, ./RUN.tar.gz)",
     )
     parser.add_argument(
         "--gif",
@@ -1233,10 +1385,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--export", metavar="EPISODE", help="write one episode as a single self-contained HTML file"
     )
+    parser.add_argument(
+        "--bundle",
+        action="store_true",
+        help="write one shareable RUN.tar.gz (or --out): config, manifest, results and "
+        "trajectories, secrets removed",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.run_dir and args.bundle:
+            return _bundle(check_run_dir(Path(args.run_dir)), args.out)
         if args.run_dir and (args.gif is not None or args.export):
-            return _export(Path(args.run_dir), args)
+            return _export_files(Path(args.run_dir), args)
         if args.compare:
             out, table = write_compare(
                 Path(args.compare[0]), Path(args.compare[1]), Path(args.out or "compare.html")
@@ -1258,28 +1418,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _export(run_dir: Path, args: argparse.Namespace) -> int:
-    # Under `python -m`, this module is __main__ and the exporter's `report` is another copy.
-    from android_world import episode_export
-    from android_world import report as imported
-
-    try:
-        return _export_files(episode_export, check_run_dir(run_dir), args)
-    except imported.ReportError as exc:
-        raise ReportError(str(exc)) from None
+def _bundle(run_dir: Path, out: str | None) -> int:
+    target, count = run_bundle.write_bundle(run_dir, Path(out) if out else None)
+    print(
+        f"Bundle: {target} ({count} files, {target.stat().st_size / 1024:.0f} KiB, secrets removed)"
+    )
+    return 0
 
 
-def _export_files(episode_export: Any, run_dir: Path, args: argparse.Namespace) -> int:
+def _export_files(run_dir: Path, args: argparse.Namespace) -> int:
+    run_dir = check_run_dir(run_dir)
     if args.export:
-        out = episode_export.export_episode(
-            run_dir, args.export, Path(args.out) if args.out else None
-        )
+        out = export_episode(run_dir, args.export, Path(args.out) if args.out else None)
         print(f"Episode: {out}")
     if args.gif is not None:
         names = args.gif or [str(row.get("name")) for row in result_rows(run_dir)]
         for name in names:
-            gif = episode_export.write_gif(run_dir, name)
+            gif = write_gif(run_dir, name)
             print(f"GIF: {gif}" if gif else f"GIF: {name} has no screenshots, none written")
+        write_report(run_dir)  # the episode pages now link their GIFs
     return 0
 
 

@@ -1,10 +1,12 @@
-"""Run a benchmark: `python -m android_world.run --config config/default.yaml [flags]`.
+"""Run a benchmark: `celil-run [flags]` (from a checkout: `./run_benchmark.sh [flags]`).
 
 Flags override config keys (`--set key.path=value` overrides any key). Every bad input ends with
 one line on stderr and exit code 2. `--checkpoint_dir <run dir>` resumes a run: finished
 episodes are kept, failed or unfinished ones are run again, and the run's own config.yaml is the
 base config (flags still override it). `--check_device` and `--check_models` only check the
-device or the models named by the config and exit with their result (0 = ready).
+device or the models named by the config and exit with their result (0 = ready, 1 = a check
+failed; `--check_models` exits 4 when no model is configured: every role runs offline).
+`--goal "..."` runs one free-form goal (unscored: no task check) instead of tasks.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from absl import app, flags
 import android_world
 from android_world import checkpointer as checkpointer_lib
 from android_world import config as config_lib
-from android_world import discover, parallel, run_output, suite_utils
+from android_world import discover, live_view, parallel, run_facts, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
@@ -56,6 +58,18 @@ flags.DEFINE_string("suite_family", None, "Task family (sim).")
 flags.DEFINE_string(
     "sim_profile", None, "Sim phone profile, e.g. small,dialogs,vendor,slow (--list profiles)."
 )
+flags.DEFINE_string(
+    "goal",
+    None,
+    'Run one free-form goal instead of tasks, e.g. --goal "Turn on Wi-Fi": one episode, no task '
+    "check (unscored: the agent's own claim is the outcome).",
+)
+flags.DEFINE_string(
+    "app", None, "With --goal: the app the episode starts in (e.g. Camera); default: home screen."
+)
+flags.DEFINE_integer(
+    "max_steps", None, "With --goal: the episode's step budget (default 30).", lower_bound=1
+)
 flags.DEFINE_string("tasks", None, "Comma-separated task names; default: every task.")
 flags.DEFINE_string("tags", None, "Comma-separated tags: keep tasks carrying any of them.")
 flags.DEFINE_string("difficulty", None, "Comma-separated difficulties (easy, medium, hard).")
@@ -85,7 +99,10 @@ flags.DEFINE_enum(
 )
 flags.DEFINE_boolean("check_device", False, "Check the adb device (env.adb) and exit (0 = ready).")
 flags.DEFINE_boolean(
-    "check_models", False, "Call every configured model role once and exit (0 = all passed)."
+    "check_models",
+    False,
+    "Call every configured model role once and exit: 0 = all passed, 1 = a check failed, "
+    "4 = no model configured (every role offline).",
 )
 flags.DEFINE_integer(
     "workers", None, "Run episodes in N worker processes, one device each (benchmark.workers)."
@@ -97,6 +114,15 @@ flags.DEFINE_string(
 )
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
+flags.DEFINE_boolean(
+    "live",
+    True,
+    "Show each step on stderr: a live panel on a terminal, one line per step when piped "
+    "(--nolive: off).",
+)
+# `-h` as argparse tools accept it: absl's --help under another name, listed beside it.
+app.define_help_flags()
+flags.DEFINE_alias("h", "help", module_name=app.__name__)
 
 _FLAG_TO_KEY = {
     "agent": ["agent", "active_agent"],
@@ -330,20 +356,12 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     except agent_registry.AgentConfigError as exc:
         raise agent_key_error(config_name, exc, source) from None
 
-    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
-    try:
-        suite = suite_utils.create_suite(
-            classes,
-            n_task_combinations=cfg.benchmark.n_task_combinations,
-            seed=cfg.benchmark.task_random_seed,
-            tasks=cfg.benchmark.tasks or None,
-            use_identical_params=cfg.benchmark.use_identical_params,
-        )
-    except suite_utils.UnknownTaskError as exc:
-        raise UsageError(str(exc)) from None
-    suite.suite_family = cfg.benchmark.suite_family
-    if not suite:
-        raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
+    if FLAGS.goal is not None:
+        classes, suite = goal_suite(cfg, flag_sources)
+    else:
+        if FLAGS.app is not None or FLAGS.max_steps is not None:
+            raise UsageError("--app and --max_steps go with --goal (tasks bring their own)")
+        classes, suite = task_suite(cfg)
     run_dir = Path(FLAGS.checkpoint_dir) if FLAGS.checkpoint_dir else None
     prep = Prepared(
         cfg,
@@ -361,6 +379,53 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     if check_startup:
         startup_check(prep)
     return prep
+
+
+def task_suite(
+    cfg: config_lib.CelilConfig,
+) -> tuple[dict[str, type[task_eval.TaskEval]], suite_utils.Suite]:
+    """The benchmark's tasks: the family's registry, filtered, drawn."""
+    classes = select_tasks(task_registry(cfg.benchmark.suite_family), cfg.benchmark)
+    try:
+        suite = suite_utils.create_suite(
+            classes,
+            n_task_combinations=cfg.benchmark.n_task_combinations,
+            seed=cfg.benchmark.task_random_seed,
+            tasks=cfg.benchmark.tasks or None,
+            use_identical_params=cfg.benchmark.use_identical_params,
+        )
+    except suite_utils.UnknownTaskError as exc:
+        raise UsageError(str(exc)) from None
+    suite.suite_family = cfg.benchmark.suite_family
+    if not suite:
+        raise UsageError(f"suite family {cfg.benchmark.suite_family!r} has no tasks to run")
+    return classes, suite
+
+
+def goal_suite(
+    cfg: config_lib.CelilConfig, flag_sources: dict[str, str]
+) -> tuple[dict[str, type[task_eval.TaskEval]], suite_utils.Suite]:
+    """`--goal`: a suite of one unscored task (android_world/task_evals/free_goal.py), so the
+    episode runs, records and reports like any other."""
+    from android_world.task_evals import free_goal
+
+    chosen = [
+        flag
+        for flag in ("--tasks", "--tags", "--difficulty", "--n_task_combinations")
+        if flag in flag_sources.values()
+    ]
+    if chosen:
+        raise UsageError(f"--goal runs one goal instead of tasks: drop {', '.join(chosen)}")
+    max_steps = FLAGS.max_steps or free_goal.DEFAULT_MAX_STEPS
+    seed = suite_utils.instance_seed(cfg.benchmark.task_random_seed, free_goal.TASK_NAME, 0)
+    try:
+        task = free_goal.free_goal(FLAGS.goal, FLAGS.app, max_steps, seed=seed)
+    except ValueError as exc:
+        flag = "--app" if str(exc).startswith("unknown app") else "--goal"
+        raise UsageError(f"{flag}: {exc}") from None
+    suite = suite_utils.Suite({task.name: [task]})
+    suite.suite_family = cfg.benchmark.suite_family
+    return {task.name: free_goal.FreeGoal}, suite
 
 
 def agent_key_error(
@@ -444,6 +509,9 @@ def dry_run_text(prep: Prepared) -> str:
     }
     if prep.agent_registry_name != "celil_agent":
         models = {}
+    goal_run = bool(prep.suite) and all(
+        not suite_utils.is_scored(t) for ts in prep.suite.values() for t in ts
+    )
     where = str(prep.run_dir) if prep.run_dir else f"{cfg.benchmark.output_path}/run_<timestamp>"
     if prep.resuming:
         where += " (resumed)"
@@ -452,11 +520,18 @@ def dry_run_text(prep: Prepared) -> str:
         agent=agent_line(prep.agent_config_name, prep.agent_registry_name).removeprefix("Agent: "),
         env=cfg.env.type + _profile_label(cfg),
         suite_family=cfg.benchmark.suite_family,
-        n_task_combinations=cfg.benchmark.n_task_combinations,
-        task_names=list(prep.suite),
+        n_task_combinations=1 if goal_run else cfg.benchmark.n_task_combinations,
+        task_names=[_goal_label(prep.suite)] if goal_run else list(prep.suite),
         models=models,
         run_dir=where,
     )
+
+
+def _goal_label(suite: suite_utils.Suite) -> str:
+    """`--dry_run --goal`: the goal, where it starts and its budget, not just "FreeGoal"."""
+    task = next(t for ts in suite.values() for t in ts)
+    start = f" in {task.app_names[0]}" if task.app_names else ""
+    return f"{task.name}: {task.goal!r}{start}, {int(10 * task.complexity)} steps, unscored"
 
 
 def _instance_seeds(suite: suite_utils.Suite) -> dict[str, Any]:
@@ -576,6 +651,7 @@ def _run_in(
             "kwargs": config_lib.redact(checkpointer_lib.to_jsonable(prep.agent_kwargs)),
         },
     ) | _parallel_history(manifest)
+    manifest["reproducibility"] = run_facts.reproducibility(manifest, prep.suite, cfg, env)
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
 
     # Regenerate from checkpoints first: a kill between checkpoint and results leaves no gap.
@@ -625,6 +701,7 @@ def _execute_serial(
         roles = info.get("roles") or info.get("models")
         if isinstance(roles, dict):
             manifest["models"] = roles
+        manifest["reproducibility"] = run_facts.reproducibility(manifest, prep.suite, cfg, env)
         checkpointer_lib.write_json_atomic(manifest_path, manifest)
 
     # A sim that does not render gives blank frames: not worth a file per step.
@@ -638,8 +715,9 @@ def _execute_serial(
     total = sum(len(v) for v in prep.suite.values())
     already = len(done_names & set(_instance_seeds(prep.suite)))
     episodes_by_name = {ep["name"]: ep for ep in checkpoint_store.load() if "name" in ep}
+    live = _live_view(prep, total, [e for n, e in episodes_by_name.items() if n in done_names])
     # Piped to a file, every progress frame would land on one endless line.
-    quiet_bar = not sys.stderr.isatty()
+    quiet_bar = not sys.stderr.isatty() or live.uses_terminal
     with tqdm(
         total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
     ) as bar:
@@ -649,19 +727,22 @@ def _execute_serial(
             _write_outputs(run_dir, list(episodes_by_name.values()), prep)
             bar.write(_episode_line(ep), file=sys.stderr)
             bar.update(1)
+            live.episode_saved(ep)
 
         try:
             suite_utils.run(
                 prep.suite,
                 agent,
                 checkpoint_store,
-                observer=writer,
+                observer=live.observe(writer, recorder),
                 checkpoint_episode_data=False,
                 on_episode_saved=saved,
                 print_fn=lambda _msg: None,
             )
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            live.close()
     return interrupted
 
 
@@ -669,8 +750,11 @@ class _ParallelRunDir:
     """The driver's side of a parallel run: everything that reaches the run directory, in the
     serial run's order (episode folder, checkpoint, results/summary/report)."""
 
-    def __init__(self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any):
+    def __init__(
+        self, prep: Prepared, run_dir: Path, manifest: dict[str, Any], bar: Any, live: Any = None
+    ):
         self.prep, self.run_dir, self.manifest, self.bar = prep, run_dir, manifest, bar
+        self.live = live or live_view.LiveView("off", live_view.Totals())
         self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
         history = manifest.get("parallel")
@@ -691,6 +775,7 @@ class _ParallelRunDir:
         _write_outputs(self.run_dir, list(self.episodes.values()), self.prep)
         self.bar.write(_episode_line(ep), file=sys.stderr)
         self.bar.update(1)
+        self.live.episode_saved(ep)
 
     def stats(self, stats: parallel.Stats) -> None:
         """This session's restart/retry counts, after the earlier sessions' (a resume adds one)."""
@@ -706,6 +791,9 @@ class _ParallelRunDir:
         roles = agent_info.get("roles") or agent_info.get("models")
         if isinstance(roles, dict):
             self.manifest["models"] = roles
+        self.manifest["reproducibility"] = run_facts.reproducibility(
+            self.manifest, self.prep.suite, self.prep.cfg
+        )
         self._write_manifest()
 
     def log(self, line: str) -> None:
@@ -729,7 +817,7 @@ def _execute_parallel(
     bench = cfg.benchmark
     store = run_output.checkpoint_store(run_dir)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
-    done = store.load(["name", "error", "exception_info"])
+    done = store.load(["name", "error", "exception_info", "is_successful", "usage"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
     total = sum(len(v) for v in prep.suite.values())
     spec = parallel.WorkerSpec(
@@ -742,11 +830,13 @@ def _execute_parallel(
         save_screenshots=bench.save_screenshots and (cfg.env.type != "sim" or cfg.env.render),
         agent_module=FLAGS.agent_module if FLAGS.is_parsed() else None,
         name_prefix=f"celil-{run_dir.name}",
+        live=FLAGS.live if FLAGS.is_parsed() else False,
     )
     where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"
     _log(agent_line(prep.agent_config_name, prep.agent_registry_name))
     _log(f"Workers: {bench.workers} {where}, {len(jobs)} episodes to run")
-    quiet_bar = not sys.stderr.isatty()
+    live = _live_view(prep, total, done)
+    quiet_bar = not sys.stderr.isatty() or live.uses_terminal
     with tqdm(
         total=total,
         initial=total - len(jobs),
@@ -755,7 +845,7 @@ def _execute_parallel(
         file=sys.stderr,
         disable=quiet_bar,
     ) as bar:
-        writer = _ParallelRunDir(prep, run_dir, manifest, bar)
+        writer = _ParallelRunDir(prep, run_dir, manifest, bar, live)
         in_order = parallel.memory_writable(prep.agent_registry_name, prep.agent_kwargs)
         try:
             with parallel.open_pool(spec, cfg) as pool:
@@ -767,13 +857,28 @@ def _execute_parallel(
                     log=writer.log,
                     on_ready=writer.ready,
                     on_stats=writer.stats,
+                    on_live=live.apply_from,
                 )
                 scheduler.run(jobs)
         except KeyboardInterrupt:
             return True
         except parallel.ParallelError as exc:
             raise UsageError(str(exc)) from None
+        finally:
+            live.close()
     return False
+
+
+def _live_view(prep: Prepared, total: int, finished: list[dict[str, Any]]) -> live_view.LiveView:
+    """`--live`: the step-by-step view (android_world/live_view.py); a person typing the human
+    agent's actions gets plain lines, not a panel redrawn over the prompt."""
+    return live_view.open_view(
+        FLAGS.live if FLAGS.is_parsed() else False,
+        total,
+        finished,
+        names=_instance_seeds(prep.suite),
+        interactive=prep.agent_registry_name == "human_agent",
+    ).start()
 
 
 def _parallel_history(previous: dict[str, Any]) -> dict[str, Any]:
@@ -800,13 +905,21 @@ def _finish(
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
     finished = checkpoint_store.load()
     summary = _write_outputs(run_dir, finished, prep)
-    title = f"Suite family: {cfg.benchmark.suite_family}"
-    if cfg.benchmark.suite_family == "sim":
-        title += f"\n{run_output.SIM_DISCLAIMER}"
-    print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
-    claims = suite_utils.claims_line(finished)
-    if claims:
-        print(discover.wrap_line(claims))
+    if finished and all(suite_utils.is_unscored(ep) for ep in finished):  # --goal
+        for ep in finished:
+            for line in run_output.goal_lines(ep):
+                print(discover.wrap_line(line))
+    else:
+        title = f"Suite family: {cfg.benchmark.suite_family}"
+        if cfg.benchmark.suite_family == "sim":
+            title += f"\n{run_output.SIM_DISCLAIMER}"
+        print(suite_utils.format_summary(summary, title=title, wide=FLAGS.wide))
+        outcomes = suite_utils.outcome_line(finished)
+        if outcomes:
+            print(discover.wrap_line(outcomes))
+        claims = suite_utils.claims_line(finished)
+        if claims:
+            print(discover.wrap_line(claims))
     print(f"Run directory: {run_dir}")
     if (run_dir / "report.html").is_file():
         print(f"Report: {run_dir / 'report.html'}")
@@ -865,11 +978,7 @@ def agent_line(config_name: str, registry_name: str) -> str:
     return f"Agent: {config_name} (registry name {registry_name})"
 
 
-def _episode_line(ep: dict[str, Any]) -> str:
-    if ep.get("error"):
-        return redact(f"{ep['name']}: FAILED ({ep['error']})")
-    steps, runtime = ep.get("episode_length"), ep.get("run_time") or 0.0
-    return f"{ep['name']}: score {ep['is_successful']} ({steps} steps, {runtime:.1f} s)"
+_episode_line = run_output.episode_line
 
 
 def _log(message: str) -> None:
@@ -919,6 +1028,15 @@ def quiet_third_party_logs() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def _print_listing(text: str) -> None:
+    """A listing piped into `head` or `grep -m1` ends quietly when the reader stops reading."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str]) -> None:
     quiet_third_party_logs()
     redact_logs()
@@ -931,7 +1049,7 @@ def main(argv: Sequence[str]) -> None:
             sys.exit(run_checks(cfg))
         if FLAGS.list:
             cfg, _, _ = load_run_config(argv)
-            print(list_text(FLAGS.list, cfg))
+            _print_listing(list_text(FLAGS.list, cfg))
             return
         prep = prepare(argv, check_startup=not FLAGS.dry_run)
         if FLAGS.perform_emulator_setup:

@@ -62,6 +62,55 @@ _PACKAGES = (
 )
 
 
+def episode_line(ep: Mapping[str, Any]) -> str:
+    """The console line of a finished episode: its score (or `unscored`) and why it ended, in
+    the agent's terms: complete, infeasible with its reason, out of steps (n/budget), or error
+    with its one-line reason."""
+    name = ep.get("name")
+    if suite_utils.is_failed(ep):
+        reason = " ".join(str(ep.get("error") or "the episode raised").split())
+        return redact_text(f"{name}: ERROR ({_shorten(reason, 160)})")
+    steps, budget = ep.get("episode_length"), ep.get("step_budget")
+    runtime = float(ep.get("run_time") or 0.0)
+    used = f"{steps}/{budget} steps" if budget is not None else f"{steps} steps"
+    score = "unscored" if suite_utils.is_unscored(ep) else f"score {ep.get('is_successful')}"
+    how = suite_utils.how_it_ended(ep)
+    if how == "infeasible":
+        reason = ep.get("end_reason") or "no reason given"
+        why = f"said infeasible: {_shorten(str(reason), 160)}"
+    elif how == "out_of_steps":
+        why = "out of steps"
+    else:
+        why = "said complete"
+    return redact_text(f"{name}: {score}, {why} ({used}, {runtime:.1f} s)")
+
+
+def goal_lines(ep: Mapping[str, Any]) -> list[str]:
+    """What a `--goal` run ends with instead of a summary table: the goal, how the agent says it
+    ended, and its answer; unscored, because nothing checked the device."""
+    lines = [f"Goal: {ep.get('goal')}"]
+    if suite_utils.is_failed(ep):
+        lines.append(f"Outcome: error ({_shorten(str(ep.get('error')), 160)})")
+    else:
+        how = suite_utils.how_it_ended(ep)
+        said = {
+            "complete": "the agent said the goal is complete",
+            "infeasible": "the agent said the goal is infeasible"
+            + (f" ({ep['end_reason']})" if ep.get("end_reason") else ""),
+            "out_of_steps": "the agent ran out of steps before saying it was done",
+        }[how]
+        used = f"{ep.get('episode_length')} of {ep.get('step_budget')} steps"
+        lines.append(f"Outcome: unscored (no task check): {said}, after {used}.")
+    answer = ep.get("agent_answer")
+    if isinstance(answer, str) and answer.strip():
+        lines.append(f"Answer: {_shorten(' '.join(answer.split()), 300)}")
+    return [redact_text(line) for line in lines]
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def checkpoint_store(run_dir: Path) -> checkpointer_lib.IncrementalCheckpointer:
     """The run's checkpoints: our JSON in checkpoints/, upstream's `<Task>_<i>.pkl.gz` in the
     run directory itself (where upstream's run.py keeps them), so upstream's checkpointer loads

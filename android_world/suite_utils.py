@@ -162,6 +162,16 @@ def memory_hit_from(summary: Mapping[str, Any]) -> bool | None:
     return hit if isinstance(hit, bool) else None
 
 
+def is_scored(task: Any) -> bool:
+    """Whether the task has a check. A free goal (`--goal`) has none: its episodes carry the
+    agent's claim and no score, and count neither as successes nor as failures."""
+    return getattr(task, "scored", True) is not False
+
+
+def is_unscored(episode: Mapping[str, Any]) -> bool:
+    return episode.get("scored") is False
+
+
 def step_budget(task: task_eval.TaskEval, env: Any) -> int:
     """Upstream's step budget, 10 steps per unit of complexity, or what the env makes of it:
     a sim profile that costs steps gives them back (`SimEnv.step_budget`: a shorter screen, a
@@ -213,6 +223,8 @@ def run_task(
         "episode_data": {},
         "aux_data": None,
         "memory_hit": None,
+        "scored": is_scored(task),
+        "end_reason": None,
     }
     if observer is not None:
         observer.start_episode(task, instance_name)
@@ -231,9 +243,12 @@ def run_task(
             on_step_start=observer.on_step_start if observer else None,
             on_step_end=observer.on_step_end if observer else None,
         )
-        raw_score = float(task.is_successful(env))
-        episode["expected_answer"] = expected_answer(task)
-        score = raw_score if result.done else 0.0
+        if episode["scored"]:
+            raw_score: float | None = float(task.is_successful(env))
+            episode["expected_answer"] = expected_answer(task)
+        else:
+            raw_score = None
+        score = None if raw_score is None else raw_score if result.done else 0.0
         episode.update(
             raw_score=raw_score,
             is_successful=score,
@@ -260,7 +275,8 @@ def run_task(
     episode["run_time"] = round(time.time() - start, 3)
     episode["finish_dtime"] = datetime.datetime.now(datetime.UTC).isoformat()
     try:
-        if episode["error"] is None:
+        if episode["error"] is None and episode["scored"]:
+            # An unscored episode has no verified score to learn from.
             # The sink stays attached so what the agent learns (memory_stored) is in feedback.jsonl.
             _call_hook(agent, "episode_finished", episode["goal"], episode["is_successful"])
     except Exception as exc:  # the score is final; a failing memory write must not lose it
@@ -274,6 +290,10 @@ def run_task(
     episode["claimed"] = claimed_outcome(
         episode.get("done"), summary, episode.get("episode_data") or {}
     )
+    episode["end_reason"] = infeasible_reason(episode["claimed"], summary)
+    if not episode["scored"]:
+        answer = summary.get("answer") if isinstance(summary, Mapping) else None
+        episode["agent_answer"] = answer if isinstance(answer, str) else None
     unusable = summary.get("unusable_answers") if isinstance(summary, Mapping) else None
     episode["unusable_answers"] = unusable if isinstance(unusable, int) else None
     if observer is not None:
@@ -311,6 +331,17 @@ def claimed_outcome(
         goal_status = str(action.get("goal_status") or "complete")
         return "infeasible" if goal_status == "infeasible" else "complete"
     return "complete"
+
+
+def infeasible_reason(claimed: str | None, summary: Mapping[str, Any]) -> str | None:
+    """The agent's own reason for giving up (Celil's `infeasible_reason`), on one line."""
+    if claimed != "infeasible" or not isinstance(summary, Mapping):
+        return None
+    reason = summary.get("infeasible_reason")
+    if not isinstance(reason, str) or not reason.strip():
+        return None
+    text = " ".join(reason.split())
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def false_claims(episode: Mapping[str, Any]) -> tuple[bool | None, bool | None]:
@@ -352,6 +383,48 @@ def claims_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
         f"failed); {infeasible} said infeasible, {false_infeasible} of them had done the task; "
         f"{unclaimed} did the task but never said complete."
     )
+
+
+def how_it_ended(episode: Mapping[str, Any]) -> str:
+    """ "error", "complete", "infeasible" or "out_of_steps": why the episode stopped, from the
+    agent's side (the task's check is another matter: see `false_claims`)."""
+    if is_failed(episode):
+        return "error"
+    claimed = episode.get("claimed")
+    if claimed in ("complete", "infeasible"):
+        return str(claimed)
+    return "complete" if episode.get("done") else "out_of_steps"
+
+
+def outcome_line(episodes: Iterable[Mapping[str, Any]]) -> str | None:
+    """One console line: how the episodes ended (the agent's side) and, for the scored ones,
+    how many the task's check passed, so an error is never read as a failed task."""
+    ended = {"complete": 0, "infeasible": 0, "out_of_steps": 0, "error": 0}
+    succeeded = failed = unscored = 0
+    for ep in episodes:
+        how = how_it_ended(ep)
+        ended[how] += 1
+        if how == "error":
+            continue
+        if is_unscored(ep):
+            unscored += 1
+        elif ep.get("is_successful") is not None:
+            score = float(ep["is_successful"])
+            succeeded += score >= 1.0
+            failed += score < 1.0
+    total = sum(ended.values())
+    if not total:
+        return None
+    parts = [
+        f"{ended['complete']} complete",
+        f"{ended['infeasible']} infeasible",
+        f"{ended['out_of_steps']} out of steps",
+        f"{ended['error']} error{'s' if ended['error'] != 1 else ''}",
+    ]
+    checks = [f"{succeeded} passed the task's check", f"{failed} failed it"]
+    if unscored:
+        checks.append(f"{unscored} unscored (no check)")
+    return f"Episodes: {total} ended: {', '.join(parts)}; {', '.join(checks)}."
 
 
 def expected_answer(task: Any) -> str | None:
@@ -548,16 +621,19 @@ def process_episodes(
     for template in sorted(by_template):
         eps = by_template[template]
         complete = [ep for ep in eps if not is_failed(ep) and ep.get("is_successful") is not None]
+        # Unscored episodes (a free goal) ran to an end but have no score: not failures either.
+        unscored = [ep for ep in eps if is_unscored(ep) and not is_failed(ep)]
+        ran = complete + unscored
         row: dict[str, Any] = {
             "task_template": template,
             "num_complete_trials": len(complete),
             "mean_success_rate": _mean([float(ep["is_successful"]) for ep in complete]),
-            "mean_episode_length": _mean([float(ep.get("episode_length") or 0) for ep in complete]),
+            "mean_episode_length": _mean([float(ep.get("episode_length") or 0) for ep in ran]),
             "total_runtime_s": round(sum(float(ep.get("run_time") or 0) for ep in eps), 1),
-            "num_fail_trials": len(eps) - len(complete),
+            "num_fail_trials": len(eps) - len(ran),
         }
         if any_usage:
-            usage = usage_totals(complete)
+            usage = usage_totals(ran)
             row["model_calls_per_step"] = usage.per_step(usage.calls)
             row["tokens_per_step"] = usage.per_step(usage.tokens)
             row["model_seconds_per_step"] = usage.per_step(usage.seconds)
@@ -610,13 +686,13 @@ def _wide_table(summary: Summary) -> list[str]:
         "mean_success_rate": "success",
         "mean_episode_length": "steps",
         "total_runtime_s": "runtime_s",
-        "num_fail_trials": "failed",
+        "num_fail_trials": "errors",
         "model_calls_per_step": "calls/step",
         "tokens_per_step": "tokens/step",
         "model_seconds_per_step": "model_s/step",
         "cost_usd": "cost_usd",
         "memory_hits": "mem_hits",
-        "model_errors": "model_err",
+        "model_errors": "calls_failed",
     }
     all_rows = [*summary.rows, summary.average]
     name_w = max([len("task")] + [len(str(r["task_template"])) for r in all_rows])
@@ -656,11 +732,11 @@ _COMPACT: dict[str, tuple[str, int, str]] = {
     "num_complete_trials": ("n", 4, "int"),
     "mean_success_rate": ("success", 8, ".3f"),
     "mean_episode_length": ("steps", 6, ".1f"),
-    "num_fail_trials": ("fail", 5, "int"),
+    "num_fail_trials": ("errors", 7, "int"),
     "model_calls_per_step": ("call/st", 8, ".2f"),
     "tokens_per_step": ("tok/st", 7, "k"),
     "cost_usd": ("cost$", 7, ".4f"),
-    "model_errors": ("err", 4, "int"),
+    "model_errors": ("callerr", 8, "int"),
     "memory_hits": ("mem", 4, "int"),
 }
 _WIDE_ONLY = ("total_runtime_s", "model_seconds_per_step")
@@ -681,8 +757,31 @@ def _compact_cell(value: Any, kind: str, width: int) -> str:
     return text.rjust(width)
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+def distinct_clips(names: Iterable[str], width: int) -> dict[str, str]:
+    """Each name as shown in `width` columns, no two alike: a long name keeps its head and as
+    much of its tail as tells it from every other name (`RecipeDeleteDu…Recipes`,
+    `RecipeDeleteDu…Pages`); a name that no cut keeps distinct is shown whole."""
+    names = list(dict.fromkeys(names))
+    shown = {}
+    for name in names:
+        if len(name) <= width:
+            shown[name] = name
+            continue
+        shown[name] = name
+        for tail in range(0, max(width - 2, 0)):
+            head = width - 1 - tail
+            if head < 1:
+                break
+            start, end = name[:head], name[len(name) - tail :] if tail else ""
+            twins = [
+                other
+                for other in names
+                if other != name and other.startswith(start) and other.endswith(end)
+            ]
+            if not twins:
+                shown[name] = f"{start}…{end}"
+                break
+    return shown
 
 
 def _compact_table(summary: Summary) -> list[str]:
@@ -692,13 +791,18 @@ def _compact_table(summary: Summary) -> list[str]:
     room = SUMMARY_WIDTH - sum(width for _, width, _ in specs.values())
     name_w = min(max([len("task")] + [len(str(r["task_template"])) for r in all_rows]), room)
     name_w = max(name_w, 12)
+    # The average row's upstream label is for summary.csv; here it must not eat the name column.
+    labels = {id(r): str(r["task_template"]) for r in summary.rows}
+    labels[id(summary.average)] = "macro average"
+    clips = distinct_clips(labels.values(), name_w)
+    name_w = max(name_w, *(len(text) for text in clips.values()))
     header = "task".ljust(name_w) + "".join(h.rjust(w) for h, w, _ in specs.values())
     lines = [header, "-" * len(header)]
     for r in all_rows:
         if r is summary.average:
             lines.append("-" * len(header))
         lines.append(
-            _clip(str(r["task_template"]), name_w).ljust(name_w)
+            clips[labels[id(r)]].ljust(name_w)
             + "".join(_compact_cell(r[c], kind, w) for c, (_, w, kind) in specs.items())
         )
     return lines

@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
+from android_world.checkpointer import create_run_directory  # noqa: E402
 from android_world.env import sim_profile  # noqa: E402
 from android_world.task_evals.registry import TaskRegistry  # noqa: E402
 
@@ -108,6 +109,19 @@ def run_profile(
     return run_dir
 
 
+def output_dir(output: str | None, output_path: str | None, scratch: Path) -> Path:
+    """Where the profile runs go: `--output` itself, a new run_<timestamp> under `--output_path`
+    (what `./run_benchmark.sh --sim_profile all --output_path P` passes), else a scratch folder
+    deleted at the end."""
+    if output:
+        out = Path(output)
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    if output_path:
+        return create_run_directory(output_path)
+    return scratch
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default="all", help="all, or profiles separated by ';'")
@@ -116,6 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--models", default=None, help="offline|auto (default: offline unless --agent is given)"
     )
     parser.add_argument("--output", default=None, help="keep the run directories here")
+    parser.add_argument(
+        "--output_path",
+        default=None,
+        help="as the run command's flag: keep the run directories in a new run_<timestamp> "
+        "folder under this path",
+    )
     parser.add_argument(
         "--resume", action="store_true", help="finish the runs an interrupted --output holds"
     )
@@ -131,8 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     columns: dict[str, dict[str, float]] = {}
     counts: dict[str, int] = collections.Counter()
     with tempfile.TemporaryDirectory(prefix="sim_profiles_") as tmp:
-        out = Path(args.output) if args.output else Path(tmp)
-        out.mkdir(parents=True, exist_ok=True)
+        out = output_dir(args.output, args.output_path, Path(tmp))
         for profile in profiles:
             start = time.monotonic()
             scores = read_scores(run_profile(profile, args.agent, models, out, extra, args.resume))
@@ -145,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"({len(scores)} tasks, {time.monotonic() - start:.0f} s)",
                 file=sys.stderr,
             )
+    if args.output or args.output_path:
+        print(f"Run directories: {out}", file=sys.stderr)
     who = args.agent or "config agent"
     print(f"Success per task family x sim profile ({who}, models: {models or 'config'})")
     print(matrix_table(columns, counts))

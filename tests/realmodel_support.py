@@ -42,7 +42,9 @@ def _install_note(cache: Path) -> str:
     note = cache / "unavailable.txt"
     if note.is_file():
         return note.read_text(encoding="utf-8").strip()
-    return "run ./run_tests.sh once to install it (README: 'Using real models')"
+    return (
+        "run ./run_tests.sh once to install it (docs/MODELS.md: 'A real model in the test suite')"
+    )
 
 
 def llama_cpp_python_missing(cache: Path = CACHE) -> str | None:

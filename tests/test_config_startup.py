@@ -32,7 +32,7 @@ from test_models_fakes import free_port_url, openai_ok
 from android_world import check_models as check_models_lib
 from android_world import config as config_lib
 from android_world.agents import human_agent, random_agent, registry
-from android_world.agents.custom import factory
+from android_world.agents.custom import celil_startup, factory
 from android_world.agents.custom.celil_model_config import (
     ModelsConfig,
     RoleModelConfig,
@@ -540,6 +540,34 @@ def test_a_server_not_serving_the_model_stops_the_run(tmp_path, server):
     line = _one_line_exit_2(done, run_dirs)
     assert "does not serve 'my-model'" in line and "other-model" in line
     assert not server.calls("/chat/completions")
+
+
+def test_a_live_port_without_an_openai_api_stops_the_run(tmp_path, server):
+    """The wrong URL that used to get through: something answers on the port, but neither a
+    model list nor a chat endpoint (a missing /v1, another service). It ran the benchmark on the
+    planner's fallback plan and the offline executor and only the end said every call failed."""
+    config = _config(tmp_path, ROLES_ON, _every_role_openai(f"{server.url}/v1"))
+    done, run_dirs = _run(tmp_path, config=config)
+    line = _one_line_exit_2(done, run_dirs)
+    assert line.startswith(f"error: {config}: models.openai_base_url: maestro"), line
+    assert "has no OpenAI-compatible API" in line and "/v1" in line
+    assert server.calls("/models") and "ollama_model" not in line
+
+
+def test_a_minimal_server_with_only_a_chat_endpoint_is_taken_as_up(server):
+    """No model list, but the chat endpoint refuses an empty request as a bad one: a real server
+    that nothing was loaded or paid on; its first call tells the rest."""
+    server.route("POST", "/chat/completions", [(400, {"error": {"message": "missing messages"}})])
+    assert celil_startup.openai_server_problem(f"{server.url}/v1", "m", None, 2.0) is None
+    [probe] = server.calls("/chat/completions")
+    assert probe["body"] == {}
+
+
+def test_a_web_page_where_the_model_list_should_be_is_refused(server):
+    server.route("GET", "/models", [(200, "<html>a dashboard</html>")])
+    server.route("POST", "/chat/completions", [(405, {"detail": "Method Not Allowed"})])
+    what, fix = celil_startup.openai_server_problem(f"{server.url}/v1", "m", None, 2.0)
+    assert "no OpenAI-compatible API" in what and "HTTP 405" in what and fix == "url"
 
 
 def test_an_explicit_ollama_that_is_down_stops_the_run(tmp_path):

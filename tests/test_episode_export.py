@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_gif_has_one_frame_per_screenshot_with_the_action_drawn(tmp_path):
     run = synth.make_run(tmp_path, n_episodes=6)
-    gif = episode_export.write_gif(run, "SyntheticContacts_0")
+    gif = report.write_gif(run, "SyntheticContacts_0")
     assert gif == run / "episodes" / "SyntheticContacts_0" / "episode.gif"
     with Image.open(gif) as image:
         assert image.n_frames == 5  # six steps, the last without a screenshot
@@ -31,12 +31,12 @@ def test_gif_has_one_frame_per_screenshot_with_the_action_drawn(tmp_path):
             for dy in range(-3, 4)
         ]
         assert any(abs(r - g) < 20 and abs(g - b) < 20 and 100 < r < 180 for r, g, b in near)
-    assert episode_export.write_gif(run, "SyntheticQuestion_1") is None  # raised: no screenshots
+    assert report.write_gif(run, "SyntheticQuestion_1") is None  # raised: no screenshots
 
 
 def test_export_is_one_file_with_screenshots_inlined(tmp_path):
     run = synth.make_run(tmp_path, n_episodes=3)
-    out = episode_export.export_episode(run, "SyntheticContacts_0", tmp_path / "share.html")
+    out = report.export_episode(run, "SyntheticContacts_0", tmp_path / "share.html")
     page = out.read_text()
     assert page.count('src="data:image/png;base64,') == 5
     assert 'src="step_' not in page and "../../report.html" not in page

@@ -122,7 +122,7 @@ def test_full_run_writes_the_run_directory(tmp_path):
     assert result.returncode == 0, result.stderr
     [run_dir] = (tmp_path / "runs").iterdir()
     assert f"Run directory: {run_dir}" in result.stdout
-    assert "NOT AndroidWorld scores" in result.stdout and "========= Average" in result.stdout
+    assert "NOT AndroidWorld scores" in result.stdout and "macro average" in result.stdout
 
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert [r["name"] for r in rows] == [

@@ -5,7 +5,7 @@ SmolLM2-135M-Instruct on 127.0.0.1. The model is far too small to plan a phone t
 here asserts task success; the tests assert what the pipeline must do with whatever a real model
 answers: every request shape is accepted, every answer is used or counted unusable with its reason,
 and the ledger, the events and results.jsonl agree. run_tests.sh installs the tier; where that is
-impossible these tests skip with the reason (README: "Using real models").
+impossible these tests skip with the reason (docs/MODELS.md: "A real model in the test suite").
 """
 
 from __future__ import annotations

@@ -60,7 +60,9 @@ class HumanAgentConfig(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = "human_agent"
+    """The agent's name in results and reports."""
     max_elements: int = pydantic.Field(default=60, ge=0)
+    """UI elements listed per step."""
 
 
 def describe_element(i: int, element: Any) -> str:

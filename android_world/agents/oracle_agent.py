@@ -40,6 +40,7 @@ class OracleAgentConfig(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = "oracle_agent"
+    """The agent's name in results and reports."""
 
 
 class OracleAgent(base_agent.EnvironmentInteractingAgent):

@@ -35,9 +35,13 @@ class RandomAgentConfig(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    seed: int | None = None  # None: the run's seed (env.seed)
+    seed: int | None = None
+    """`null` = the run's seed (`env.seed`)."""
     p_complete: float = pydantic.Field(default=0.0, ge=0.0, le=1.0)
+    """Chance per step of ending with `status complete` (0 = never done, so it always scores
+    0)."""
     name: str = "random_agent"
+    """The agent's name in results and reports."""
 
 
 class RandomAgent(base_agent.EnvironmentInteractingAgent):

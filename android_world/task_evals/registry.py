@@ -59,7 +59,7 @@ class TaskRegistry:
             raise ValueError(
                 f"{family!r} is upstream AndroidWorld's task family; this harness runs 'sim' (its "
                 "own simulated phone). To run upstream's tasks, install the Celil plugin in an "
-                "upstream checkout (README: 'Run on real AndroidWorld')."
+                "upstream checkout (docs/UPSTREAM.md)."
             )
         if family not in FAMILIES:
             raise ValueError(f"Unknown task family {family!r}; known: {', '.join(FAMILIES)}.")

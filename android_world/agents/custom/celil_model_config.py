@@ -15,7 +15,7 @@ Example:
       ollama_host: http://127.0.0.1:11434
       record: runs/calls.jsonl                 # record every call (for replay)
 
-Every field's comment below is the config reference; keep them accurate.
+Every field's docstring below is the config reference (docs/CONFIG.md); keep them accurate.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ MODEL_KEY_ALIASES = ("openai_model",)
 
 
 class _Strict(BaseModel):
-    # Attribute docstrings become field descriptions, from which the README's config reference is
-    # built. NaN and infinity pass every bound (NaN fails every comparison later): refused.
+    # Attribute docstrings become field descriptions, from which docs/CONFIG.md is built
+    # (python -m android_world.docs_gen). NaN and infinity pass every bound (NaN fails every comparison later): refused.
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
 

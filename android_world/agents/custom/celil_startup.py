@@ -26,7 +26,11 @@ _OPENAI_FIXES = {
     "key": "set models.{role}.api_key_env to the variable holding the server's key",
     "wait": "wait until it is ready, or fix the server",
     "model": "set models.{role}.model to one it serves",
+    "url": "fix {key}: an OpenAI-compatible server answers under /v1, e.g. " + OPENAI_EXAMPLE_URL,
 }
+# A path the server does not have: what a wrong URL (a missing /v1, a web page, another
+# service on the port) gets back, where an OpenAI-compatible server would answer.
+_NO_SUCH_ENDPOINT = (404, 405, 501)
 
 
 class StartupCheckError(ValueError):
@@ -86,8 +90,11 @@ def openai_server_problem(
     """(what is wrong, which fix of `_OPENAI_FIXES`) for `model` on an OpenAI-compatible server,
     or None when nothing is.
 
-    GET /models answers the question without a model request. A server that has no model list
-    (HTTP 404: a minimal server) is taken as up: its first call will tell.
+    GET /models answers the question without a model request. A server without a model list (a
+    minimal one) must at least have the chat endpoint: an empty POST to it is refused as a bad
+    request by a real server, with nothing loaded or paid, while a wrong URL (a missing /v1,
+    another service on the port) answers "no such path" there too. Taking every 404 as up let
+    such a URL run a whole benchmark on failing calls.
     """
     import httpx
 
@@ -95,8 +102,9 @@ def openai_server_problem(
     key = celil_models.read_secret(api_key_env) if api_key_env else None
     if key:
         headers["Authorization"] = f"Bearer {key}"
+    root = base_url.rstrip("/")
     try:
-        response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout_s, headers=headers)
+        response = httpx.get(f"{root}/models", timeout=timeout_s, headers=headers)
     except httpx.TimeoutException:
         return f"did not answer within {timeout_s:g} s", "busy"
     except httpx.HTTPError as error:
@@ -104,18 +112,51 @@ def openai_server_problem(
     status = response.status_code
     if status in (401, 403):
         return f"refused the key (HTTP {status})", "key"
-    if status >= 500:
+    if status >= 500 and status not in _NO_SUCH_ENDPOINT:
         loading = " (still loading its model?)" if status == 503 else ""
         return f"answered HTTP {status}{loading}", "wait"
-    if status >= 400:
-        return None
-    try:
-        served = [str(m.get("id", "")) for m in response.json().get("data", [])]
-    except (ValueError, AttributeError, TypeError):
-        return None
+    served = _model_ids(response) if status < 400 else None
+    if served is None:
+        return _chat_endpoint_problem(root, headers, timeout_s, f"HTTP {status}")
     if served and model not in served:
         listed = ", ".join(served[:5]) + (", ..." if len(served) > 5 else "")
         return f"does not serve '{model}' (it serves {listed})", "model"
+    return None
+
+
+def _model_ids(response: Any) -> list[str] | None:
+    """The ids of an OpenAI model list, or None when the body is not one (an HTML page)."""
+    try:
+        data = response.json().get("data")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(data, list):
+        return None
+    return [str(m.get("id", "")) for m in data if isinstance(m, dict)]
+
+
+def _chat_endpoint_problem(
+    root: str, headers: dict[str, str], timeout_s: float, models_answer: str
+) -> tuple[str, str] | None:
+    """Whether a server with no usable model list has a chat endpoint (see the caller)."""
+    import httpx
+
+    try:
+        response = httpx.post(
+            f"{root}/chat/completions", json={}, timeout=timeout_s, headers=headers
+        )
+    except httpx.HTTPError:
+        # It answered GET a moment ago; a hand-written server may drop an empty request
+        # rather than refuse it. Only a plain "no such path" proves the URL wrong.
+        return None
+    if response.status_code in (401, 403):
+        return f"refused the key (HTTP {response.status_code})", "key"
+    if response.status_code in _NO_SUCH_ENDPOINT:
+        return (
+            f"has no OpenAI-compatible API there (GET /models: {models_answer}, "
+            f"POST /chat/completions: HTTP {response.status_code})",
+            "url",
+        )
     return None
 
 

@@ -205,7 +205,7 @@ def _insertion_lines(tree: ast.Module) -> tuple[int, int, str]:
     if branch_at is None:
         raise InstallError(
             "run.py's _get_agent has no if/elif agent chain followed by `if not agent:`; "
-            "add celil_agent by hand (see README, Run on real AndroidWorld)"
+            "add celil_agent by hand (see docs/UPSTREAM.md in Celil)"
         )
     return flag_end, branch_at, block
 
@@ -229,7 +229,7 @@ def patch_run_py(text: str) -> str:
     except SyntaxError as error:
         raise InstallError(
             f"adding celil_agent would break run.py (line {error.lineno}: {error.msg}); "
-            "add it by hand (see README, Run on real AndroidWorld)"
+            "add it by hand (see docs/UPSTREAM.md in Celil)"
         ) from None
     return result
 
