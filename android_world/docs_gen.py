@@ -300,10 +300,10 @@ def contract_reference() -> str:
     from android_world.agents.custom import (
         celil_maestro,
         celil_model_config,
-        celil_negotiation,
         celil_votes,
         uitars,
     )
+    from android_world.agents.custom.model_clients import negotiation
     from android_world.env import json_action
 
     schemas = [
@@ -330,8 +330,8 @@ def contract_reference() -> str:
         ]
     example = celil_votes.VOTE_SCHEMA
     out += ["### How a schema is sent (`structured_output`)", ""]
-    for form in celil_negotiation.JSON_FORMS:
-        payload = celil_negotiation.response_format(form, example)
+    for form in negotiation.JSON_FORMS:
+        payload = negotiation.response_format(form, example)
         shown = (
             "no `response_format`; the schema is written into the prompt"
             if payload is None

@@ -944,10 +944,10 @@ def _finish(
 
 def _merged_servers(known: Any, learned: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """manifest.json's `model_servers` plus what a worker (or this process) learned since."""
-    from android_world.agents.custom import celil_negotiation
+    from android_world.agents.custom.model_clients import negotiation
 
     earlier = [e for e in known if isinstance(e, dict)] if isinstance(known, list) else []
-    return celil_negotiation.merge_snapshots(earlier, learned)
+    return negotiation.merge_snapshots(earlier, learned)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:

@@ -358,10 +358,10 @@ def model_servers() -> list[dict[str, Any]]:
     """What Celil's model wrappers in this process learned about the servers (JSON form, image
     limit), for manifest.json; empty when the plugin is not there."""
     try:
-        from android_world.agents.custom import celil_negotiation
+        from android_world.agents.custom.model_clients import negotiation
     except ImportError:
         return []
-    return celil_negotiation.SERVERS.snapshot()
+    return negotiation.SERVERS.snapshot()
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from android_world.agents.custom.celil_protocols import (
     Vote,
 )
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import interface, json_action
 from android_world.env.sim.sim_env import SimEnv
@@ -181,9 +182,10 @@ class SleepyWrapper:
         self.sleep_s = sleep_s
         self.score = score
 
-    def predict_mm(self, prompt: str, images: list[Any]) -> tuple[str, bool, Any]:
+    def call(self, request: ModelRequest) -> CallResult:
+        del request
         time.sleep(self.sleep_s)
-        return f'{{"score": {self.score}, "reasoning": "fine"}}', True, None
+        return CallResult.answered(f'{{"score": {self.score}, "reasoning": "fine"}}', True)
 
 
 def verification_timings(sleep_s: float, repeats: int) -> dict[str, float]:

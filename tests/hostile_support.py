@@ -24,6 +24,7 @@ from android_world.agents.custom import (
     uitars,
 )
 from android_world.agents.custom.celil_protocols import FailureContext, Observation, ProposedAction
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.env import json_action, representation_utils
 
 MEGABYTE = 1_000_000
@@ -87,18 +88,14 @@ def observation() -> Observation:
 
 
 class OneAnswer:
-    """An infer.py wrapper that answers every call with `text`."""
+    """A model client that answers every call with `text`."""
 
     def __init__(self, text: str):
         self.text = text
 
-    def predict(self, prompt: str) -> tuple[str, bool, Any]:
-        del prompt
-        return self.text, True, None
-
-    def predict_mm(self, prompt: str, images: list[Any]) -> tuple[str, bool, Any]:
-        del prompt, images
-        return self.text, True, None
+    def call(self, request: ModelRequest) -> CallResult:
+        del request
+        return CallResult.answered(self.text, True)
 
 
 def _executor(fmt: str) -> Callable[[str], Any]:

@@ -11,7 +11,6 @@ from test_celil_agent import GOAL, make_agent
 
 from android_world.agents.custom import (
     celil_gate,
-    celil_models,
     celil_post_check,
     celil_protocols,
     celil_quality_control,
@@ -27,6 +26,8 @@ from android_world.agents.custom.celil_protocols import (
     Plan,
     ProposedAction,
 )
+from android_world.agents.custom.model_clients.call_types import ModelRequest
+from android_world.agents.custom.model_clients.ledger import estimate_tokens
 from android_world.env import json_action
 from android_world.env.representation_utils import BoundingBox, UIElement
 
@@ -354,8 +355,8 @@ def test_executor_history_is_bounded_by_turns():
 
 def test_tokens_are_estimated_with_images_when_the_server_reports_none():
     image = np.zeros((560, 280, 3), np.uint8)
-    request = celil_models.ModelRequest("x" * 400, (image, image))
-    prompt, completion = celil_models.estimate_tokens(request, "y" * 40)
+    request = ModelRequest("x" * 400, (image, image))
+    prompt, completion = estimate_tokens(request, "y" * 40)
     assert (prompt, completion) == (100 + 2 * 20 * 10, 10)
 
 

@@ -501,17 +501,16 @@ def test_reset_clears_episode_state():
 
 
 def test_model_call_events_come_from_the_ledger():
-    from android_world.agents.custom import celil_models
+    from android_world.agents.custom.model_clients.call_types import CallRecord
+    from android_world.agents.custom.model_clients.ledger import UsageLedger
 
-    ledger = celil_models.UsageLedger()
+    ledger = UsageLedger()
     events: list[dict] = []
     agent, _ = make_agent(
         executor=fakes.ScriptedExecutor([fakes.click(0)]), ledger=ledger, events=events
     )
     agent.step(GOAL)
-    ledger.record(
-        celil_models.CallRecord(role="verifiers", backend="replay", model="m", prompt_tokens=5)
-    )
+    ledger.record(CallRecord(role="verifiers", backend="replay", model="m", prompt_tokens=5))
     call = [e for e in events if e["type"] == "model_call"]
     assert call and call[0]["role"] == "verifiers" and call[0]["step"] == 1
     assert agent.episode_summary()["usage"]["model_calls"] == 1

@@ -23,6 +23,7 @@ from android_world.agents.custom.celil_protocols import (
     Verifier,
     Vote,
 )
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.env import interface, json_action, representation_utils
 
 BBox = representation_utils.BoundingBox
@@ -298,7 +299,8 @@ class ScriptedVerifier(Verifier):
 
 
 class ScriptedWrapper:
-    """An infer.py wrapper answering from a function of the prompt (or a list of answers)."""
+    """A model client answering from a function of the prompt (or a list of answers); a chat
+    reaches it flattened, as one prompt with its images."""
 
     def __init__(
         self,
@@ -329,13 +331,10 @@ class ScriptedWrapper:
             return answer
         return answer, True, {"raw": answer}
 
-    def predict(self, text_prompt: str):
-        self.image_counts.append(0)
-        return self._answer(text_prompt)
-
-    def predict_mm(self, text_prompt: str, images):
+    def call(self, request: ModelRequest) -> CallResult:
+        prompt, images = request.flattened()
         self.image_counts.append(len(images))
-        return self._answer(text_prompt)
+        return CallResult.answered(*self._answer(prompt))
 
 
 class FakeEpisodicMemory:

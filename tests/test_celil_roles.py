@@ -13,6 +13,7 @@ import test_celil_fakes as fakes
 
 from android_world.agents.custom import (
     celil_geometry,
+    celil_goal_questions,
     celil_maestro,
     celil_memory,
     celil_perception,
@@ -61,13 +62,13 @@ def _imported_modules(tree: ast.AST) -> list[str]:
 
 
 def test_plugin_imports_only_the_upstream_compatible_surface():
-    files = sorted(CUSTOM.glob("*.py"))
+    files = sorted(CUSTOM.rglob("*.py"))
     assert len(files) >= 5
     violations = []
     for path in files:
         for name in _imported_modules(ast.parse(path.read_text(), str(path))):
             if name.startswith("."):
-                violations.append(f"{path.name}: relative import {name}")
+                violations.append(f"{path.relative_to(CUSTOM)}: relative import {name}")
                 continue
             if not name.startswith("android_world"):
                 continue  # stdlib / third-party
@@ -81,7 +82,7 @@ def test_plugin_imports_only_the_upstream_compatible_surface():
                 continue
             if len(parts) > 3 and ".".join(parts[:3]) in ALLOWED_INTERNAL:
                 continue  # from android_world.env.json_action import JSONAction
-            violations.append(f"{path.name}: imports {name}")
+            violations.append(f"{path.relative_to(CUSTOM)}: imports {name}")
     assert violations == []
 
 
@@ -301,7 +302,7 @@ def test_progress_check_and_question_answering():
     ],
 )
 def test_is_question(goal, expected):
-    assert celil_maestro.is_question(goal) is expected
+    assert celil_goal_questions.is_question(goal) is expected
 
 
 # --- quality control ---------------------------------------------------------------------------

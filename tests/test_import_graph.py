@@ -26,11 +26,7 @@ PACKAGE = "android_world"
 # `report`'s report <-> episode_export is already gone on main). Empty this once it is merged: an
 # entry whose cycle is gone fails `test_the_allow_lists_hold_only_live_exceptions`, so it cannot
 # be forgotten.
-CYCLES_BEING_REMOVED: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset({"android_world.agents.infer", "android_world.agents.custom.celil_models"}),
-    }
-)
+CYCLES_BEING_REMOVED: frozenset[frozenset[str]] = frozenset()
 
 # The upstream-contract modules the plugin may import (DESIGN §1): leaves that pull in nothing
 # of the plugin or of a device backend, directly or through another module.
@@ -49,7 +45,7 @@ FORBIDDEN_TO_CONTRACT = (
 )
 # Contract modules that still reach forbidden ones, being fixed on another branch (`models`
 # moves infer's model resolution out of the plugin). Empty it with CYCLES_BEING_REMOVED.
-CONTRACT_LEAKS_BEING_REMOVED: frozenset[str] = frozenset({"android_world.agents.infer"})
+CONTRACT_LEAKS_BEING_REMOVED: frozenset[str] = frozenset()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,15 +21,25 @@ from test_models_fakes import (
 )
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
 from android_world.agents.custom import uitars
+from android_world.agents.custom.model_clients.call_types import (
+    ChatMessage,
+    ModelRequest,
+    flatten_messages,
+    image_hash,
+)
+from android_world.agents.custom.model_clients.gemini import GeminiWrapper
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.ollama import OllamaWrapper
+from android_world.agents.custom.model_clients.openai_compatible import OpenAICompatibleWrapper
+from android_world.agents.custom.model_clients.replay import RecordingWrapper, ReplayWrapper
 
 SECRET = "sk-SECRET-chat"
 OLD, NOW = screenshot(28, 14, seed=1), screenshot(28, 14, seed=2)
 ANSWER = "Thought: open it\nAction: click(start_box='(5,7)')"
 
 
-def conversation() -> list[uitars.ChatMessage]:
+def conversation() -> list[ChatMessage]:
     history = [uitars.HistoryTurn(OLD, ANSWER)]
     return uitars.build_messages("Open Settings", NOW, history)
 
@@ -54,8 +64,8 @@ def test_build_messages_shape_is_what_the_tests_below_expect():
 
 def test_openai_sends_the_turns_in_order_with_images_as_data_urls(server):
     server.route("POST", "/chat/completions", [openai_ok("Action: press_home()")])
-    ledger = cm.UsageLedger()
-    wrapper = cm.OpenAICompatibleWrapper(
+    ledger = UsageLedger()
+    wrapper = OpenAICompatibleWrapper(
         "section_leader", "ui-tars", base_url=server.url + "/v1", ledger=ledger, max_retries=0
     )
     text, _, _ = wrapper.predict_messages(conversation(), system="Be brief.")
@@ -77,7 +87,7 @@ def test_openai_sends_the_turns_in_order_with_images_as_data_urls(server):
 
 def test_ollama_sends_the_turns_in_order_with_png_images(server):
     server.route("POST", "/api/chat", [ollama_ok("Action: press_back()")])
-    wrapper = cm.OllamaWrapper("section_leader", "ui-tars", host=server.url, max_retries=0)
+    wrapper = OllamaWrapper("section_leader", "ui-tars", host=server.url, max_retries=0)
     assert wrapper.predict_messages(conversation())[0] == "Action: press_back()"
     messages = server.calls("/api/chat")[0]["body"]["messages"]
     assert [m["role"] for m in messages] == ["user", "user", "assistant", "user"]
@@ -90,7 +100,7 @@ def test_ollama_sends_the_turns_in_order_with_png_images(server):
 
 def test_gemini_merges_consecutive_user_turns_and_calls_the_assistant_model(server):
     server.route("POST", ":generateContent", [gemini_ok("Action: press_home()")])
-    wrapper = cm.GeminiWrapper(
+    wrapper = GeminiWrapper(
         "section_leader", "gemini-2.5-flash", base_url=server.url, max_retries=0
     )
     assert wrapper.predict_messages(conversation())[0] == "Action: press_home()"
@@ -106,12 +116,12 @@ def test_gemini_merges_consecutive_user_turns_and_calls_the_assistant_model(serv
 
 def test_gemma_gets_system_on_the_first_and_schema_on_the_last_user_turn(server):
     server.route("POST", ":generateContent", [gemini_ok('{"ok": true}')])
-    wrapper = cm.GeminiWrapper("maestro", "gemma-3-27b-it", base_url=server.url, max_retries=0)
+    wrapper = GeminiWrapper("maestro", "gemma-3-27b-it", base_url=server.url, max_retries=0)
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
     messages = [
-        uitars.ChatMessage("user", "first question"),
-        uitars.ChatMessage("assistant", "an answer"),
-        uitars.ChatMessage("user", "second question", [NOW]),
+        ChatMessage("user", "first question"),
+        ChatMessage("assistant", "an answer"),
+        ChatMessage("user", "second question", [NOW]),
     ]
     wrapper.predict_messages(messages, response_schema=schema, system="Be strict.")
     body = server.calls(":generateContent")[0]["body"]
@@ -125,51 +135,51 @@ def test_gemma_gets_system_on_the_first_and_schema_on_the_last_user_turn(server)
 def test_chat_is_recorded_and_replays_without_network(server, tmp_path):
     server.route("POST", "/chat/completions", [openai_ok("first"), openai_ok("second")])
     recording = tmp_path / "calls.jsonl"
-    live = cm.OpenAICompatibleWrapper(
+    live = OpenAICompatibleWrapper(
         "section_leader", "ui-tars", base_url=server.url + "/v1", max_retries=0
     )
-    recorder = cm.RecordingWrapper(live, recording)
+    recorder = RecordingWrapper(live, recording)
     shorter = conversation()[:1] + conversation()[-1:]
     recorded = [recorder.predict_messages(conversation())[0], recorder.predict_messages(shorter)[0]]
     server.close()
     lines = [json.loads(line) for line in recording.read_text().splitlines()]
     assert [line["turns"] for line in lines] == [4, 2]
-    assert lines[0]["images"] == [cm.image_hash(OLD), cm.image_hash(NOW)]
+    assert lines[0]["images"] == [image_hash(OLD), image_hash(NOW)]
     assert lines[0]["request_hash"] != lines[1]["request_hash"]
-    ledger = cm.UsageLedger()
-    replay = cm.ReplayWrapper("section_leader", recording, ledger=ledger)
+    ledger = UsageLedger()
+    replay = ReplayWrapper("section_leader", recording, ledger=ledger)
     # Order does not matter: answers are matched by the whole conversation.
     assert replay.predict_messages(shorter)[0] == recorded[1]
     assert replay.predict_messages(conversation())[0] == recorded[0]
     assert [r.error for r in ledger.records()] == [None, None]
     # The same prompt flattened into one turn is a different request.
-    text, images = uitars.flatten_messages(conversation())
+    text, images = flatten_messages(conversation())
     assert replay.predict_mm(text, images)[0] == infer.ERROR_CALLING_LLM
 
 
 def test_a_chat_with_a_different_history_image_is_a_different_request():
-    base = cm.ModelRequest.chat(conversation())
+    base = ModelRequest.chat(conversation())
     other = conversation()
-    other[1] = uitars.ChatMessage("user", images=[np.zeros_like(OLD)])
-    assert base.request_hash() != cm.ModelRequest.chat(other).request_hash()
-    assert base.request_hash() == cm.ModelRequest.chat(conversation()).request_hash()
+    other[1] = ChatMessage("user", images=[np.zeros_like(OLD)])
+    assert base.request_hash() != ModelRequest.chat(other).request_hash()
+    assert base.request_hash() == ModelRequest.chat(conversation()).request_hash()
 
 
 def test_chat_request_normalises_roles_and_rejects_assistant_images():
-    request = cm.ModelRequest.chat(
+    request = ModelRequest.chat(
         [
-            uitars.ChatMessage("system", "rules"),
-            uitars.ChatMessage("user", "hi"),
-            uitars.ChatMessage("model", "hello"),
+            ChatMessage("system", "rules"),
+            ChatMessage("user", "hi"),
+            ChatMessage("model", "hello"),
         ],
         system="base",
     )
     assert request.system == "base\n\nrules"
     assert [t.role for t in request.turns()] == ["user", "assistant"]
     with pytest.raises(ValueError, match="assistant"):
-        cm.ModelRequest.chat([uitars.ChatMessage("assistant", "x", [NOW])])
+        ModelRequest.chat([ChatMessage("assistant", "x", [NOW])])
     with pytest.raises(ValueError, match="at least one"):
-        cm.ModelRequest.chat([uitars.ChatMessage("system", "only rules")])
+        ModelRequest.chat([ChatMessage("system", "only rules")])
 
 
 class PlainMultimodal:
@@ -188,7 +198,7 @@ class PlainMultimodal:
 
 def test_recording_a_plain_wrapper_flattens_the_chat(tmp_path):
     plain = PlainMultimodal()
-    recorder = cm.RecordingWrapper(plain, tmp_path / "calls.jsonl", role="section_leader")
+    recorder = RecordingWrapper(plain, tmp_path / "calls.jsonl", role="section_leader")
     assert recorder.predict_messages(conversation())[0] == "plain answer"
     ((text, count),) = plain.calls
     assert count == 2 and "[Screenshot 1]" in text and "(current screen)" in text

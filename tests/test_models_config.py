@@ -7,7 +7,8 @@ import json
 import pydantic
 import pytest
 
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.model_clients.resolution import resolve_role
+from android_world.agents.custom.model_clients.settings import DEFAULT_OLLAMA_HOST
 from android_world.model_config import DEFAULT_PRICES, ModelsConfig, PriceConfig, RoleModelConfig
 
 
@@ -67,7 +68,7 @@ def test_role_defaults_survive_partial_overrides(monkeypatch):
     executor = config.role_settings("section_leader")
     assert executor.ollama_model == "0000/ui-tars-1.5-7b"
     assert executor.auto_order[0] == "ollama"
-    assert executor.url_for("ollama") == cm.DEFAULT_OLLAMA_HOST
+    assert executor.url_for("ollama") == DEFAULT_OLLAMA_HOST
     assert config.roles() == ["maestro", "section_leader", "verifiers"]
 
 
@@ -115,7 +116,7 @@ def _executor(monkeypatch, **fields):
     config = ModelsConfig.model_validate(
         {"section_leader": fields, "openai_base_url": "http://127.0.0.1:9/v1"}
     )
-    return cm.resolve_role("section_leader", config.role_settings("section_leader"))
+    return resolve_role("section_leader", config.role_settings("section_leader"))
 
 
 @pytest.mark.parametrize(
@@ -145,6 +146,6 @@ def test_auto_on_gemini_points_relative_and_a_gemini_recording_replays_the_same(
     config = ModelsConfig.model_validate(
         {"section_leader": {"backend": "replay"}, "replay_path": str(recording)}
     )
-    replay = cm.resolve_role("section_leader", config.role_settings("section_leader"))
+    replay = resolve_role("section_leader", config.role_settings("section_leader"))
     assert (replay.backend, replay.coordinates) == ("replay", "relative_1000")
     assert "recorded on gemini" in replay.reason

@@ -25,9 +25,13 @@ from test_models_fakes import (
     vllm_too_many_images,
 )
 
-from android_world.agents.custom import celil_models as cm
-from android_world.agents.custom import celil_negotiation as neg
-from android_world.agents.custom.uitars import ChatMessage
+from android_world.agents.custom.model_clients import negotiation as neg
+from android_world.agents.custom.model_clients.call_types import ChatMessage, ModelRequest
+from android_world.agents.custom.model_clients.faults import network_fault
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.ollama import OllamaWrapper
+from android_world.agents.custom.model_clients.openai_compatible import OpenAICompatibleWrapper
+from android_world.agents.custom.model_clients.settings import RoleSettings
 
 server = fakes.fake_server
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}
@@ -45,14 +49,14 @@ def openai(server_or_url, ledger=None, **kwargs):
     url = server_or_url if isinstance(server_or_url, str) else server_or_url.url + "/v1"
     kwargs.setdefault("max_retries", 2)
     kwargs.setdefault("retry_initial_delay_s", 0.0)
-    return cm.OpenAICompatibleWrapper("maestro", "m", base_url=url, ledger=ledger, **kwargs)
+    return OpenAICompatibleWrapper("maestro", "m", base_url=url, ledger=ledger, **kwargs)
 
 
 def ollama(server_or_url, ledger=None, **kwargs):
     host = server_or_url if isinstance(server_or_url, str) else server_or_url.url
     kwargs.setdefault("max_retries", 2)
     kwargs.setdefault("retry_initial_delay_s", 0.0)
-    return cm.OllamaWrapper("section_leader", "ui", host=host, ledger=ledger, **kwargs)
+    return OllamaWrapper("section_leader", "ui", host=host, ledger=ledger, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -63,10 +67,10 @@ def ollama(server_or_url, ledger=None, **kwargs):
 def test_a_body_trickling_one_byte_every_0_3s_fails_at_the_deadline_not_after_it(server):
     # Issue 27: such a server made one call take 106 s under timeout_s=2, logged as a success.
     server.route("POST", "/chat/completions", [trickle(openai_ok("x" * 40), 0.3)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = openai(server, ledger, timeout_s=2, max_retries=0)
     started = time.monotonic()
-    result = wrapper.call(cm.ModelRequest("hi"))
+    result = wrapper.call(ModelRequest("hi"))
     elapsed = time.monotonic() - started
     assert not result.ok and result.error_kind == "transient"
     assert "deadline" in result.record.error and "deadline_s" in result.record.error
@@ -79,7 +83,7 @@ def test_an_explicit_deadline_bounds_each_attempt_and_a_timeout_is_retried(serve
     server.route("POST", "/api/chat", [trickle(ollama_ok("x" * 40), 0.3)])
     wrapper = ollama(server, timeout_s=5, deadline_s=1.0, max_retries=1)
     started = time.monotonic()
-    result = wrapper.call(cm.ModelRequest("hi"))
+    result = wrapper.call(ModelRequest("hi"))
     elapsed = time.monotonic() - started
     assert not result.ok and result.record.retries == 1
     assert "deadline_s=1" in result.record.error
@@ -89,14 +93,14 @@ def test_an_explicit_deadline_bounds_each_attempt_and_a_timeout_is_retried(serve
 
 def test_a_fast_answer_is_untouched_by_the_deadline(server):
     server.route("POST", "/chat/completions", [openai_ok("fine")])
-    result = openai(server, timeout_s=2, deadline_s=1.0).call(cm.ModelRequest("hi"))
+    result = openai(server, timeout_s=2, deadline_s=1.0).call(ModelRequest("hi"))
     assert result.ok and result.text == "fine"
 
 
 def test_deadline_defaults_to_twice_the_read_timeout_and_is_configurable():
-    settings = cm.RoleSettings(role="maestro", timeout_s=7.0)
+    settings = RoleSettings(role="maestro", timeout_s=7.0)
     assert settings.request_deadline_s() == 14.0
-    assert cm.RoleSettings(timeout_s=7.0, deadline_s=3.0).request_deadline_s() == 3.0
+    assert RoleSettings(timeout_s=7.0, deadline_s=3.0).request_deadline_s() == 3.0
     from android_world.model_config import ModelsConfig
 
     config = ModelsConfig.model_validate({"maestro": {"timeout_s": 10, "deadline_s": 12}})
@@ -114,8 +118,8 @@ def test_deadline_defaults_to_twice_the_read_timeout_and_is_configurable():
 
 def test_a_200_without_choices_is_a_failed_call(server):
     server.route("POST", "/chat/completions", [openai_no_choices()])
-    ledger = cm.UsageLedger()
-    result = openai(server, ledger).call(cm.ModelRequest("hi"))
+    ledger = UsageLedger()
+    result = openai(server, ledger).call(ModelRequest("hi"))
     assert not result.ok and result.error_kind == "fatal"
     assert "HTTP 200" in result.record.error and "no choices" in result.record.error
     assert ledger.totals()["errors"] == 1
@@ -132,7 +136,7 @@ def test_a_200_without_choices_is_a_failed_call(server):
 )
 def test_wrongly_typed_usage_is_a_failed_call_that_names_the_field(server, usage, named):
     server.route("POST", "/chat/completions", [openai_with_usage("a good answer", usage)])
-    result = openai(server).call(cm.ModelRequest("hi"))
+    result = openai(server).call(ModelRequest("hi"))
     assert not result.ok
     assert "HTTP 200" in result.record.error and named in result.record.error
     assert "invalid literal" not in result.record.error  # our words, not Python's
@@ -145,13 +149,13 @@ def test_usage_that_is_absent_or_null_is_estimated_not_an_error(server):
         [openai_with_usage("ok", None), openai_with_usage("ok", {"prompt_tokens": None})],
     )
     for _ in range(2):
-        result = openai(server).call(cm.ModelRequest("hi"))
+        result = openai(server).call(ModelRequest("hi"))
         assert result.ok and result.record.tokens_estimated
 
 
 def test_an_event_stream_that_was_not_asked_for_is_a_failed_call_with_a_clear_message(server):
     server.route("POST", "/chat/completions", [event_stream("Hel", "lo")])
-    result = openai(server).call(cm.ModelRequest("hi"))
+    result = openai(server).call(ModelRequest("hi"))
     assert not result.ok
     assert "event stream" in result.record.error and "stream" in result.record.error
     assert "AttributeError" not in result.record.error
@@ -162,7 +166,7 @@ def test_content_that_is_not_text_is_a_failed_call(server):
     status, body = openai_ok("x")[:2]
     body["choices"][0]["message"]["content"] = {"text": "x"}
     server.route("POST", "/chat/completions", [(status, body)])
-    result = openai(server).call(cm.ModelRequest("hi"))
+    result = openai(server).call(ModelRequest("hi"))
     assert not result.ok and "choices[0].message.content" in result.record.error
 
 
@@ -174,24 +178,24 @@ def test_content_that_is_not_text_is_a_failed_call(server):
 @pytest.mark.parametrize("fault", [RESET, DISCONNECT], ids=["rst", "closed"])
 def test_a_reset_is_named_and_retried_as_transient(server, fault):
     server.route("POST", "/chat/completions", [fault, fault, openai_ok("back")])
-    result = openai(server, max_retries=3).call(cm.ModelRequest("hi"))
+    result = openai(server, max_retries=3).call(ModelRequest("hi"))
     assert result.ok and result.text == "back" and result.record.retries == 2
     server.route("POST", "/chat/completions", [fault])
-    failed = openai(server, max_retries=1).call(cm.ModelRequest("hi"))
+    failed = openai(server, max_retries=1).call(ModelRequest("hi"))
     assert not failed.ok and failed.error_kind == "transient"
     assert "reset" in failed.record.error and "refused" not in failed.record.error
     assert "start the server" not in failed.record.error
 
 
 def test_refused_is_named_and_not_retried():
-    result = openai(free_port_url() + "/v1", max_retries=3).call(cm.ModelRequest("hi"))
+    result = openai(free_port_url() + "/v1", max_retries=3).call(ModelRequest("hi"))
     assert not result.ok and result.error_kind == "fatal" and result.record.retries == 0
     assert "connection refused" in result.record.error and "reset" not in result.record.error
 
 
 def test_a_timeout_is_named_and_retried(server):
     server.route("POST", "/chat/completions", [(*openai_ok("late"), 1.5)])
-    result = openai(server, timeout_s=0.5, max_retries=1).call(cm.ModelRequest("hi"))
+    result = openai(server, timeout_s=0.5, max_retries=1).call(ModelRequest("hi"))
     assert not result.ok and result.error_kind == "transient" and result.record.retries == 1
     assert "timed out" in result.record.error
     assert "refused" not in result.record.error and "reset" not in result.record.error
@@ -199,12 +203,12 @@ def test_a_timeout_is_named_and_retried(server):
 
 def test_ollama_tells_reset_from_refused(server):
     server.route("POST", "/api/chat", [RESET, ollama_ok("back")])
-    result = ollama(server).call(cm.ModelRequest("hi"))
+    result = ollama(server).call(ModelRequest("hi"))
     assert result.ok and result.record.retries == 1
     server.route("POST", "/api/chat", [RESET])
-    failed = ollama(server, max_retries=0).call(cm.ModelRequest("hi"))
+    failed = ollama(server, max_retries=0).call(ModelRequest("hi"))
     assert "reset" in failed.record.error and "ollama serve" not in failed.record.error
-    refused = ollama(free_port_url(), max_retries=3).call(cm.ModelRequest("hi"))
+    refused = ollama(free_port_url(), max_retries=3).call(ModelRequest("hi"))
     assert "connection refused" in refused.record.error and refused.record.retries == 0
 
 
@@ -225,7 +229,7 @@ def test_network_fault_reads_the_cause_chain(exc, fault):
         except Exception as inner:
             raise RuntimeError("Connection error.") from inner
     except RuntimeError as outer:
-        assert cm.network_fault(outer) == fault
+        assert network_fault(outer) == fault
 
 
 # --------------------------------------------------------------------------------------------------
@@ -243,13 +247,13 @@ def test_every_request_the_server_saw_is_in_the_ledger_negotiation_included(serv
         return openai_ok('{"score": 7}')
 
     server.route("POST", "/chat/completions", like_llama_cpp_python)
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     for role in ("maestro", "verifiers"):
-        wrapper = cm.OpenAICompatibleWrapper(
+        wrapper = OpenAICompatibleWrapper(
             role, "m", base_url=server.url + "/v1", ledger=ledger, retry_initial_delay_s=0.0
         )
         for _ in range(3):
-            assert wrapper.call(cm.ModelRequest("rate", (screenshot(),), SCHEMA)).ok
+            assert wrapper.call(ModelRequest("rate", (screenshot(),), SCHEMA)).ok
     totals = ledger.totals()
     assert totals["model_calls"] == 6
     assert totals["model_calls"] + totals["retries"] == len(server.requests)
@@ -297,11 +301,11 @@ def executor_chat(current: np.ndarray) -> list[ChatMessage]:
 
 def test_a_server_allowing_one_image_gets_the_current_screen_not_none(server):
     server.route("POST", "/chat/completions", like_default_vllm)
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = openai(server, ledger)
     wrapper.role = "section_leader"
     current = screenshot(seed=3)
-    first = wrapper.call(cm.ModelRequest.chat(executor_chat(current)))
+    first = wrapper.call(ModelRequest.chat(executor_chat(current)))
     assert first.ok and "at most 1 image" in first.record.note
     assert first.record.retries == 1
     refused, accepted = server.requests
@@ -309,7 +313,7 @@ def test_a_server_allowing_one_image_gets_the_current_screen_not_none(server):
     [kept] = sent_images(accepted)
     assert (kept == current).all()
     # Learned for the run: the next request goes out with one image at once.
-    second = wrapper.call(cm.ModelRequest.chat(executor_chat(screenshot(seed=4))))
+    second = wrapper.call(ModelRequest.chat(executor_chat(screenshot(seed=4))))
     assert second.ok and second.record.note == "" and second.record.retries == 0
     assert len(sent_images(server.requests[-1])) == 1
     [fact] = neg.SERVERS.snapshot()
@@ -325,7 +329,7 @@ def test_a_server_refusing_even_one_image_ends_text_only(server):
 
     server.route("POST", "/chat/completions", text_only)
     wrapper = openai(server)
-    result = wrapper.call(cm.ModelRequest.chat(executor_chat(screenshot(seed=3))))
+    result = wrapper.call(ModelRequest.chat(executor_chat(screenshot(seed=3))))
     assert result.ok and "refused image parts" in result.record.note
     assert [len(sent_images(r)) for r in server.requests] == [3, 1, 0]
     [fact] = neg.SERVERS.snapshot()
@@ -339,21 +343,21 @@ def test_a_stated_limit_above_one_is_used(server):
         return openai_ok("ok")
 
     server.route("POST", "/chat/completions", at_most_two)
-    result = openai(server).call(cm.ModelRequest.chat(executor_chat(screenshot(seed=3))))
+    result = openai(server).call(ModelRequest.chat(executor_chat(screenshot(seed=3))))
     assert result.ok and "at most 2 image" in result.record.note
     assert [len(sent_images(r)) for r in server.requests] == [3, 2]
 
 
 def test_images_on_never_trims(server):
     server.route("POST", "/chat/completions", like_default_vllm)
-    result = openai(server, images="on").call(cm.ModelRequest.chat(executor_chat(screenshot())))
+    result = openai(server, images="on").call(ModelRequest.chat(executor_chat(screenshot())))
     assert not result.ok and "At most 1 image(s)" in result.record.error
     assert len(server.requests) == 1
 
 
 def test_keeping_the_last_images_keeps_the_current_screen_of_a_flat_request():
     images = tuple(screenshot(seed=i) for i in range(3))
-    request = cm.ModelRequest("look", images)
+    request = ModelRequest("look", images)
     kept = request.keeping_last_images(1)
     assert len(kept.images) == 1 and (kept.images[0] == images[-1]).all()
     assert request.keeping_last_images(0).images == ()

@@ -9,7 +9,12 @@ import test_models_fakes as fakes
 from test_models_fakes import decode_png, gemini_error, gemini_ok, screenshot
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.model_clients.call_types import ModelRequest
+from android_world.agents.custom.model_clients.errors import ModelSetupError
+from android_world.agents.custom.model_clients.gemini import GeminiWrapper
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.replay import RecordingWrapper
+from android_world.agents.custom.model_clients.resolution import FallbackWrapper, resolve_role
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -25,7 +30,7 @@ def key(monkeypatch):
 
 def make(server, model="gemini-2.5-flash", ledger=None, sleeps=None, **kwargs):
     kwargs.setdefault("max_retries", 3)
-    return cm.GeminiWrapper(
+    return GeminiWrapper(
         "verifiers",
         model,
         base_url=server.url,
@@ -38,7 +43,7 @@ def make(server, model="gemini-2.5-flash", ledger=None, sleeps=None, **kwargs):
 
 def test_request_carries_model_prompt_image_temperature_schema_and_system(server):
     server.route("POST", ":generateContent", [gemini_ok('{"ok": true}')])
-    ledger = cm.UsageLedger({"gemini-2.5-flash": (0.30, 2.50)})
+    ledger = UsageLedger({"gemini-2.5-flash": (0.30, 2.50)})
     wrapper = make(server, ledger=ledger, temperature=0.3, thinking_budget=0)
     image = screenshot(40, 20)
     text, is_safe, raw = wrapper.predict_json("Is it ok?", [image], SCHEMA, system="You verify.")
@@ -89,7 +94,7 @@ def test_gemma_gets_system_and_schema_in_the_prompt(server):
 
 def test_429_then_success_is_retried_and_counted(server):
     server.route("POST", ":generateContent", [gemini_error(429), gemini_ok("fine")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     sleeps: list[float] = []
     text, _, _ = make(server, ledger=ledger, sleeps=sleeps).predict("hi")
     assert text == "fine"
@@ -102,7 +107,7 @@ def test_429_then_success_is_retried_and_counted(server):
 def test_persistent_503_returns_error_triple_after_configured_attempts(server):
     # 503 (overloaded) is retried max_retries times; a plain 500 only once (test_models_negotiation).
     server.route("POST", ":generateContent", [gemini_error(503)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     sleeps: list[float] = []
     wrapper = make(server, ledger=ledger, sleeps=sleeps, max_retries=2)
     assert wrapper.predict("hi") == (infer.ERROR_CALLING_LLM, None, None)
@@ -116,13 +121,13 @@ def test_persistent_503_returns_error_triple_after_configured_attempts(server):
 def test_400_is_not_retried(server):
     server.route("POST", ":generateContent", [gemini_error(400, "bad request")])
     wrapper = make(server)
-    result = wrapper.call(cm.ModelRequest("hi"))
+    result = wrapper.call(ModelRequest("hi"))
     assert result.error_kind == "fatal" and len(server.requests) == 1
 
 
 def test_timeout_is_retried_then_reported(server):
     server.route("POST", ":generateContent", [(*gemini_ok("late"), 2.0)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = make(server, ledger=ledger, timeout_s=0.3, max_retries=1)
     assert wrapper.predict("hi")[0] == infer.ERROR_CALLING_LLM
     (record,) = ledger.records()
@@ -139,7 +144,7 @@ def test_timeout_is_retried_then_reported(server):
 )
 def test_safety_block_is_unsafe(server, payload):
     server.route("POST", ":generateContent", [(200, payload)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     assert make(server, ledger=ledger).predict("hi") == (infer.ERROR_CALLING_LLM, False, None)
     assert len(server.requests) == 1
     assert "safety" in ledger.records()[0].error
@@ -150,13 +155,13 @@ def test_truncated_thinking_is_a_clear_error(server):
         "candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "MAX_TOKENS"}]
     }
     server.route("POST", ":generateContent", [(200, payload)])
-    result = make(server).call(cm.ModelRequest("hi"))
+    result = make(server).call(ModelRequest("hi"))
     assert "max_output_tokens" in result.record.error
 
 
 def test_missing_key_names_both_variables(monkeypatch, server):
     monkeypatch.delenv("GOOGLE_API_KEY")
-    with pytest.raises(cm.ModelSetupError) as error:
+    with pytest.raises(ModelSetupError) as error:
         make(server)
     assert "GOOGLE_API_KEY" in str(error.value) and "GEMINI_API_KEY" in str(error.value)
 
@@ -172,10 +177,10 @@ def test_gemini_api_key_variable_is_used(monkeypatch, server):
 def test_fallback_to_the_other_model_after_exhausted_retries(server):
     server.route("POST", "gemini-2.5-pro:generateContent", [gemini_error(503)])
     server.route("POST", "gemini-2.5-flash:generateContent", [gemini_ok("from flash")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     primary = make(server, model="gemini-2.5-pro", ledger=ledger, max_retries=1)
     secondary = make(server, model="gemini-2.5-flash", ledger=ledger)
-    wrapper = cm.FallbackWrapper(primary, secondary)
+    wrapper = FallbackWrapper(primary, secondary)
     assert wrapper.predict("plan")[0] == "from flash"
     records = ledger.records()
     assert [r.model for r in records] == ["gemini-2.5-pro", "gemini-2.5-flash"]
@@ -187,8 +192,8 @@ def test_auto_routes_planner_to_pro_and_verifiers_to_flash_with_fallbacks(server
     from android_world.model_config import ModelsConfig
 
     config = ModelsConfig(gemini_base_url=server.url)
-    maestro = cm.resolve_role("maestro", config.role_settings("maestro"))
-    verifiers = cm.resolve_role("verifiers", config.role_settings("verifiers"))
+    maestro = resolve_role("maestro", config.role_settings("maestro"))
+    verifiers = resolve_role("verifiers", config.role_settings("verifiers"))
     assert (maestro.backend, maestro.model) == ("gemini", "gemini-2.5-pro")
     assert maestro.wrapper.secondary.model == "gemini-2.5-flash"
     assert (verifiers.backend, verifiers.model) == ("gemini", "gemini-2.5-flash")
@@ -199,11 +204,11 @@ def test_auto_routes_planner_to_pro_and_verifiers_to_flash_with_fallbacks(server
 def test_key_never_leaks_into_errors_ledger_or_recordings(server, tmp_path):
     # A server that echoes the key back in its error message.
     server.route("POST", ":generateContent", [gemini_error(400, f"API key {SECRET} not valid")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     events: list[dict] = []
     ledger.add_listener(lambda record: events.append(record.to_event()))
     recording = tmp_path / "calls.jsonl"
-    wrapper = cm.RecordingWrapper(make(server, ledger=ledger), recording)
+    wrapper = RecordingWrapper(make(server, ledger=ledger), recording)
     text, _, _ = wrapper.predict("hi")
     outputs = [
         text,

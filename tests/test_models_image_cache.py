@@ -6,7 +6,9 @@ import numpy as np
 import test_models_fakes as fakes
 from test_models_fakes import openai_ok
 
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.model_clients import payload
+from android_world.agents.custom.model_clients.call_types import ModelRequest
+from android_world.agents.custom.model_clients.openai_compatible import OpenAICompatibleWrapper
 
 server = fakes.fake_server
 
@@ -23,15 +25,15 @@ def test_the_same_frame_is_encoded_once_and_a_new_frame_again(server, monkeypatc
         return real_save(self, fp, format=format, **kwargs)
 
     monkeypatch.setattr(Image.Image, "save", counting_save)
-    cm._PNG_CACHE.clear()
+    payload._PNG_CACHE.clear()
     server.route("POST", "/chat/completions", [openai_ok('{"score": 8, "reasoning": "ok"}')])
-    wrapper = cm.OpenAICompatibleWrapper("verifiers", "m", base_url=server.url + "/v1")
+    wrapper = OpenAICompatibleWrapper("verifiers", "m", base_url=server.url + "/v1")
     frame = np.full((64, 32, 3), 7, dtype=np.uint8)
     for _ in range(3):  # three personas judging one step
-        assert wrapper.call(cm.ModelRequest("judge", (frame,))).ok
+        assert wrapper.call(ModelRequest("judge", (frame,))).ok
     assert encoded == [(32, 64)]
     other = np.full((64, 32, 3), 9, dtype=np.uint8)
-    assert wrapper.call(cm.ModelRequest("next step", (other,))).ok
+    assert wrapper.call(ModelRequest("next step", (other,))).ok
     assert encoded == [(32, 64), (32, 64)]
     sent = [c["body"]["messages"][-1]["content"][-1]["image_url"]["url"] for c in server.calls("")]
     assert len(set(sent)) == 2  # the cached bytes are the frame's own

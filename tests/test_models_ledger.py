@@ -8,10 +8,14 @@ import threading
 import pytest
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.celil_secrets import redact, register_secret
+from android_world.agents.custom.model_clients.call_types import CallRecord, ModelReply
+from android_world.agents.custom.model_clients.ledger import UsageLedger, per_step
+from android_world.agents.custom.model_clients.replay import RecordingWrapper, ReplayWrapper
+from android_world.agents.custom.model_clients.retries import BackendWrapper
 
 
-class ScriptedWrapper(cm.BackendWrapper):
+class ScriptedWrapper(BackendWrapper):
     """A backend whose `_send` follows a script, to test the shared retry/ledger loop alone."""
 
     backend = "gemini"
@@ -29,7 +33,7 @@ class ScriptedWrapper(cm.BackendWrapper):
         step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
         if isinstance(step, BaseException):
             raise step
-        return cm.ModelReply(step, {"ok": True}, True, 100, 10)
+        return ModelReply(step, {"ok": True}, True, 100, 10)
 
 
 class StatusError(Exception):
@@ -42,14 +46,14 @@ PRICES = {"gemini-2.5-flash": (0.30, 2.50), "gemini-2.5-pro": (1.25, 10.0)}
 
 
 def test_totals_by_role_and_cost():
-    ledger = cm.UsageLedger(PRICES)
-    ledger.record(cm.CallRecord("maestro", "gemini", "gemini-2.5-pro", 1000, 200, 1.5))
+    ledger = UsageLedger(PRICES)
+    ledger.record(CallRecord("maestro", "gemini", "gemini-2.5-pro", 1000, 200, 1.5))
     ledger.record(
-        cm.CallRecord("verifiers", "gemini", "gemini-2.5-flash-001", 2000, 100, 0.5, retries=2)
+        CallRecord("verifiers", "gemini", "gemini-2.5-flash-001", 2000, 100, 0.5, retries=2)
     )
-    ledger.record(cm.CallRecord("section_leader", "ollama", "ui-tars", 3000, 50, 4.0))
+    ledger.record(CallRecord("section_leader", "ollama", "ui-tars", 3000, 50, 4.0))
     ledger.record(
-        cm.CallRecord("verifiers", "gemini", "gemini-2.5-flash", 0, 0, 0.25, error="HTTP 500")
+        CallRecord("verifiers", "gemini", "gemini-2.5-flash", 0, 0, 0.25, error="HTTP 500")
     )
     totals = ledger.totals()
     assert totals["model_calls"] == 4
@@ -70,16 +74,16 @@ def test_totals_by_role_and_cost():
         "by_role",
     }
     json.dumps(totals)  # JSON-serialisable
-    assert cm.per_step(totals, 2)["calls_per_step"] == 2.0
-    assert cm.per_step(totals, 2)["tokens_per_step"] == 3175.0
+    assert per_step(totals, 2)["calls_per_step"] == 2.0
+    assert per_step(totals, 2)["tokens_per_step"] == 3175.0
 
 
 def test_episode_reset_and_run_totals():
-    ledger = cm.UsageLedger()
-    ledger.record(cm.CallRecord("maestro", "gemini", "m", 1, 1, 1.0))
+    ledger = UsageLedger()
+    ledger.record(CallRecord("maestro", "gemini", "m", 1, 1, 1.0))
     first = ledger.reset_episode()
-    ledger.record(cm.CallRecord("maestro", "gemini", "m", 2, 2, 1.0))
-    ledger.record(cm.CallRecord("maestro", "gemini", "m", 3, 3, 1.0))
+    ledger.record(CallRecord("maestro", "gemini", "m", 2, 2, 1.0))
+    ledger.record(CallRecord("maestro", "gemini", "m", 3, 3, 1.0))
     assert first["model_calls"] == 1
     assert ledger.episode_totals()["model_calls"] == 2
     assert ledger.episode_totals()["prompt_tokens"] == 5
@@ -89,7 +93,7 @@ def test_episode_reset_and_run_totals():
 
 
 def test_listeners_get_events_and_a_broken_listener_is_contained():
-    ledger = cm.UsageLedger(PRICES)
+    ledger = UsageLedger(PRICES)
     events = []
     ledger.add_listener(lambda r: events.append(r.to_event()))
     ledger.add_listener(lambda r: 1 / 0)
@@ -103,7 +107,7 @@ def test_listeners_get_events_and_a_broken_listener_is_contained():
 
 
 def test_parallel_calls_are_all_counted():
-    ledger = cm.UsageLedger(PRICES)
+    ledger = UsageLedger(PRICES)
     wrapper = ScriptedWrapper(["ok"], ledger=ledger)
     threads = [
         threading.Thread(target=lambda: [wrapper.predict("x") for _ in range(50)]) for _ in range(8)
@@ -118,7 +122,7 @@ def test_parallel_calls_are_all_counted():
 
 def test_retry_loop_counts_and_stops():
     sleeps = []
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = ScriptedWrapper(
         [StatusError(429), StatusError(503), "third time"],
         ledger=ledger,
@@ -133,7 +137,7 @@ def test_retry_loop_counts_and_stops():
 
 
 def test_non_retryable_and_unexpected_errors_never_raise():
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = ScriptedWrapper([StatusError(400)], ledger=ledger, sleep=lambda s: None)
     assert wrapper.predict("x") == (infer.ERROR_CALLING_LLM, None, None)
     assert wrapper.sent == 1
@@ -156,14 +160,14 @@ def test_recording_a_plain_infer_wrapper(tmp_path):
             return "mm", None, None
 
     path = tmp_path / "r.jsonl"
-    recorder = cm.RecordingWrapper(Plain(), path, role="maestro")
+    recorder = RecordingWrapper(Plain(), path, role="maestro")
     assert recorder.predict("x")[0] == "plain x"
     assert json.loads(path.read_text())["response_text"] == "plain x"
-    assert cm.ReplayWrapper("maestro", path).predict("x")[0] == "plain x"
+    assert ReplayWrapper("maestro", path).predict("x")[0] == "plain x"
 
 
 def test_redact_scrubs_registered_and_env_secrets(monkeypatch):
     monkeypatch.setenv("GEMINI_API_KEY", "sk-SECRET-123")
-    assert cm.redact("key sk-SECRET-123 leaked") == "key <redacted> leaked"
-    cm.register_secret("another-SECRET-xyz")
-    assert "another-SECRET-xyz" not in cm.redact("x another-SECRET-xyz")
+    assert redact("key sk-SECRET-123 leaked") == "key <redacted> leaked"
+    register_secret("another-SECRET-xyz")
+    assert "another-SECRET-xyz" not in redact("x another-SECRET-xyz")

@@ -10,8 +10,12 @@ import pytest
 import test_models_fakes as fakes
 from test_models_fakes import free_port_url, openai_ok, screenshot
 
-from android_world.agents.custom import celil_models as cm
-from android_world.agents.custom import celil_negotiation as neg
+from android_world.agents.custom.model_clients import negotiation as neg
+from android_world.agents.custom.model_clients.call_types import ModelRequest
+from android_world.agents.custom.model_clients.errors import ModelSetupError
+from android_world.agents.custom.model_clients.openai_compatible import OpenAICompatibleWrapper
+from android_world.agents.custom.model_clients.resolution import resolve_role
+from android_world.agents.custom.model_clients.settings import RoleSettings
 
 server = fakes.fake_server
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}
@@ -53,12 +57,12 @@ def like_llama_cpp_python(request):
 def wrapper(server, role="verifiers", **kwargs):
     kwargs.setdefault("max_retries", 3)
     kwargs.setdefault("retry_initial_delay_s", 0.0)
-    return cm.OpenAICompatibleWrapper(role, "m", base_url=server.url + "/v1", **kwargs)
+    return OpenAICompatibleWrapper(role, "m", base_url=server.url + "/v1", **kwargs)
 
 
 def test_refused_json_schema_falls_back_to_json_object_with_the_schema_once(server):
     server.route("POST", "/chat/completions", like_llama_cpp_python)
-    first = wrapper(server).call(cm.ModelRequest("rate", schema=SCHEMA))
+    first = wrapper(server).call(ModelRequest("rate", schema=SCHEMA))
     assert first.ok and first.text == '{"score": 7}'
     assert "refused response_format json_schema; using json_object" in first.record.note
     assert first.record.retries == 1  # the re-send in the next form is a request too (issue 27)
@@ -68,7 +72,7 @@ def test_refused_json_schema_falls_back_to_json_object_with_the_schema_once(serv
         {"type": "json_object", "schema": SCHEMA},
     ]
     # Another role's wrapper on the same server starts with what works.
-    second = wrapper(server, role="maestro").call(cm.ModelRequest("plan", schema=SCHEMA))
+    second = wrapper(server, role="maestro").call(ModelRequest("plan", schema=SCHEMA))
     assert second.ok and second.record.note == ""
     assert server.calls("/chat/completions")[-1]["body"]["response_format"]["type"] == (
         "json_object"
@@ -82,7 +86,7 @@ def test_a_server_refusing_every_format_gets_the_schema_in_the_prompt(server):
         return openai_ok('{"score": 3}')
 
     server.route("POST", "/chat/completions", no_response_format)
-    result = wrapper(server).call(cm.ModelRequest("rate", schema=SCHEMA))
+    result = wrapper(server).call(ModelRequest("rate", schema=SCHEMA))
     assert result.ok and result.text == '{"score": 3}'
     last = server.calls("/chat/completions")[-1]["body"]
     assert "response_format" not in last
@@ -92,7 +96,7 @@ def test_a_server_refusing_every_format_gets_the_schema_in_the_prompt(server):
 def test_an_explicit_form_is_never_changed(server):
     server.route("POST", "/chat/completions", like_llama_cpp_python)
     result = wrapper(server, structured_output="json_schema").call(
-        cm.ModelRequest("rate", schema=SCHEMA)
+        ModelRequest("rate", schema=SCHEMA)
     )
     assert not result.ok and "HTTP 500" in result.record.error
     assert "literal_error" in result.record.error  # the server's own words reach the user
@@ -102,9 +106,9 @@ def test_an_explicit_form_is_never_changed(server):
 def test_a_text_only_model_gets_the_request_without_images_and_then_never_again(server):
     server.route("POST", "/chat/completions", like_llama_cpp_python)
     model = wrapper(server, structured_output="json_object")
-    first = model.call(cm.ModelRequest("rate this screen", (screenshot(),), SCHEMA))
+    first = model.call(ModelRequest("rate this screen", (screenshot(),), SCHEMA))
     assert first.ok and "refused image parts" in first.record.note
-    second = model.call(cm.ModelRequest("and this one", (screenshot(),), SCHEMA))
+    second = model.call(ModelRequest("and this one", (screenshot(),), SCHEMA))
     assert second.ok and second.record.note == ""
     bodies = [c["body"] for c in server.calls("/chat/completions")]
     assert [isinstance(b["messages"][-1]["content"], list) for b in bodies] == [True, False, False]
@@ -113,21 +117,21 @@ def test_a_text_only_model_gets_the_request_without_images_and_then_never_again(
 def test_images_off_never_sends_them_and_on_never_drops_them(server):
     server.route("POST", "/chat/completions", like_llama_cpp_python)
     off = wrapper(server, images="off", structured_output="json_object")
-    assert off.call(cm.ModelRequest("look", (screenshot(),), SCHEMA)).ok
+    assert off.call(ModelRequest("look", (screenshot(),), SCHEMA)).ok
     assert not isinstance(
         server.calls("/chat/completions")[-1]["body"]["messages"][-1]["content"], list
     )
     on = wrapper(server, role="maestro", images="on", structured_output="json_object")
-    refused = on.call(cm.ModelRequest("look", (screenshot(),), SCHEMA))
+    refused = on.call(ModelRequest("look", (screenshot(),), SCHEMA))
     assert not refused.ok and "can only concatenate" in refused.record.error
 
 
 def test_a_plain_500_is_retried_once_and_a_503_up_to_max_retries(server):
     server.route("POST", "/chat/completions", [(500, {"error": {"message": "boom"}})])
-    result = wrapper(server).call(cm.ModelRequest("hi"))
+    result = wrapper(server).call(ModelRequest("hi"))
     assert not result.ok and result.record.retries == 1
     server.route("POST", "/chat/completions", [(503, {"error": {"message": "loading"}})])
-    result = wrapper(server).call(cm.ModelRequest("hi"))
+    result = wrapper(server).call(ModelRequest("hi"))
     assert not result.ok and result.record.retries == 3
 
 
@@ -155,13 +159,13 @@ def test_refusal_rules(status, detail, refusal, images):
 
 
 def test_a_configured_server_that_is_down_or_loading_stops_auto_at_start_up(server):
-    settings = cm.RoleSettings(role="maestro", auto_order=("openai",))
-    down = cm.RoleSettings(**{**settings.__dict__, "openai_base_url": free_port_url() + "/v1"})
-    with pytest.raises(cm.ModelSetupError, match="openai_base_url is set but unusable"):
-        cm.resolve_role("maestro", down)
+    settings = RoleSettings(role="maestro", auto_order=("openai",))
+    down = RoleSettings(**{**settings.__dict__, "openai_base_url": free_port_url() + "/v1"})
+    with pytest.raises(ModelSetupError, match="openai_base_url is set but unusable"):
+        resolve_role("maestro", down)
     server.route("GET", "/models", [(503, {"error": {"message": "Loading model"}})])
-    loading = cm.RoleSettings(**{**settings.__dict__, "openai_base_url": server.url + "/v1"})
-    with pytest.raises(cm.ModelSetupError, match=r"HTTP 503 \(still loading"):
-        cm.resolve_role("maestro", loading)
+    loading = RoleSettings(**{**settings.__dict__, "openai_base_url": server.url + "/v1"})
+    with pytest.raises(ModelSetupError, match=r"HTTP 503 \(still loading"):
+        resolve_role("maestro", loading)
     # Not configured: auto runs offline, as before.
-    assert cm.resolve_role("maestro", settings).backend == "offline"
+    assert resolve_role("maestro", settings).backend == "offline"

@@ -15,7 +15,11 @@ from test_models_fakes import (
 )
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.model_clients.errors import ModelSetupError
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.openai_compatible import OpenAICompatibleWrapper
+from android_world.agents.custom.model_clients.resolution import resolve_role
+from android_world.agents.custom.model_clients.settings import RoleSettings
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"steps": {"type": "array"}}}
@@ -31,7 +35,7 @@ def no_keys(monkeypatch):
 
 def make(base_url, ledger=None, **kwargs):
     kwargs.setdefault("max_retries", 2)
-    return cm.OpenAICompatibleWrapper(
+    return OpenAICompatibleWrapper(
         "maestro",
         "served-model",
         base_url=base_url,
@@ -44,7 +48,7 @@ def make(base_url, ledger=None, **kwargs):
 
 def test_request_has_model_data_url_images_temperature_and_schema(server):
     server.route("POST", "/chat/completions", [openai_ok('{"steps": []}')])
-    ledger = cm.UsageLedger({"served-model": (1.0, 2.0)})
+    ledger = UsageLedger({"served-model": (1.0, 2.0)})
     image = screenshot(24, 12)
     wrapper = make(server.url + "/v1", ledger=ledger, temperature=0.4)
     text, _, raw = wrapper.predict_json("Plan.", [image], SCHEMA, system="You plan.")
@@ -77,7 +81,7 @@ def test_text_only_prompt_is_a_plain_string_without_response_format(server):
 def test_key_from_named_env_var_is_sent_but_never_reported(monkeypatch, server):
     monkeypatch.setenv("MY_SERVER_KEY", SECRET)
     server.route("POST", "/chat/completions", [openai_error(401, f"bad key {SECRET}")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = make(server.url + "/v1", ledger=ledger, api_key_env="MY_SERVER_KEY")
     text, _, _ = wrapper.predict("hi")
     assert server.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
@@ -89,20 +93,20 @@ def test_key_from_named_env_var_is_sent_but_never_reported(monkeypatch, server):
 
 def test_missing_named_key_is_a_setup_error(monkeypatch, server):
     monkeypatch.delenv("MY_SERVER_KEY", raising=False)
-    with pytest.raises(cm.ModelSetupError, match="MY_SERVER_KEY"):
+    with pytest.raises(ModelSetupError, match="MY_SERVER_KEY"):
         make(server.url + "/v1", api_key_env="MY_SERVER_KEY")
 
 
 def test_429_then_success_is_retried(server):
     server.route("POST", "/chat/completions", [openai_error(429), openai_ok("ok")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     assert make(server.url + "/v1", ledger=ledger).predict("hi")[0] == "ok"
     assert ledger.records()[0].retries == 1 and len(server.requests) == 2
 
 
 def test_persistent_503_gives_up_after_configured_attempts(server):
     server.route("POST", "/chat/completions", [openai_error(503)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = make(server.url + "/v1", ledger=ledger, max_retries=3)
     assert wrapper.predict("hi") == (infer.ERROR_CALLING_LLM, None, None)
     assert len(server.requests) == 4
@@ -111,14 +115,14 @@ def test_persistent_503_gives_up_after_configured_attempts(server):
 
 def test_404_model_names_the_models_endpoint(server):
     server.route("POST", "/chat/completions", [openai_error(404, "no such model")])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     make(server.url + "/v1", ledger=ledger).predict("hi")
     assert "/v1/models" in ledger.records()[0].error and len(server.requests) == 1
 
 
 def test_connection_refused_names_url_and_fix():
     base_url = free_port_url() + "/v1"
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     assert make(base_url, ledger=ledger).predict("hi")[0] == infer.ERROR_CALLING_LLM
     error = ledger.records()[0].error
     assert base_url in error and "start the server" in error
@@ -126,7 +130,7 @@ def test_connection_refused_names_url_and_fix():
 
 def test_timeout(server):
     server.route("POST", "/chat/completions", [(*openai_ok("late"), 2.0)])
-    ledger = cm.UsageLedger()
+    ledger = UsageLedger()
     wrapper = make(server.url + "/v1", ledger=ledger, timeout_s=0.3, max_retries=0)
     assert wrapper.predict("hi")[0] == infer.ERROR_CALLING_LLM
     assert "did not answer within 0.3s" in ledger.records()[0].error
@@ -139,13 +143,13 @@ def test_content_filter_is_unsafe(server):
 
 def test_auto_uses_a_reachable_server_and_its_first_model(server):
     server.route("GET", "/v1/models", [(200, {"object": "list", "data": [{"id": "qwen-vl"}]})])
-    settings = cm.RoleSettings(
+    settings = RoleSettings(
         role="maestro",
         openai_base_url=server.url + "/v1",
         ollama_host=free_port_url(),
         probe_timeout_s=1.0,
     )
-    resolution = cm.resolve_role("maestro", settings)
+    resolution = resolve_role("maestro", settings)
     assert (resolution.backend, resolution.model) == ("openai", "qwen-vl")
     assert (
         "ollama serve" not in resolution.line()
@@ -153,7 +157,7 @@ def test_auto_uses_a_reachable_server_and_its_first_model(server):
 
 
 def test_auto_without_any_backend_is_offline_with_reasons():
-    settings = cm.RoleSettings(role="verifiers", ollama_host=free_port_url(), probe_timeout_s=0.5)
-    resolution = cm.resolve_role("verifiers", settings)
+    settings = RoleSettings(role="verifiers", ollama_host=free_port_url(), probe_timeout_s=0.5)
+    resolution = resolve_role("verifiers", settings)
     assert resolution.backend == "offline" and resolution.wrapper is None
     assert "no openai_base_url configured" in resolution.reason

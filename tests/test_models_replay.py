@@ -9,7 +9,13 @@ import test_models_fakes as fakes
 from test_models_fakes import FakeServer, gemini_ok, ollama_ok, screenshot
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_models as cm
+from android_world.agents.custom.model_clients.call_types import request_hash
+from android_world.agents.custom.model_clients.errors import ModelSetupError, ReplayMissError
+from android_world.agents.custom.model_clients.gemini import GeminiWrapper
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.ollama import OllamaWrapper
+from android_world.agents.custom.model_clients.replay import RecordingWrapper, ReplayWrapper
+from android_world.agents.custom.model_clients.resolution import resolve_role
 from android_world.model_config import ModelsConfig
 
 SECRET = "sk-SECRET-123"
@@ -37,9 +43,9 @@ def test_record_then_replay_is_identical_without_network(tmp_path):
     answers = [ollama_ok(f"answer {i}", prompt_tokens=10 + i, output_tokens=i) for i in range(5)]
     server.route("POST", "/api/chat", answers)
     recording = tmp_path / "calls.jsonl"
-    live_ledger = cm.UsageLedger()
-    live = cm.OllamaWrapper("verifiers", "qwen2.5vl:7b", host=server.url, ledger=live_ledger)
-    recorded = [(t, s) for t, s, _ in _calls(cm.RecordingWrapper(live, recording))]
+    live_ledger = UsageLedger()
+    live = OllamaWrapper("verifiers", "qwen2.5vl:7b", host=server.url, ledger=live_ledger)
+    recorded = [(t, s) for t, s, _ in _calls(RecordingWrapper(live, recording))]
     server.close()  # nothing listens any more: replay must not need the network
 
     lines = [json.loads(line) for line in recording.read_text().splitlines()]
@@ -52,8 +58,8 @@ def test_record_then_replay_is_identical_without_network(tmp_path):
     assert lines[0]["request_hash"] == lines[2]["request_hash"]
     assert lines[1]["request_hash"] != lines[3]["request_hash"]
 
-    replay_ledger = cm.UsageLedger()
-    replay = cm.ReplayWrapper("verifiers", recording, ledger=replay_ledger)
+    replay_ledger = UsageLedger()
+    replay = ReplayWrapper("verifiers", recording, ledger=replay_ledger)
     replayed = [(t, s) for t, s, _ in _calls(replay)]
     assert replayed == recorded
     assert [r[0] for r in replayed] == [f"answer {i}" for i in range(5)]
@@ -68,7 +74,7 @@ def _one_line_recording(tmp_path, role="maestro", prompt="known"):
         "role": role,
         "backend": "gemini",
         "model": "gemini-2.5-pro",
-        "request_hash": cm.request_hash(prompt),
+        "request_hash": request_hash(prompt),
         "response_text": "recorded",
         "is_safe": True,
         "usage": {"prompt_tokens": 3, "completion_tokens": 1},
@@ -79,8 +85,8 @@ def _one_line_recording(tmp_path, role="maestro", prompt="known"):
 
 def test_missing_recording_is_a_clear_error_naming_role_and_call_number(tmp_path):
     path = _one_line_recording(tmp_path)
-    ledger = cm.UsageLedger()
-    replay = cm.ReplayWrapper("maestro", path, ledger=ledger)
+    ledger = UsageLedger()
+    replay = ReplayWrapper("maestro", path, ledger=ledger)
     assert replay.predict("known")[0] == "recorded"
     assert replay.predict("known") == (infer.ERROR_CALLING_LLM, None, None)  # only recorded once
     assert replay.predict("unknown")[0] == infer.ERROR_CALLING_LLM
@@ -92,22 +98,22 @@ def test_missing_recording_is_a_clear_error_naming_role_and_call_number(tmp_path
 
 def test_other_roles_answers_are_not_used(tmp_path):
     path = _one_line_recording(tmp_path, role="verifiers")
-    replay = cm.ReplayWrapper("maestro", path)
+    replay = ReplayWrapper("maestro", path)
     assert replay.predict("known")[0] == infer.ERROR_CALLING_LLM
 
 
 def test_strict_replay_raises(tmp_path):
     path = _one_line_recording(tmp_path)
-    ledger = cm.UsageLedger()
-    replay = cm.ReplayWrapper("maestro", path, strict=True, ledger=ledger)
-    with pytest.raises(cm.ReplayMissError, match=r"role 'maestro' call #1"):
+    ledger = UsageLedger()
+    replay = ReplayWrapper("maestro", path, strict=True, ledger=ledger)
+    with pytest.raises(ReplayMissError, match=r"role 'maestro' call #1"):
         replay.predict("other")
     assert ledger.records()[0].error  # still in the ledger
 
 
 def test_missing_replay_file_is_a_setup_error(tmp_path):
-    with pytest.raises(cm.ModelSetupError, match="does not exist"):
-        cm.ReplayWrapper("maestro", tmp_path / "nope.jsonl")
+    with pytest.raises(ModelSetupError, match="does not exist"):
+        ReplayWrapper("maestro", tmp_path / "nope.jsonl")
 
 
 def test_recorded_errors_replay_as_errors(tmp_path):
@@ -118,32 +124,30 @@ def test_recorded_errors_replay_as_errors(tmp_path):
         [(200, {"promptFeedback": {"blockReason": "SAFETY"}}), gemini_ok("x")],
     )
     path = tmp_path / "rec.jsonl"
-    live = cm.GeminiWrapper("maestro", "gemini-2.5-pro", base_url=server.url, max_retries=0)
-    recorder = cm.RecordingWrapper(live, path)
+    live = GeminiWrapper("maestro", "gemini-2.5-pro", base_url=server.url, max_retries=0)
+    recorder = RecordingWrapper(live, path)
     first = recorder.predict("p")
     server.close()
     assert first == (infer.ERROR_CALLING_LLM, False, None)
     assert SECRET not in path.read_text()
-    assert cm.ReplayWrapper("maestro", path).predict("p") == first
+    assert ReplayWrapper("maestro", path).predict("p") == first
 
 
 def test_config_replay_path_turns_auto_roles_into_replay_and_record_wraps(tmp_path):
     path = _one_line_recording(tmp_path)
     config = ModelsConfig(replay_path=str(path), record=str(tmp_path / "again.jsonl"))
-    resolution = cm.resolve_role("maestro", config.role_settings("maestro"))
+    resolution = resolve_role("maestro", config.role_settings("maestro"))
     assert resolution.backend == "replay"
-    assert isinstance(resolution.wrapper, cm.RecordingWrapper)
+    assert isinstance(resolution.wrapper, RecordingWrapper)
     assert resolution.wrapper.predict("known")[0] == "recorded"
     again = json.loads((tmp_path / "again.jsonl").read_text())
-    assert again["response_text"] == "recorded" and again["request_hash"] == cm.request_hash(
-        "known"
-    )
+    assert again["response_text"] == "recorded" and again["request_hash"] == request_hash("known")
 
 
 def test_roles_without_recorded_calls_replay_offline(tmp_path):
     path = _one_line_recording(tmp_path, role="maestro")
     config = ModelsConfig(replay_path=str(path))
-    resolution = cm.resolve_role("verifiers", config.role_settings("verifiers"))
+    resolution = resolve_role("verifiers", config.role_settings("verifiers"))
     assert resolution.backend == "offline" and resolution.wrapper is None
     assert "no recorded calls for verifiers" in resolution.reason
     assert resolution.to_dict()["backend"] == "offline"
@@ -153,17 +157,17 @@ def test_roles_without_recorded_calls_replay_offline(tmp_path):
 def test_a_line_that_is_not_a_recorded_call_is_a_setup_error(tmp_path, line):
     path = tmp_path / "rec.jsonl"
     path.write_text(line + "\n")
-    with pytest.raises(cm.ModelSetupError, match=r"rec\.jsonl:1: not a"):
-        cm.ReplayWrapper("maestro", path)
+    with pytest.raises(ModelSetupError, match=r"rec\.jsonl:1: not a"):
+        ReplayWrapper("maestro", path)
 
 
 def test_a_torn_last_line_from_a_killed_recording_is_skipped(tmp_path):
     path = _one_line_recording(tmp_path)
     with path.open("a", encoding="utf-8") as handle:
         handle.write('{"role": "maestro", "request_ha')  # killed mid-write: no newline
-    replay = cm.ReplayWrapper("maestro", path)
+    replay = ReplayWrapper("maestro", path)
     assert replay.predict("known")[0] == "recorded"
     # The same damage in the middle of the file is not a torn tail: it stays an error.
     path.write_text(path.read_text() + "\n" + path.read_text().splitlines()[0] + "\n")
-    with pytest.raises(cm.ModelSetupError, match=r"rec\.jsonl:2: not a JSON line"):
-        cm.ReplayWrapper("maestro", path)
+    with pytest.raises(ModelSetupError, match=r"rec\.jsonl:2: not a JSON line"):
+        ReplayWrapper("maestro", path)

@@ -21,8 +21,8 @@ import test_models_fakes as fakes
 from test_models_fakes import openai_error
 
 from android_world import config
-from android_world.agents.custom import celil_models as cm
 from android_world.agents.custom import celil_secrets as secrets
+from android_world.agents.custom.celil_secrets import redact
 
 ROOT = Path(__file__).resolve().parent.parent
 R = secrets.REDACTED
@@ -73,7 +73,7 @@ def test_registered_and_environment_keys_are_removed(monkeypatch):
 
 
 def test_there_is_one_redaction():
-    assert cm.redact is secrets.redact
+    assert redact is secrets.redact
     assert config.REDACTED == R
     url = "http://u:pw@h/v1?key=k"
     assert config.redact({"base_url": url}) == {"base_url": secrets.redact(url)}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from android_world.agents.custom import celil_maestro, offline
+from android_world.agents.custom import celil_goal_questions as questions
+from android_world.agents.custom import offline
 from android_world.agents.custom import offline_text as text_lib
-from android_world.agents.custom import offline_wording as wording
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.sim_env import SimEnv
@@ -31,7 +31,7 @@ def fields(goal: str) -> dict[str, str]:
     ],
 )
 def test_courtesy_is_dropped_and_a_polite_request_is_no_question(goal, text, polite):
-    assert wording.strip_politeness(goal) == (text, polite)
+    assert questions.strip_politeness(goal) == (text, polite)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_courtesy_is_dropped_and_a_polite_request_is_no_question(goal, text, pol
     ],
 )
 def test_agent_question_detection_reads_requests_and_asks(goal, question):
-    assert celil_maestro.is_question(goal) is question
+    assert questions.is_question(goal) is question
     assert text_lib.parse_goal(goal).is_question is question
 
 
@@ -247,6 +247,6 @@ def test_a_when_clause_before_a_request_is_a_condition_not_a_question():
     )
     question = "When is my next meeting with Ana in Simple Calendar Pro? Answer with the date."
     assert not text_lib.parse_goal(request).is_question
-    assert not celil_maestro.is_question(request)
+    assert not questions.is_question(request)
     assert text_lib.parse_goal(question).is_question
-    assert celil_maestro.is_question(question)
+    assert questions.is_question(question)

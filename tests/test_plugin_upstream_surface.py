@@ -142,7 +142,7 @@ def _harness_extension_violations(tree: ast.AST, extensions: set[str]) -> list[s
 
 
 def _plugin_files() -> list[Path]:
-    files = sorted(CUSTOM.glob("*.py"))
+    files = sorted(CUSTOM.rglob("*.py"))
     assert len(files) >= 5
     return files
 
@@ -174,13 +174,13 @@ def test_every_listed_class_is_a_listed_module_name():
 # --- the scans on the plugin ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", _plugin_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _plugin_files(), ids=lambda p: str(p.relative_to(CUSTOM)))
 def test_plugin_uses_only_listed_upstream_names(path):
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     assert _listed_reference_violations(tree, SURFACE) == []
 
 
-@pytest.mark.parametrize("path", _plugin_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _plugin_files(), ids=lambda p: str(p.relative_to(CUSTOM)))
 def test_plugin_reads_no_harness_only_attribute(path):
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     assert _harness_extension_violations(tree, harness_only_members(SURFACE)) == []

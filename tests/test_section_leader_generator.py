@@ -8,13 +8,18 @@ import numpy as np
 import pytest
 
 from android_world.agents import infer
-from android_world.agents.custom import celil_geometry, uitars
+from android_world.agents.custom import celil_geometry
 from android_world.agents.custom import celil_section_leader as sl
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     Observation,
     OcrLine,
     ProposedAction,
+)
+from android_world.agents.custom.model_clients.call_types import (
+    CallResult,
+    ChatMessage,
+    ModelRequest,
 )
 from android_world.env import json_action
 from android_world.env.representation_utils import BoundingBox, UIElement
@@ -61,20 +66,20 @@ def _observation(focused_field: bool = False) -> Observation:
     )
 
 
-class ScriptedWrapper(infer.MultimodalLlmWrapper):
-    """Answers from a script and records what it was sent."""
+class ScriptedWrapper:
+    """Answers from a script and records what it was sent (the chat flattened)."""
 
     def __init__(self, *answers: Any, is_safe: bool | None = True):
         self.answers = list(answers)
         self.is_safe = is_safe
         self.calls: list[tuple[str, list[np.ndarray]]] = []
 
-    def predict_mm(self, text_prompt: str, images: list[np.ndarray]):
-        self.calls.append((text_prompt, images))
+    def call(self, request: ModelRequest) -> CallResult:
+        self.calls.append(request.flattened())
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
-        return answer, self.is_safe, {"raw": True}
+        return CallResult.answered(answer, self.is_safe, {"raw": True})
 
 
 def _generator(*answers: Any, **kwargs: Any) -> tuple[sl.UITarsActionGenerator, ScriptedWrapper]:
@@ -281,15 +286,15 @@ def test_discard_last_turn() -> None:
     assert generator.history == ()
 
 
-def test_predict_messages_is_preferred_when_offered() -> None:
+def test_the_executor_sends_a_real_chat() -> None:
     class ChatWrapper(ScriptedWrapper):
         def __init__(self, *answers: Any):
             super().__init__(*answers)
-            self.messages: list[list[uitars.ChatMessage]] = []
+            self.messages: list[tuple[ChatMessage, ...]] = []
 
-        def predict_messages(self, messages: list[uitars.ChatMessage]):
-            self.messages.append(messages)
-            return self.answers.pop(0), True, None
+        def call(self, request: ModelRequest) -> CallResult:
+            self.messages.append(request.messages)
+            return CallResult.answered(self.answers.pop(0), True)
 
     wrapper = ChatWrapper("Thought: x\nAction: press_home()")
     generator = sl.UITarsActionGenerator(wrapper)

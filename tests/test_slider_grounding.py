@@ -9,20 +9,21 @@ from __future__ import annotations
 import numpy as np
 
 from android_world import suite_utils
-from android_world.agents import infer
 from android_world.agents.custom import celil_section_leader as sl
 from android_world.agents.custom import uitars
 from android_world.agents.custom.celil_protocols import Observation
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals.registry import TaskRegistry
 
 
-class OneAnswer(infer.MultimodalLlmWrapper):
+class OneAnswer:
     def __init__(self, answer: str):
         self.answer = answer
 
-    def predict_mm(self, text_prompt, images):
-        return self.answer, True, {"raw": True}
+    def call(self, request: ModelRequest) -> CallResult:
+        del request
+        return CallResult.answered(self.answer, True, {"raw": True})
 
 
 def _to_slider_screen(env: SimEnv, task) -> int:

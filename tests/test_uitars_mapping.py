@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from android_world.agents.custom import uitars
+from android_world.agents.custom.model_clients.call_types import flatten_messages
 from android_world.env import json_action
 
 PORTRAIT = (1080, 2400)  # (width, height)
@@ -243,7 +244,7 @@ def test_add_box_tokens_is_idempotent() -> None:
 
 def test_flatten_messages_aligns_markers_and_images() -> None:
     history = [uitars.HistoryTurn(_image(1), "Thought: a\nAction: press_back()")]
-    text, images = uitars.flatten_messages(uitars.build_messages("Go", _image(2), history))
+    text, images = flatten_messages(uitars.build_messages("Go", _image(2), history))
     assert [int(i[0, 0, 0]) for i in images] == [1, 2]
     answer = text.index("Thought: a\nAction: press_back()")
     assert text.index("[Screenshot 1]") < answer < text.index("[Screenshot 2]")

@@ -31,7 +31,7 @@ from support.fake_adb.sim_phone import SimPhone
 from test_models_fakes import openai_ok
 
 from android_world import episode_runner
-from android_world.agents import infer
+from android_world.agents import infer, infer_clients
 from android_world.env import adb_utils, interface, representation_utils
 from android_world.env.sim.sim_env import SimEnv
 
@@ -128,6 +128,7 @@ def test_an_agent_that_needs_a_model_without_one_is_one_line(tmp_path):
 
 
 def test_upstream_wrapper_names_send_through_our_backends(server, monkeypatch):
+    infer_clients.plug()
     server.route("POST", "/chat/completions", [openai_ok("hello")])
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")

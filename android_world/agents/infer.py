@@ -4,6 +4,9 @@
 blocked the answer and None when unknown; `raw` is the backend's response object (falsy on error).
 On an error the text is `ERROR_CALLING_LLM` rather than an exception, so an agent loop can record the
 failure and continue.
+
+This is a contract module: it imports no model client. Upstream's wrapper names send through the
+clients the harness plugs in (`plug_model_client`, called by `android_world.agents.infer_clients`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import abc
 import base64
 import io
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -55,6 +59,25 @@ def image_to_jpeg_bytes(image: Image.Image) -> bytes:
     return buffer.getvalue()
 
 
+_MODEL_CLIENTS: dict[str, Callable[..., Any]] = {}
+
+
+def plug_model_client(api: str, client: Callable[..., Any]) -> None:
+    """Which client sends the requests of an upstream wrapper name: `openai` (Gpt4Wrapper) or
+    `gemini` (GeminiGcpWrapper). Called as `client(role, model_name, **settings)`."""
+    _MODEL_CLIENTS[api] = client
+
+
+def _model_client(api: str) -> Callable[..., Any]:
+    client = _MODEL_CLIENTS.get(api)
+    if client is None:
+        raise RuntimeError(
+            f"no model client is plugged in for infer's {api} wrapper: call "
+            "android_world.agents.infer_clients.plug() first (the --agent_module loader does)"
+        )
+    return client
+
+
 class _DelegatingWrapper(LlmWrapper, MultimodalLlmWrapper):
     """Upstream's wrapper names over Celil's model backends (retries, ledger, redaction).
 
@@ -94,13 +117,11 @@ class Gpt4Wrapper(_DelegatingWrapper):
     def __init__(self, model_name: str, max_retry: int = 3, temperature: float = 0.0) -> None:
         import os
 
-        from android_world.agents.custom import celil_models
-
         if "OPENAI_API_KEY" not in os.environ:
             raise RuntimeError("OpenAI API key not set.")
         base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         super().__init__(
-            celil_models.OpenAICompatibleWrapper(
+            _model_client("openai")(
                 "upstream_agent",
                 model_name,
                 base_url=base_url,
@@ -125,13 +146,11 @@ class GeminiGcpWrapper(_DelegatingWrapper):
     ) -> None:
         import os
 
-        from android_world.agents.custom import celil_models
-
         del top_p, enable_safety_checks  # Celil's Gemini backend uses the API's defaults here
         if "GCP_API_KEY" not in os.environ:
             raise RuntimeError("GCP API key not set.")
         super().__init__(
-            celil_models.GeminiWrapper(
+            _model_client("gemini")(
                 "upstream_agent",
                 model_name or "gemini-2.5-flash",
                 api_key_env="GCP_API_KEY",

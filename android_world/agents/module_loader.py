@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from android_world.agents import base_agent, registry
+from android_world.agents import base_agent, infer_clients, registry
 
 _PACKAGE = "android_world.agents"
 
@@ -103,6 +103,7 @@ def load_class(spec: str) -> type:
     if loader_spec is None or loader_spec.loader is None:
         raise AgentModuleError(f"--agent_module: cannot load {path}")
     provide_helpers(path)
+    infer_clients.plug()  # the agent may build infer.Gpt4Wrapper or GeminiGcpWrapper
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
     try:
@@ -121,13 +122,14 @@ def load_class(spec: str) -> type:
 
 
 def _planner_model(context: registry.RunContext) -> Any:
-    from android_world.agents.custom import celil_models
+    from android_world.agents.custom.model_clients.errors import ModelSetupError
+    from android_world.agents.custom.model_clients.resolution import resolve_role
 
     settings = context.models.role_settings("maestro")
     ledger = context.models.make_ledger()
     try:
-        resolution = celil_models.resolve_role("maestro", settings, ledger)
-    except celil_models.ModelSetupError as exc:
+        resolution = resolve_role("maestro", settings, ledger)
+    except ModelSetupError as exc:
         raise registry.AgentConfigError("agent_module", "llm", str(exc)) from None
     context.log(resolution.line())
     if resolution.wrapper is None:

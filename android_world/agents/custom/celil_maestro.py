@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import re
 import threading
 from typing import Any
 
@@ -21,8 +20,8 @@ from android_world.agents.custom import (
     celil_json,
     celil_plan_answers,
     celil_untrusted,
-    offline_wording,
 )
+from android_world.agents.custom.celil_goal_questions import is_question
 from android_world.agents.custom.celil_protocols import (
     ElementSelector,
     Evidence,
@@ -33,6 +32,8 @@ from android_world.agents.custom.celil_protocols import (
     UnusableRecord,
     placeholder_observation,
 )
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
+from android_world.agents.custom.model_clients.client import ModelClient
 
 # --------------------------------------------------------------------------------------------
 # Calling a model (shared with the verifiers)
@@ -88,41 +89,30 @@ def downscale(image: np.ndarray, max_pixels: int | None) -> np.ndarray:
 
 
 def call_model(
-    wrapper: Any,
+    client: ModelClient,
     prompt: str,
     images: list[np.ndarray] | None = None,
     schema: dict[str, Any] | None = None,
 ) -> ModelReply:
-    """One call through the infer.py contract; errors and safety blocks become a reply, not a raise.
-
-    Multimodal wrappers get the images; a text-only wrapper is used without them, which keeps
-    cheap text models usable for every role. Wrappers that can enforce a JSON schema
-    (`predict_json`, celil_models) get one, which removes most parse failures at the source;
-    the answer is still parsed defensively.
-    """
+    """One typed request through the client's one entry point; errors and safety blocks become a
+    reply, not a raise. A client that can enforce the JSON schema does (most parse failures go
+    at the source); the answer is still parsed defensively."""
     try:
-        if schema is not None and callable(getattr(wrapper, "predict_json", None)):
-            text, is_safe, _ = wrapper.predict_json(prompt, images or [], schema)
-        elif images and hasattr(wrapper, "predict_mm"):
-            text, is_safe, _ = wrapper.predict_mm(prompt, images)
-        elif hasattr(wrapper, "predict"):
-            text, is_safe, _ = wrapper.predict(prompt)
-        else:
-            text, is_safe, _ = wrapper.predict_mm(prompt, images or [])
+        result = client.call(ModelRequest(prompt, tuple(images or ()), schema))
     except Exception as error:
         return ModelReply("", None, f"model call raised {type(error).__name__}: {error}")
+    text, is_safe = result.text, result.is_safe
     text = text if isinstance(text, str) else ("" if text is None else str(text))
     if is_safe is False:
         return ModelReply(text, is_safe, "answer blocked by the model's safety filter")
     if text.strip() == infer.ERROR_CALLING_LLM:
-        return ModelReply(text, is_safe, backend_error(wrapper))
+        return ModelReply(text, is_safe, backend_error(result))
     return ModelReply(text, is_safe)
 
 
-def backend_error(wrapper: Any) -> str:
-    """Why a call failed, in the wrapper's words when it keeps them (celil_models does)."""
-    last_error = getattr(wrapper, "last_error", None)
-    why = last_error() if callable(last_error) else None
+def backend_error(result: CallResult) -> str:
+    """Why a call failed, in the client's words (its ledger record keeps them)."""
+    why = None if result.ok else result.record.error
     return f"model call failed: {why}" if why else "model backend reported an error"
 
 
@@ -168,33 +158,6 @@ plan_problem = celil_plan_answers.plan_problem
 parse_plan_text = celil_plan_answers.parse_plan_text
 parse_bool_answer = celil_plan_answers.parse_bool_answer
 clean_answer = celil_plan_answers.clean_answer
-
-
-# --------------------------------------------------------------------------------------------
-# Questions
-
-_QUESTION_START = re.compile(
-    r"^\s*(what|how many|how much|how long|how often|which|who|whom|whose|when|where|"
-    r"is there|are there|do i|does|did i|have i)\b",
-    re.IGNORECASE,
-)
-
-
-def is_question(goal: str) -> bool:
-    """Information-retrieval goals: a sentence opens with a question word or an ask ("tell
-    me", "list"), or ends with `?` without being a polite request ("Could you pause it?")."""
-    text, _ = offline_wording.strip_politeness(goal or "")
-    if not text:
-        return False
-    sentences = [s.strip() for s in re.split(r"(?<=[?.!;])\s+", text) if s.strip()]
-    for sentence in sentences:
-        bare = re.sub(r"^(?:in|on|using|with)\s+[^,]{1,40},\s*", "", sentence, flags=re.I)
-        opens = _QUESTION_START.match(bare) or offline_wording.WH_START.match(bare)
-        if opens and not offline_wording.is_condition(bare):
-            return True
-    if re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I):
-        return True
-    return any(s.endswith("?") for s in sentences)
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,7 +290,7 @@ class MaestroPlanner(Planner):
 
     def __init__(
         self,
-        wrapper: Any,
+        wrapper: ModelClient,
         *,
         max_sub_goals: int = 8,
         max_sub_goal_chars: int = 200,
@@ -518,7 +481,7 @@ class VisionElementSelector(ElementSelector):
     """LLM-backed `ElementSelector`: when the executor's output is unusable twice, a multimodal
     model picks the element to tap from the numbered list (an index needs no coordinates)."""
 
-    def __init__(self, wrapper: Any, *, max_image_pixels: int | None = 1_003_520):
+    def __init__(self, wrapper: ModelClient, *, max_image_pixels: int | None = 1_003_520):
         self._wrapper = wrapper
         self._max_pixels = max_image_pixels
 

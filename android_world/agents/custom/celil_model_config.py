@@ -1,6 +1,6 @@
 """Schema of the `models:` section of the run config.
 
-Part of the plugin (it imports only pydantic and celil_models), so the plugin's own factory reads
+Part of the plugin (it imports only pydantic and the model clients), so the plugin's own factory reads
 the same section inside an upstream AndroidWorld checkout; the harness imports it as
 `android_world.model_config`. `ModelsConfig.role_settings(role)` turns a role's section into the
 plugin's plain `RoleSettings` (role defaults applied), and `ModelsConfig.price_table()` gives the
@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from android_world.agents.custom import celil_models
+from android_world.agents.custom.model_clients import resolution, settings
+from android_world.agents.custom.model_clients.ledger import UsageLedger
 
 Backend = Literal["auto", "gemini", "ollama", "openai", "replay", "offline"]
 MODEL_KEY_ALIASES = ("openai_model",)
@@ -263,7 +264,7 @@ class ModelsConfig(_Strict):
             raise ValueError(f"unknown model role '{role}' (roles: {', '.join(ROLE_DEFAULTS)})")
         return getattr(self, role)
 
-    def role_settings(self, role: str) -> celil_models.RoleSettings:
+    def role_settings(self, role: str) -> settings.RoleSettings:
         """The plugin's plain settings for `role`, with role defaults filled in."""
         config = self.role_config(role) or RoleModelConfig()
         defaults = ROLE_DEFAULTS[role]
@@ -275,7 +276,7 @@ class ModelsConfig(_Strict):
         if thinking is None:
             thinking = defaults["thinking_budget"]  # type: ignore[assignment]
         order = tuple(config.auto_order) if config.auto_order else defaults["auto_order"]
-        return celil_models.RoleSettings(
+        return settings.RoleSettings(
             role=role,
             backend=backend,
             model=config.model,
@@ -317,14 +318,12 @@ class ModelsConfig(_Strict):
         """The configured roles, vision_fallback only when set."""
         return [role for role in ROLE_DEFAULTS if self.role_config(role) is not None]
 
-    def make_ledger(self) -> celil_models.UsageLedger:
-        return celil_models.UsageLedger(self.price_table())
+    def make_ledger(self) -> UsageLedger:
+        return UsageLedger(self.price_table())
 
-    def resolve_all(
-        self, ledger: celil_models.UsageLedger | None = None
-    ) -> dict[str, celil_models.Resolution]:
-        """Resolve every configured role (raises celil_models.ModelSetupError on a bad explicit setup)."""
+    def resolve_all(self, ledger: UsageLedger | None = None) -> dict[str, resolution.Resolution]:
+        """Resolve every configured role (raises ModelSetupError on a bad explicit setup)."""
         return {
-            role: celil_models.resolve_role(role, self.role_settings(role), ledger)
+            role: resolution.resolve_role(role, self.role_settings(role), ledger)
             for role in self.roles()
         }

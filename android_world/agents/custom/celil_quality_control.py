@@ -34,6 +34,7 @@ from android_world.agents.custom.celil_protocols import (
     Vote,
     placeholder_observation,
 )
+from android_world.agents.custom.model_clients.client import ModelClient
 from android_world.env import json_action, representation_utils
 
 VerifierMode = Literal["parallel", "lazy", "sequential"]
@@ -370,7 +371,7 @@ class VerifierEnsemble(Verifier):
 
     def __init__(
         self,
-        wrapper: Any,
+        wrapper: ModelClient,
         *,
         personas: Sequence[str] = DEFAULT_PERSONAS,
         weights: Sequence[float] = DEFAULT_WEIGHTS,

@@ -20,6 +20,12 @@ import numpy as np
 from android_world.agents import infer
 from android_world.agents.custom import celil_geometry, celil_json, celil_untrusted, uitars
 from android_world.agents.custom.celil_protocols import ActionGenerator, Observation, ProposedAction
+from android_world.agents.custom.model_clients.call_types import (
+    ChatMessage,
+    ModelRequest,
+    flatten_messages,
+)
+from android_world.agents.custom.model_clients.client import ModelClient
 from android_world.env import json_action, representation_utils
 
 EXECUTOR_FORMATS = ("uitars", "json")
@@ -113,13 +119,13 @@ class ExecutorTurn:
 class UITarsActionGenerator(ActionGenerator):
     """`ActionGenerator` backed by a multimodal model (UI-TARS or any JSON-speaking model).
 
-    A wrapper that also offers `predict_messages(messages: list[uitars.ChatMessage])` gets the
-    real multi-turn chat; otherwise the chat is flattened for `predict_mm(text, images)`.
+    The client gets the real multi-turn chat (earlier answers as assistant turns, screenshots on
+    user turns) as one typed request.
     """
 
     def __init__(
         self,
-        wrapper: infer.MultimodalLlmWrapper,
+        wrapper: ModelClient,
         *,
         coordinate_convention: str = uitars.ABSOLUTE_RESIZED,
         max_image_pixels: int = uitars.DEFAULT_CLIENT_MAX_PIXELS,
@@ -221,25 +227,19 @@ class UITarsActionGenerator(ActionGenerator):
             turns = [turn for turn in self._history if turn.sub_goal == sub_goal]
         return turns[-self._history_turns :] if self._history_turns else []
 
-    def _call(
-        self, messages: list[uitars.ChatMessage]
-    ) -> tuple[str | None, bool | None, str | None]:
-        """(text, is_safe, error): the wrapper's answer, or why there is none."""
-        predict_messages = getattr(self._wrapper, "predict_messages", None)
-        text, images = uitars.flatten_messages(messages)
+    def _call(self, messages: list[ChatMessage]) -> tuple[str | None, bool | None, str | None]:
+        """(text, is_safe, error): the client's answer to the chat, or why there is none."""
+        text, _ = flatten_messages(messages)
         self.last_prompt = text
         try:
-            if callable(predict_messages):
-                answer, is_safe, _ = predict_messages(messages)
-            else:
-                answer, is_safe, _ = self._wrapper.predict_mm(text, images)
+            result = self._wrapper.call(ModelRequest.chat(messages))
         except Exception as error:
             return None, None, f"model call failed: {type(error).__name__}: {error}"
+        answer, is_safe = result.text, result.is_safe
         if is_safe is False:
             return answer, False, "the model's safety filter blocked the answer"
         if not isinstance(answer, str) or answer.strip().startswith(infer.ERROR_CALLING_LLM):
-            last_error = getattr(self._wrapper, "last_error", None)
-            why = last_error() if callable(last_error) else None
+            why = None if result.ok else result.record.error
             reason = f"error calling the model: {why}" if why else "error calling the model"
             return answer if isinstance(answer, str) else None, is_safe, reason
         if not answer.strip():
@@ -394,7 +394,7 @@ class UITarsActionGenerator(ActionGenerator):
         sent, sent_size = uitars.resize_for_model(observation.screenshot, self._max_pixels)
         self.last_sent_size = sent_size
         prompt = self._json_prompt(sub_goal, observation, context_summary)
-        text, is_safe, error = self._call([uitars.ChatMessage("user", prompt, [sent])])
+        text, is_safe, error = self._call([ChatMessage("user", prompt, [sent])])
         if error is not None:
             return ProposedAction(action=None, raw_output=text or "", error=error, is_safe=is_safe)
         assert text is not None

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from android_world.agents.custom import celil_goal_questions as questions
 from android_world.agents.custom import offline_wording as wording
 
 STOPWORDS = frozenset(
@@ -958,7 +959,7 @@ def app_names(launcher_labels: Sequence[str] = ()) -> list[str]:
 def read_request(goal: str) -> tuple[str, bool]:
     """The goal as the plain order it means (courtesy dropped, wanted states and unusual verbs
     restated), and whether it was put as a polite request."""
-    stripped, polite = wording.strip_politeness((goal or "").strip())
+    stripped, polite = questions.strip_politeness((goal or "").strip())
     return wording.restate_move(wording.restate(stripped)), polite
 
 
@@ -991,7 +992,7 @@ def parse_goal(goal: str, launcher_labels: Sequence[str] = ()) -> GoalInfo:
     names = app_names(launcher_labels)
     fields = goal_fields(raw, object_word, verbs, names)
     is_question = (
-        any(wording.opens_question(c) for c in _question_parts(text))
+        any(questions.opens_question(c) for c in _question_parts(text))
         or (text.rstrip().endswith("?") and not polite)
         or bool(re.search(r"\b(?:tell|give|show)\s+me\s+(?:the|what|which|how|my)\b", text, re.I))
     )

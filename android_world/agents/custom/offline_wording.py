@@ -6,7 +6,8 @@ X with the text: Y"). People ask differently: politely ("Could you ...?"), as a 
 form ("without starting it", "leave it unsaved") and with values in any order, quoted or not.
 This module turns such wording into what the planner reads, by general conventions of English
 requests, never by one benchmark's phrases; values are read by cue words (named, phone, amount,
-saying, ...) so their order and quoting do not matter.
+saying, ...) so their order and quoting do not matter. Courtesy words and questions are read by
+celil_goal_questions, which the model roles share.
 """
 
 from __future__ import annotations
@@ -16,68 +17,7 @@ import re
 from collections.abc import Sequence
 
 # --------------------------------------------------------------------------------------------
-# Requests: politeness, wanted states, verb synonyms
-
-_POLITE_LEAD = re.compile(
-    r"^\s*(?:(?:please|kindly|hey|hi|ok(?:ay)?|so|now)\b[,!]?\s*"
-    r"|(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)?"
-    r"|(?:would|do)\s+you\s+mind\s+"
-    r"|i(?:'d| would)\s+like\s+(?:you\s+)?to\s+|i\s+(?:want|need)\s+you\s+to\s+"
-    r"|go\s+ahead\s+and\s+|help\s+me\s+(?:to\s+)?|let'?s\s+)+",
-    re.I,
-)
-_POLITE_TAIL = re.compile(
-    r"(?:[,\s]+(?:please|for me|thanks|thank you|thx|if you can|if possible)\b)+\s*([.?!]*)\s*$",
-    re.I,
-)
-# A question that asks for information rather than for an action.
-WH_START = re.compile(
-    r"^\s*(?:what(?:'s|s)?|how many|how much|how long|which|who|when|where|is there|are there|"
-    r"do i|does|did i|have i|list|tell me|give me|show me|find out|look (?:up|in)|"
-    # "Name the recipes that ..." asks; "Name it x.png" is an instruction.
-    r"name(?!\s+(?:it|this|that|them|the\s+(?:file|new|note|drawing|recording|playlist|folder))\b))\b",
-    re.I,
-)
-
-
-# "When prompted, open it with Chrome": a sentence opening with "when" and no verb of being or
-# doing after it is a condition on a request, not a question ("When is my next meeting?").
-_CONDITION = re.compile(
-    r"^\s*when\s+(?!(?:is|are|was|were|will|would|do|does|did|can|could|should|shall|am|"
-    r"has|have|had)\b)",
-    re.I,
-)
-
-
-def is_condition(sentence: str) -> bool:
-    return bool(_CONDITION.match(sentence))
-
-
-def opens_question(sentence: str) -> bool:
-    """The sentence opens with a question word or an ask, and not with a condition."""
-    return bool(WH_START.match(sentence)) and not is_condition(sentence)
-
-
-def strip_politeness(goal: str) -> tuple[str, bool]:
-    """The goal without courtesy words, and whether it was put as a polite request ("Could you
-    pause the stopwatch?" is an order, not a question about the stopwatch)."""
-    text = goal.strip()
-    lead = _POLITE_LEAD.match(text)
-    polite = bool(lead and lead.group(0).strip())
-    if lead:
-        text = text[lead.end() :]
-    tail = _POLITE_TAIL.search(text)
-    if tail:
-        text = text[: tail.start()] + (tail.group(1) or "")
-    text = text.strip()
-    if text and text[0].islower():
-        text = text[0].upper() + text[1:]
-    if polite and not WH_START.match(text):
-        # "Could you ... ?": the question mark belongs to the courtesy, not to the request.
-        text = re.sub(r"\?(\s*)$", r".\1", text)
-        text = re.sub(r"\?(\s+)(?=[A-Z])", r".\1", text, count=1)
-    return text, polite
-
+# Requests: wanted states, verb synonyms
 
 _STATE_WORDS = {
     "on": "on",

@@ -23,6 +23,7 @@ import numpy as np
 from PIL import Image
 
 from android_world.agents.custom import celil_json, celil_untrusted
+from android_world.agents.custom.model_clients.call_types import ChatMessage
 from android_world.env import json_action
 
 # --------------------------------------------------------------------------------------------
@@ -100,15 +101,6 @@ def mobile_prompt(instruction: str, language: str = "English", variant: str = "s
 
 
 @dataclasses.dataclass
-class ChatMessage:
-    """A backend-neutral chat message; any wrapper can turn it into its own API's shape."""
-
-    role: str  # "user" or "assistant"
-    text: str = ""
-    images: list[np.ndarray] = dataclasses.field(default_factory=list)
-
-
-@dataclasses.dataclass
 class HistoryTurn:
     """One earlier step: the screenshot the model saw (as sent) and its answer, verbatim."""
 
@@ -160,25 +152,6 @@ def build_messages(
     if max_images > 0:
         messages.append(ChatMessage("user", images=[screenshot]))
     return messages
-
-
-def flatten_messages(messages: Sequence[ChatMessage]) -> tuple[str, list[np.ndarray]]:
-    """One prompt plus an image list, for wrappers that only offer `predict_mm(text, images)`.
-
-    Screenshot markers keep the text and the image order aligned so the model can tell which
-    answer belonged to which screen.
-    """
-    parts: list[str] = []
-    images: list[np.ndarray] = []
-    for message in messages:
-        for image in message.images:
-            images.append(image)
-            parts.append(f"[Screenshot {len(images)}]")
-        if message.text:
-            parts.append(message.text.rstrip("\n") if message.role == "user" else message.text)
-    if images and messages and messages[-1].images:
-        parts[-1] = f"{parts[-1]} (current screen)"
-    return "\n\n".join(parts), images
 
 
 # --------------------------------------------------------------------------------------------
