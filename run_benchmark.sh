@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the benchmark: python -m android_world.run --config config/default.yaml [flags]
+# Run the benchmark: python -m android_world.harness.run --config config/default.yaml [flags]
 #   ./run_benchmark.sh --agent oracle_agent --tasks SystemWifiTurnOn --n_task_combinations 2
 #   ./run_benchmark.sh --sim_profile all [--agent oracle_agent]   (success per task family x profile)
 # Installs missing dependencies first (same logic as run_tests.sh).
@@ -21,4 +21,4 @@ for i in "${!args[@]}"; do
     exec "$PYTHON" benchmarks/sim_profiles.py --profiles "$value" "${rest[@]}"
   fi
 done
-exec "$PYTHON" -m android_world.run --config config/default.yaml "$@"
+exec "$PYTHON" -m android_world.harness.run --config config/default.yaml "$@"

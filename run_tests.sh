@@ -91,7 +91,7 @@ _ensure_python_deps() {
     fi
     _use_venv || return 2
     if _check_requirements || _pip_install_requirements; then
-      _say "the packages are in .venv: for other commands use .venv/bin/python (e.g. .venv/bin/python -m android_world.report RUN_DIR) or run: source .venv/bin/activate"
+      _say "the packages are in .venv: for other commands use .venv/bin/python (e.g. .venv/bin/python -m android_world.reporting.report RUN_DIR) or run: source .venv/bin/activate"
       return 0
     fi
   fi

@@ -2,7 +2,7 @@
 
 The default run config lives at config/default.yaml in the checkout (the scripts, the docs and
 the tests name it there). An installed `celil-run` has no checkout, so the wheel carries a copy as
-package data, android_world/data/default.yaml, which `android_world.config` falls back to.
+package data, android_world/data/default.yaml, which `android_world.harness.config` falls back to.
 """
 
 from pathlib import Path

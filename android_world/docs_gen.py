@@ -174,8 +174,8 @@ def _table(rows: list[tuple[str, str, str, str]], strip: str = "") -> list[str]:
 
 
 def config_reference() -> str:
-    from android_world import config as config_lib
-    from android_world.model_config import PriceConfig, RoleModelConfig
+    from android_world.harness import config as config_lib
+    from android_world.harness.model_config import PriceConfig, RoleModelConfig
 
     out: list[str] = []
     top = list(config_rows(config_lib.CelilConfig, ""))
@@ -198,7 +198,7 @@ def config_reference() -> str:
     shared += [
         (f"models.prices.<model>.{k}", t, d, text) for k, t, d, text in config_rows(PriceConfig, "")
     ]
-    from android_world.model_config import ModelsConfig
+    from android_world.harness.model_config import ModelsConfig
 
     roles = [
         (

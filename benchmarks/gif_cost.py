@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
-from android_world import report  # noqa: E402
+from android_world.reporting import report  # noqa: E402
 
 
 def mean_se(values: Sequence[float]) -> str:

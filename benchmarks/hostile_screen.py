@@ -44,7 +44,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scripted_model as sm
 import verifier_value as vv
 
-from android_world import config, suite_utils
 from android_world.agents import registry
 from android_world.agents.custom import celil_geometry
 from android_world.env import device, json_action
@@ -52,6 +51,7 @@ from android_world.env.device_facts import calendar as calendar_facts
 from android_world.env.sim.apps import broccoli, expense, files, markor, sms
 from android_world.env.sim.apps import calendar as calendar_app
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import config, suite_utils
 from android_world.task_evals import task_eval
 from android_world.task_evals.registry import TaskRegistry
 
@@ -487,7 +487,7 @@ def agent_episode(
 
 
 def vv_run(agent: Any, task: task_eval.TaskEval, env: SimEnv) -> Any:
-    from android_world import episode_runner
+    from android_world.harness import episode_runner
 
     return episode_runner.run_episode(
         goal=task.goal,

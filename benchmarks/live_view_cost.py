@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from rich.console import Console
 
-from android_world import live_events, live_view
 from android_world.agents import base_agent
+from android_world.harness import live_events, live_view
 
 STEP_DATA: dict[str, Any] = {
     "goal": "Create a new contact for Hugo Pereira. Their number is +13920741751.",

@@ -39,12 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import paraphrase
 
-from android_world import suite_utils
 from android_world.agents.custom import celil_agent, offline, offline_text
 from android_world.agents.custom.celil_episodic import EpisodicMemory
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import suite_utils
 from android_world.task_evals import registry
 
 PARTS = ("suite", "reworded", "poison")

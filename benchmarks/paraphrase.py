@@ -31,13 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import plan_styles
 
-from android_world import suite_utils
 from android_world.agents.custom import celil_agent, offline
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import Plan
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env.sim.apps.expense import CATEGORIES
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import suite_utils
 from android_world.task_evals import registry
 from android_world.task_evals.single import recipe
 

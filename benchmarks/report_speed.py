@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import test_report_synth as synth  # noqa: E402
 
-from android_world import report  # noqa: E402
+from android_world.reporting import report  # noqa: E402
 
 
 def _timed(fn) -> float:

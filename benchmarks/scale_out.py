@@ -4,7 +4,7 @@ Run: `python benchmarks/scale_out.py [--workers 1 2 4 8 16] [--model_delay 2.0]
 [--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray]`.
 
 What is measured: the real CelilAgent (OpenAI backend, JSON executor, gate, evidence checks) on the
-simulated phone, driven by android_world.parallel's scheduler and worker pools exactly as
+simulated phone, driven by android_world.harness.parallel's scheduler and worker pools exactly as
 `--workers N` / `--ray_address local` run them. The model is scripted (benchmarks/scripted_model.py,
 always right) but slow like a real one: every call waits `model_delay` seconds in a front server
 on 127.0.0.1 (threaded, so calls from different workers wait at the same time, as on a model
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_worker
 import scripted_model as sm
 
-from android_world import config, parallel, suite_utils
+from android_world.harness import config, parallel, suite_utils
 from android_world.task_evals.registry import TaskRegistry
 
 # Short tasks of several apps: enough episodes to keep 16 workers busy in minutes, not hours.

@@ -3,7 +3,7 @@
 Run: `./run_benchmark.sh --sim_profile all [--agent oracle_agent] [flags]` or
 `python benchmarks/sim_profiles.py [--profiles all|"small;small,dialogs"] [--agent NAME]
 [--models offline] [-- extra run flags]`. Each profile is one ordinary run of
-`python -m android_world.run` (same runner, scoring and run directory as any benchmark), with
+`python -m android_world.harness.run` (same runner, scoring and run directory as any benchmark), with
 `--sim_profile` set; the table reads each run's results.jsonl. A family is the task module
 (system, clock, contacts, ...); a cell is the macro mean over the family's templates, as the
 summary's success rate is. Columns are profiles; the last row is the whole suite.
@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
-from android_world.checkpointer import create_run_directory  # noqa: E402
 from android_world.env import sim_profile  # noqa: E402
+from android_world.harness.checkpointer import create_run_directory  # noqa: E402
 from android_world.task_evals.registry import TaskRegistry  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def run_profile(
             f"error: {run_dir} holds an earlier run; remove it, choose another --output, "
             "or pass --resume to finish it"
         )
-    cmd = [sys.executable, "-m", "android_world.run", "--config", "config/default.yaml"]
+    cmd = [sys.executable, "-m", "android_world.harness.run", "--config", "config/default.yaml"]
     cmd += ["--sim_profile", profile, "--checkpoint_dir", str(run_dir), "--new"]
     cmd += ["--set", "env.render=false", "--set", "benchmark.save_screenshots=false"]
     if agent:

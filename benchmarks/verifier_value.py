@@ -38,9 +38,9 @@ import plan_styles
 import scripted_model as sm
 from goal_check_truth import split_of
 
-from android_world import config, suite_utils
 from android_world.agents import registry
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import config, suite_utils
 from android_world.task_evals.registry import TaskRegistry
 
 POLICIES = {

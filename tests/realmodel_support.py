@@ -271,7 +271,7 @@ def celil_command(
     cmd = [
         sys.executable,
         "-m",
-        "android_world.run",
+        "android_world.harness.run",
         "--config",
         str(ROOT / "config" / "default.yaml"),
         "--agent",
@@ -318,7 +318,7 @@ def episode_events(run: Path) -> dict[str, list[dict]]:
 
 @dataclasses.dataclass
 class RunOutput:
-    """A finished `android_world.run` and the run directory it wrote."""
+    """A finished `android_world.harness.run` and the run directory it wrote."""
 
     returncode: int
     output: str

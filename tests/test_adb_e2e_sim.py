@@ -15,12 +15,12 @@ import pytest
 from support.fake_adb import FakeAdbServer, FakeDevice, in_process_runner
 from support.fake_adb.sim_phone import SimPhone
 
-from android_world import episode_runner
 from android_world.agents import base_agent
 from android_world.agents.oracle_agent import OracleAgent
 from android_world.env import interface, json_action
 from android_world.env.adb import AdbEnv
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import episode_runner
 from android_world.task_evals import task_eval
 from android_world.task_evals.single import system
 

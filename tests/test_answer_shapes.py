@@ -391,7 +391,7 @@ def test_check_models_and_the_planner_share_the_plan_rules() -> None:
 
 def test_a_set_unparseable_vote_score_is_noted_and_changes_nothing() -> None:
     from android_world.agents import registry
-    from android_world.model_config import ModelsConfig, RoleModelConfig
+    from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
     lines: list[str] = []
     models = ModelsConfig(

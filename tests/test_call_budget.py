@@ -399,7 +399,7 @@ def test_scripted_model_gate_stops_wrong_actions_that_off_lets_through():
 
 
 def test_time_by_role_counts_parallel_verifier_calls_once():
-    from android_world import report
+    from android_world.reporting import report
 
     events = [
         *[{"type": "model_call", "role": "verifiers", "latency_s": 2.0} for _ in range(3)],

@@ -14,7 +14,7 @@ from android_world.agents.custom.celil_maestro import MaestroPlanner
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
 from android_world.agents.custom.offline import OfflinePlanner
-from android_world.model_config import ModelsConfig, RoleModelConfig
+from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 sim_env = pytest.importorskip(
     "android_world.env.sim.sim_env", reason="SimEnv not available in this checkout"

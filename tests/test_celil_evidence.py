@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 import test_celil_fakes as fakes
 
-from android_world import suite_utils
 from android_world.agents.custom import celil_agent, celil_evidence, offline
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import (
@@ -22,6 +21,7 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import json_action
+from android_world.harness import suite_utils
 from android_world.task_evals import registry
 
 sim_env = pytest.importorskip("android_world.env.sim.sim_env")

@@ -14,7 +14,7 @@ from android_world.agents.custom import offline
 from android_world.agents.custom.celil_maestro import MaestroPlanner, VisionElementSelector
 from android_world.agents.custom.celil_quality_control import VerifierEnsemble
 from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
-from android_world.model_config import ModelsConfig, RoleModelConfig
+from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 ROLES = ("maestro", "section_leader", "verifiers")

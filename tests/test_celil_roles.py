@@ -87,10 +87,12 @@ def test_plugin_imports_only_the_upstream_compatible_surface():
 
 
 def test_boundary_check_catches_a_forbidden_import():
-    tree = ast.parse("from android_world.env import sim\nimport android_world.config")
+    tree = ast.parse("from android_world.env import sim\nimport android_world.harness.config")
     names = _imported_modules(tree)
-    assert "android_world.env.sim" in names and "android_world.config" in names
-    assert not any(n in ALLOWED_INTERNAL for n in ("android_world.env.sim", "android_world.config"))
+    assert "android_world.env.sim" in names and "android_world.harness.config" in names
+    assert not any(
+        n in ALLOWED_INTERNAL for n in ("android_world.env.sim", "android_world.harness.config")
+    )
 
 
 # --- geometry ----------------------------------------------------------------------------------

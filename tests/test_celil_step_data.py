@@ -8,12 +8,12 @@ import time
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, PLAN, happy_script, make_agent, run
 
-from android_world import report
 from android_world.agents.custom import celil_agent, celil_geometry, celil_step_data
 from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import OcrLine, Plan, Verifier
 from android_world.agents.custom.offline import OfflinePlanner
 from android_world.env import representation_utils
+from android_world.reporting import report
 
 BBox = representation_utils.BoundingBox
 

@@ -26,8 +26,6 @@ import test_models_fakes as fakes
 import yaml
 from test_models_fakes import free_port_url, openai_ok
 
-from android_world import check_models as check_models_lib
-from android_world import config as config_lib
 from android_world.agents import human_agent, random_agent, registry
 from android_world.agents.custom import celil_startup, factory
 from android_world.agents.custom.celil_model_config import (
@@ -35,6 +33,8 @@ from android_world.agents.custom.celil_model_config import (
     RoleModelConfig,
 )
 from android_world.env.representation_utils import BoundingBox, UIElement
+from android_world.harness import check_models as check_models_lib
+from android_world.harness import config as config_lib
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
@@ -389,7 +389,7 @@ def test_agent_keys_are_validated_once_and_the_model_is_passed_on(monkeypatch):
 DRIVER = """
 import sys
 import test_harness_fakes as fakes
-from android_world import run
+from android_world.harness import run
 run.task_registry = lambda family: dict(fakes.TASKS)
 run.make_env = lambda cfg: fakes.FakeEnv()
 

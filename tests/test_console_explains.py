@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from android_world import run_output, suite_utils
+from android_world.harness import run_output, suite_utils
 
 
 def _ep(**fields: Any) -> dict[str, Any]:

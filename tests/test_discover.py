@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from android_world import discover
+from android_world.harness import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "android_world.run", *args],
+        [sys.executable, "-m", "android_world.harness.run", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from android_world import docs_gen
-from android_world.model_config import ModelsConfig, RoleModelConfig
+from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -54,7 +54,7 @@ def test_a_file_without_its_markers_is_an_error_not_a_rewrite(tmp_path, capsys):
 
 
 def test_every_config_field_has_a_description():
-    from android_world import config as config_lib
+    from android_world.harness import config as config_lib
 
     missing = [
         key for key, _, _, text in docs_gen.config_rows(config_lib.CelilConfig, "") if not text
@@ -111,7 +111,7 @@ def test_readme_is_a_door():
 
 
 def test_readme_quick_start_config_is_valid():
-    from android_world import config as config_lib
+    from android_world.harness import config as config_lib
 
     blocks = [b.split("```", 1)[0] for b in README.split("```yaml\n")[1:]]
     (block,) = [b for b in blocks if b.startswith("# my_models.yaml")]
@@ -183,7 +183,7 @@ def example_server():
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "android_world.run", *args],
+        [sys.executable, "-m", "android_world.harness.run", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

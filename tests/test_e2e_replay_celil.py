@@ -225,7 +225,7 @@ def _cli(output: Path, *sets: str) -> Path:
     args = [
         sys.executable,
         "-m",
-        "android_world.run",
+        "android_world.harness.run",
         "--agent",
         "celil_agent",
         "--tasks",

@@ -9,7 +9,7 @@ from pathlib import Path
 import test_report_synth as synth
 from PIL import Image
 
-from android_world import episode_export, report
+from android_world.reporting import episode_export, report
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -48,7 +48,7 @@ def test_cli_gif_export_and_one_line_errors(tmp_path):
 
     def cli(*args):
         return subprocess.run(
-            [sys.executable, "-m", "android_world.report", str(run), *args],
+            [sys.executable, "-m", "android_world.reporting.report", str(run), *args],
             capture_output=True,
             text=True,
             cwd=tmp_path,

@@ -7,9 +7,9 @@ import json
 import pytest
 import test_harness_fakes as fakes
 
-from android_world import run_output, suite_utils
 from android_world.agents import base_agent
 from android_world.env import json_action
+from android_world.harness import run_output, suite_utils
 
 
 class SaysAtOnce(base_agent.EnvironmentInteractingAgent):

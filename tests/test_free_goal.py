@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from android_world import suite_utils
 from android_world.agents import base_agent
 from android_world.env import json_action
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import suite_utils
 from android_world.task_evals import free_goal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,7 +103,7 @@ def test_summaries_count_an_unscored_episode_as_neither_success_nor_failure():
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["PYTHONPATH"] = str(ROOT)
-    command = [sys.executable, "-m", "android_world.run", "--models", "offline"]
+    command = [sys.executable, "-m", "android_world.harness.run", "--models", "offline"]
     command += ["--output_path", str(tmp_path / "runs"), *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 

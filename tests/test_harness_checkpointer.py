@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from android_world import checkpointer
+from android_world.harness import checkpointer
 
 
 def test_save_load_roundtrip_sorted_by_instance_number(tmp_path):

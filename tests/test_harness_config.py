@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from android_world import config
+from android_world.harness import config
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "config" / "default.yaml"

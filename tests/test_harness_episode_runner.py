@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import test_harness_fakes as fakes
 
-from android_world import episode_runner
 from android_world.agents import base_agent
+from android_world.harness import episode_runner
 
 
 def _quiet(_msg: str) -> None:

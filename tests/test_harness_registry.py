@@ -9,8 +9,8 @@ import pydantic
 import pytest
 import test_harness_fakes as fakes
 
-from android_world import suite_utils
 from android_world.agents import base_agent, human_agent, registry
+from android_world.harness import suite_utils
 
 
 def test_builtins_registered_idempotently():

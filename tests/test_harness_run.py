@@ -24,7 +24,7 @@ TESTS = Path(__file__).resolve().parent
 DRIVER = """
 import sys
 import test_harness_fakes as fakes
-from android_world import run
+from android_world.harness import run
 run.task_registry = lambda family: dict(fakes.TASKS)
 run.make_env = lambda cfg: fakes.FakeEnv()
 run.run_cli(sys.argv)
@@ -41,7 +41,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "android_world.run", *args],
+        [sys.executable, "-m", "android_world.harness.run", *args],
         cwd=ROOT,
         env=_env(**env),
         capture_output=True,
@@ -268,7 +268,7 @@ def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
     script.write_text(
         "import logging, sys\n"
         "from absl import app\n"
-        "from android_world import run\n"
+        "from android_world.harness import run\n"
         "def main(argv):\n"
         "    run.quiet_third_party_logs()\n"
         "    logging.getLogger('httpx').info('HTTP Request: POST http://127.0.0.1/v1 200')\n"
@@ -288,7 +288,7 @@ def test_model_sdk_info_logs_are_silenced_but_warnings_kept(tmp_path):
 PAUSE_DRIVER = """
 import sys
 import test_harness_fakes as fakes
-from android_world import run
+from android_world.harness import run
 from android_world.agents import base_agent, registry
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import test_harness_fakes as fakes
 
-from android_world import checkpointer, run_output, suite_utils
+from android_world.harness import checkpointer, run_output, suite_utils
 
 ROOT = Path(__file__).resolve().parent.parent
 

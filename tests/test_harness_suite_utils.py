@@ -7,7 +7,7 @@ import hashlib
 import pytest
 import test_harness_fakes as fakes
 
-from android_world import checkpointer, suite_utils
+from android_world.harness import checkpointer, suite_utils
 
 
 def _quiet(_msg: str) -> None:

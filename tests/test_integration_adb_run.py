@@ -16,8 +16,8 @@ import pytest
 from support.fake_adb import FakeAdbServer, FakeDevice
 from support.fake_adb.sim_phone import SimPhone
 
-from android_world.check_models import EXIT_NO_MODEL
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness.check_models import EXIT_NO_MODEL
 
 ROOT = Path(__file__).resolve().parent.parent
 _KEY_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
@@ -32,7 +32,14 @@ def _env() -> dict[str, str]:
 
 def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--config", "config/default.yaml", *args],
+        [
+            sys.executable,
+            "-m",
+            "android_world.harness.run",
+            "--config",
+            "config/default.yaml",
+            *args,
+        ],
         cwd=ROOT,
         env=_env(),
         capture_output=True,

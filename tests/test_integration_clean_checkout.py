@@ -159,7 +159,7 @@ def test_memory_review_list_works_right_after_a_default_run_with_no_flags(checko
     run_dir = max((checkout / "runs").glob("run_*"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     listed = subprocess.run(
-        [sys.executable, "-m", "android_world.memory_review", "list"],
+        [sys.executable, "-m", "android_world.harness.memory_review", "list"],
         cwd=checkout,
         env=env,
         capture_output=True,

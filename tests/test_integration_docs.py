@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from android_world import config as config_lib
 from android_world.agents.celil_factory import CelilAgentConfig
-from android_world.model_config import ModelsConfig, RoleModelConfig
+from android_world.harness import config as config_lib
+from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 from android_world.task_evals import registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +71,7 @@ def test_every_sim_task_is_listed():
 
 
 def test_every_run_flag_is_documented():
-    from android_world import run
+    from android_world.harness import run
 
     names = [flag.name for flag in run.FLAGS.get_flags_for_module(run)]
     assert "check_models" in names

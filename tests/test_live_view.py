@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from android_world import live_events, live_view, parallel
 from android_world.agents import base_agent
-from android_world.live_events import EpisodeStart, StepView, Totals, Vote
+from android_world.harness import live_events, live_view, parallel
+from android_world.harness.live_events import EpisodeStart, StepView, Totals, Vote
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -404,7 +404,7 @@ def _run(tmp_path: Path, name: str, *extra: str) -> tuple[subprocess.CompletedPr
         [
             sys.executable,
             "-m",
-            "android_world.run",
+            "android_world.harness.run",
             *("--tasks", "SystemWifiTurnOn,ContactsAddContact"),
             *("--checkpoint_dir", str(run_dir), "--new"),
             *("--set", "env.render=false", "--models", "offline"),

@@ -85,7 +85,7 @@ def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path]
     before = set(output.iterdir()) if output.exists() else set()
     result = subprocess.run(
         [
-            *(sys.executable, "-m", "android_world.run", "--models", "offline"),
+            *(sys.executable, "-m", "android_world.harness.run", "--models", "offline"),
             *("--tasks", "MarkorCreateNote", "--output_path", str(output)),
             *("--set", "env.render=false", *args),
         ],
@@ -130,7 +130,14 @@ def test_a_second_run_repeats_the_first_unless_memory_is_shared(tmp_path):
 def test_memory_review_reads_a_run_directory(tmp_path):
     _, run_dir = _run(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "android_world.memory_review", "--memory", str(run_dir), "list"],
+        [
+            sys.executable,
+            "-m",
+            "android_world.harness.memory_review",
+            "--memory",
+            str(run_dir),
+            "list",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

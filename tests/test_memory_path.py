@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from android_world import memory_review
 from android_world.agents.custom import celil_memory_mode
 from android_world.agents.custom.celil_episodic import (
     CorruptMemoryError,
@@ -25,6 +24,7 @@ from android_world.agents.custom.celil_episodic import (
     EpisodicMemoryError,
     MemoryPathError,
 )
+from android_world.harness import memory_review
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = "Turn wifi on."
@@ -47,7 +47,7 @@ def _tree(path: Path) -> dict[str, bytes | str]:
 
 def _review(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "android_world.memory_review", *argv],
+        [sys.executable, "-m", "android_world.harness.memory_review", *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -117,7 +117,7 @@ def test_a_run_with_an_unusable_memory_path_exits_2_with_one_line(tmp_path):
     folder.mkdir()
     result = subprocess.run(
         [
-            *(sys.executable, "-m", "android_world.run", "--models", "offline"),
+            *(sys.executable, "-m", "android_world.harness.run", "--models", "offline"),
             *("--tasks", "SystemWifiTurnOn", "--output_path", str(tmp_path / "runs")),
             *("--set", "env.render=false", "--set", f"{KEY}.memory=shared"),
             *("--set", f"{KEY}.episodic_memory_path={folder}"),

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from android_world import memory_review
 from android_world.agents.custom.celil_episodic import EpisodicMemory
+from android_world.harness import memory_review
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTACT = "Create a new contact for Alice Smith. Their number is +15550100."
@@ -243,7 +243,7 @@ def test_import_v0_file_and_module_entry_point(tmp_path):
     v0 = tmp_path / "v0.json"
     v0.write_text(json.dumps({"Turn wifi on.": ["Open Settings", "Switch Wi-Fi on."]}))
     target = tmp_path / "new" / "mem.db"
-    cmd = [sys.executable, "-m", "android_world.memory_review", "--memory", str(target)]
+    cmd = [sys.executable, "-m", "android_world.harness.memory_review", "--memory", str(target)]
     done = subprocess.run([*cmd, "import", str(v0)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     listed = subprocess.run([*cmd, "list", "--json"], cwd=ROOT, capture_output=True, text=True)

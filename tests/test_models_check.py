@@ -9,9 +9,9 @@ import pytest
 import test_models_fakes as fakes
 from test_models_fakes import decode_png, free_port_url, gemini_ok, ollama_ok
 
-from android_world.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
 from android_world.env.representation_utils import BoundingBox, UIElement
-from android_world.model_config import ModelsConfig, RoleModelConfig
+from android_world.harness.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
+from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 SECRET = "sk-SECRET-123"
 W, H = 1080, 2400
@@ -149,7 +149,7 @@ def test_pick_target_prefers_unique_named_clickable_elements():
 
 def test_grounding_probe_on_the_simulated_phone(server):
     pytest.importorskip("android_world.env.sim.sim_env")
-    from android_world.check_models import sim_screen
+    from android_world.harness.check_models import sim_screen
 
     screen = sim_screen()
     assert not isinstance(screen, str), screen

@@ -9,7 +9,12 @@ import pytest
 
 from android_world.agents.custom.model_clients.resolution import resolve_role
 from android_world.agents.custom.model_clients.settings import DEFAULT_OLLAMA_HOST
-from android_world.model_config import DEFAULT_PRICES, ModelsConfig, PriceConfig, RoleModelConfig
+from android_world.harness.model_config import (
+    DEFAULT_PRICES,
+    ModelsConfig,
+    PriceConfig,
+    RoleModelConfig,
+)
 
 
 def test_existing_field_names_still_validate():

@@ -11,7 +11,7 @@ from pathlib import Path
 import test_models_fakes as fakes
 from test_models_fakes import openai_ok
 
-from android_world.run import EXIT_ALL_MODEL_CALLS_FAILED
+from android_world.harness.run import EXIT_ALL_MODEL_CALLS_FAILED
 
 ROOT = Path(__file__).resolve().parent.parent
 server = fakes.fake_server
@@ -34,7 +34,7 @@ def _run(
         "agent.configurations.celil_agent.max_rehearsals=1",
         "env.render=false",
     ]
-    args = [sys.executable, "-m", "android_world.run", "--tasks", "SystemWifiTurnOn"]
+    args = [sys.executable, "-m", "android_world.harness.run", "--tasks", "SystemWifiTurnOn"]
     args += ["--output_path", str(output), *extra]
     for item in sets:
         args += ["--set", item]

@@ -101,7 +101,7 @@ def test_deadline_defaults_to_twice_the_read_timeout_and_is_configurable():
     settings = RoleSettings(role="maestro", timeout_s=7.0)
     assert settings.request_deadline_s() == 14.0
     assert RoleSettings(timeout_s=7.0, deadline_s=3.0).request_deadline_s() == 3.0
-    from android_world.model_config import ModelsConfig
+    from android_world.harness.model_config import ModelsConfig
 
     config = ModelsConfig.model_validate({"maestro": {"timeout_s": 10, "deadline_s": 12}})
     assert config.role_settings("maestro").request_deadline_s() == 12.0
@@ -365,9 +365,9 @@ def test_keeping_the_last_images_keeps_the_current_screen_of_a_flat_request():
 
 
 def test_check_models_finds_and_shows_the_image_limit(server):
-    from android_world.check_models import run_checks
     from android_world.env.representation_utils import BoundingBox, UIElement
-    from android_world.model_config import ModelsConfig, RoleModelConfig
+    from android_world.harness.check_models import run_checks
+    from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
     server.route("POST", "/chat/completions", like_default_vllm)
     offline = RoleModelConfig(backend="offline")

@@ -189,7 +189,7 @@ def test_fallback_to_the_other_model_after_exhausted_retries(server):
 
 
 def test_auto_routes_planner_to_pro_and_verifiers_to_flash_with_fallbacks(server):
-    from android_world.model_config import ModelsConfig
+    from android_world.harness.model_config import ModelsConfig
 
     config = ModelsConfig(gemini_base_url=server.url)
     maestro = resolve_role("maestro", config.role_settings("maestro"))

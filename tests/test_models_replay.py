@@ -16,7 +16,7 @@ from android_world.agents.custom.model_clients.ledger import UsageLedger
 from android_world.agents.custom.model_clients.ollama import OllamaWrapper
 from android_world.agents.custom.model_clients.replay import RecordingWrapper, ReplayWrapper
 from android_world.agents.custom.model_clients.resolution import resolve_role
-from android_world.model_config import ModelsConfig
+from android_world.harness.model_config import ModelsConfig
 
 SECRET = "sk-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}}

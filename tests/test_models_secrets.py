@@ -20,9 +20,9 @@ import pytest
 import test_models_fakes as fakes
 from test_models_fakes import openai_error
 
-from android_world import config
 from android_world.agents.custom import celil_secrets as secrets
 from android_world.agents.custom.celil_secrets import redact
+from android_world.harness import config
 
 ROOT = Path(__file__).resolve().parent.parent
 R = secrets.REDACTED
@@ -166,7 +166,7 @@ def test_no_output_path_writes_or_prints_a_secret(tmp_path):
             "env.render=false",
         ]
         flags = [arg for item in sets for arg in ("--set", item)]
-        run = ["-m", "android_world.run"]
+        run = ["-m", "android_world.harness.run"]
         consoles = []
         serial_out, parallel_out = tmp_path / "serial", tmp_path / "parallel"
         consoles.append(_run([*run, "--dry_run", *flags], env, ROOT))
@@ -195,7 +195,7 @@ def test_no_output_path_writes_or_prints_a_secret(tmp_path):
             )
         )
         for run_dir in [*serial_out.iterdir(), *parallel_out.iterdir()]:
-            report = ["-m", "android_world.report"]
+            report = ["-m", "android_world.reporting.report"]
             consoles.append(_run([*report, str(run_dir)], env, ROOT))
             consoles.append(
                 _run(

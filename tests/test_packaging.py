@@ -73,7 +73,12 @@ def test_console_scripts_point_at_callables(name):
 
 
 @pytest.mark.parametrize(
-    "module", ["android_world.run", "android_world.report", "android_world.memory_review"]
+    "module",
+    [
+        "android_world.harness.run",
+        "android_world.reporting.report",
+        "android_world.harness.memory_review",
+    ],
 )
 def test_version_flag_prints_the_package_version(module):
     out = subprocess.run(
@@ -88,7 +93,7 @@ def test_version_flag_prints_the_package_version(module):
 
 
 def test_default_config_is_found_from_another_directory(tmp_path):
-    code = "from android_world import config; print(config.DEFAULT_CONFIG_PATH.is_file())"
+    code = "from android_world.harness import config; print(config.DEFAULT_CONFIG_PATH.is_file())"
     out = subprocess.run(
         [sys.executable, "-c", code],
         cwd=tmp_path,
@@ -183,7 +188,7 @@ def test_the_wheel_carries_the_default_config_and_every_data_file(installed_whee
     assert "android_world/data/default.yaml" in names
     packaged = zipfile.ZipFile(wheel).read("android_world/data/default.yaml")
     assert packaged == (ROOT / "config" / "default.yaml").read_bytes()
-    for data in ("android_world/templates/report.css", "android_world/env/sim/fonts/LICENSE"):
+    for data in ("android_world/reporting/templates/report.css", "android_world/env/sim/fonts/LICENSE"):
         assert data in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -216,7 +221,7 @@ def test_installed_console_scripts_run_from_another_directory(installed_wheel, t
         [
             str(venv / "bin" / "python"),
             "-c",
-            "import android_world.config as c; print(c.DEFAULT_CONFIG_PATH)",
+            "import android_world.harness.config as c; print(c.DEFAULT_CONFIG_PATH)",
         ],
         cwd=tmp_path,
         capture_output=True,

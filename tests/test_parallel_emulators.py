@@ -26,7 +26,7 @@ def _argv(server: FakeAdbServer, emulator: str, run_dir: Path, workers: int = 3)
     return [
         sys.executable,
         "-m",
-        "android_world.run",
+        "android_world.harness.run",
         "--env",
         "adb",
         "--agent",
@@ -141,7 +141,7 @@ def test_bad_pool_settings_are_one_line(tmp_path):
         [
             sys.executable,
             "-m",
-            "android_world.run",
+            "android_world.harness.run",
             "--env",
             "adb",
             "--workers",

@@ -22,7 +22,7 @@ TESTS = Path(__file__).resolve().parent
 DRIVER = """
 import sys
 import parallel_fakes
-from android_world import run
+from android_world.harness import run
 run.task_registry = lambda family: dict(parallel_fakes.TASKS)
 if __name__ == "__main__":
     run.make_env = parallel_fakes.make_env

@@ -24,7 +24,7 @@ TESTS = Path(__file__).resolve().parent
 DRIVER = """
 import sys
 import parallel_fakes
-from android_world import run
+from android_world.harness import run
 run.task_registry = lambda family: dict(parallel_fakes.TASKS)
 if __name__ == "__main__":
     run.make_env = parallel_fakes.make_env
@@ -239,7 +239,7 @@ def test_a_device_that_goes_offline_restarts_its_worker_and_retries_the_episode(
 
 def test_bad_worker_settings_are_one_line(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--workers", "0"],
+        [sys.executable, "-m", "android_world.harness.run", "--workers", "0"],
         cwd=ROOT,
         env=_env(),
         capture_output=True,
@@ -251,7 +251,7 @@ def test_bad_worker_settings_are_one_line(tmp_path):
         "error: --workers: benchmark.workers: Input should be greater than or equal to 1 (got 0)"
     ]
     result = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--ray_address", "nowhere"],
+        [sys.executable, "-m", "android_world.harness.run", "--ray_address", "nowhere"],
         cwd=ROOT,
         env=_env(),
         capture_output=True,
@@ -270,7 +270,7 @@ def test_without_ray_the_flag_says_how_to_install_it(tmp_path):
         [
             sys.executable,
             "-m",
-            "android_world.run",
+            "android_world.harness.run",
             "--ray_address",
             "local",
             "--tasks",
@@ -299,7 +299,7 @@ def test_sim_parallel_scores_and_steps_equal_the_serial_run(tmp_path, workers):
             [
                 sys.executable,
                 "-m",
-                "android_world.run",
+                "android_world.harness.run",
                 "--tasks",
                 tasks,
                 "--workers",
@@ -332,7 +332,7 @@ def _sim(run_dir: Path, *extra: str, workers: str = "2") -> list[dict]:
         [
             sys.executable,
             "-m",
-            "android_world.run",
+            "android_world.harness.run",
             "--tasks",
             tasks,
             "--workers",

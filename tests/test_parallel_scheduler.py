@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from test_harness_fakes import FakeAnswer, FakeWifiOn
 
-from android_world import config as config_lib
-from android_world import parallel
+from android_world.harness import config as config_lib
+from android_world.harness import parallel
 
 
 class ScriptedPool:

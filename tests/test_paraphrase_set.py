@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from android_world import suite_utils
+from android_world.harness import suite_utils
 from android_world.task_evals import registry
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "paraphrase.py"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import test_celil_fakes as fakes
 
-from android_world import config as harness_config
 from android_world.agents import registry
 from android_world.agents.custom import celil_agent, factory, offline
+from android_world.harness import config as harness_config
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_MODELS = {r: {"backend": "offline"} for r in ("maestro", "section_leader", "verifiers")}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import test_report_synth as synth
 
-from android_world import report
+from android_world.reporting import report
 
 OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import test_report_synth as synth
 
-from android_world import report
+from android_world.reporting import report
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -320,7 +320,7 @@ def test_cli_errors_are_one_line_exit_2(tmp_path, make):
     elif make == "plain_dir":
         target.mkdir()
     proc = subprocess.run(
-        [sys.executable, "-m", "android_world.report", str(target)],
+        [sys.executable, "-m", "android_world.reporting.report", str(target)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -338,7 +338,7 @@ def test_real_oracle_run(tmp_path):
         [
             sys.executable,
             "-m",
-            "android_world.run",
+            "android_world.harness.run",
             "--agent",
             "oracle_agent",
             "--tasks",
@@ -365,7 +365,7 @@ def test_real_oracle_run(tmp_path):
     assert "Turn wifi on." in " ".join(page.text)
     # Regenerating from the CLI gives the same pages.
     proc = subprocess.run(
-        [sys.executable, "-m", "android_world.report", str(run)],
+        [sys.executable, "-m", "android_world.reporting.report", str(run)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -391,7 +391,7 @@ def test_rewrites_only_changed_episode_pages(tmp_path):
 
 
 def test_concurrent_writers_do_not_share_a_temp_file(tmp_path):
-    """`python -m android_world.report` may run while the runner rewrites the same report."""
+    """`python -m android_world.reporting.report` may run while the runner rewrites the same report."""
     run = synth.make_run(tmp_path, n_episodes=2)
     (run / ".report.html.tmp").mkdir()  # another writer's temp file, in the old fixed-name scheme
     out = report.write_report(run)

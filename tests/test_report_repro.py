@@ -19,10 +19,13 @@ import test_celil_fakes as fakes
 import test_report_synth as synth
 from test_celil_agent import GOAL, make_agent
 
-from android_world import report, run_bundle, run_facts
 from android_world.agents.custom import celil_quality_control, celil_secrets
 from android_world.agents.custom.celil_protocols import ProposedAction
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
+from android_world.agents.custom.model_clients.client import call_infer_wrapper
 from android_world.env import json_action
+from android_world.harness import run_facts
+from android_world.reporting import report, run_bundle
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -47,8 +50,8 @@ def test_episode_page_names_the_command_until_the_gif_exists_then_links_it(tmp_p
     report.write_report(run)
     page = (run / "episodes" / "SyntheticContacts_0" / "index.html").read_text()
     assert 'href="episode.gif"' not in page
-    assert f"python -m android_world.report {run.name} --gif SyntheticContacts_0" in page
-    done = _cli("-m", "android_world.report", str(run), "--gif", cwd=tmp_path)
+    assert f"python -m android_world.reporting.report {run.name} --gif SyntheticContacts_0" in page
+    done = _cli("-m", "android_world.reporting.report", str(run), "--gif", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     page = (run / "episodes" / "SyntheticContacts_0" / "index.html").read_text()
     assert 'href="episode.gif"' in page and "--gif SyntheticContacts_0" not in page
@@ -135,7 +138,7 @@ def test_group_success_is_the_macro_mean_over_templates():
 # --- -h ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["android_world.run", "android_world.report"])
+@pytest.mark.parametrize("module", ["android_world.harness.run", "android_world.reporting.report"])
 def test_dash_h_prints_the_help(module, tmp_path):
     short = _cli("-m", module, "-h", cwd=tmp_path)
     long = _cli("-m", module, "--help", cwd=tmp_path)
@@ -190,6 +193,10 @@ class RecordingWrapper:
     def predict_mm(self, prompt: str, images):
         self.calls.append((prompt, [(i.shape[1], i.shape[0]) for i in images]))
         return self.answer, True, None
+
+    def call(self, request: ModelRequest) -> CallResult:
+        """The roles' one entry point, through the adapter for plain infer wrappers."""
+        return call_infer_wrapper(self, request, "test", "fake", "recording")
 
 
 def _observation(width: int = 1080, height: int = 2400):
@@ -277,7 +284,7 @@ def test_offline_run_records_the_facts_and_the_header_shows_them(tmp_path):
     out = tmp_path / "runs"
     done = _cli(
         "-m",
-        "android_world.run",
+        "android_world.harness.run",
         "--tasks",
         "SystemWifiTurnOn,ContactsAddContact",
         "--output_path",
@@ -326,7 +333,7 @@ def test_bundle_holds_config_manifest_results_and_trajectories_without_secrets(t
     out = tmp_path / "share" / "run.tar.gz"
     done = _cli(
         "-m",
-        "android_world.report",
+        "android_world.reporting.report",
         str(run),
         "--bundle",
         "--out",
@@ -362,6 +369,8 @@ def test_bundle_cleans_text_by_kind():
 
 
 def test_bundle_of_a_missing_run_is_one_line(tmp_path):
-    done = _cli("-m", "android_world.report", str(tmp_path / "nope"), "--bundle", cwd=tmp_path)
+    done = _cli(
+        "-m", "android_world.reporting.report", str(tmp_path / "nope"), "--bundle", cwd=tmp_path
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr

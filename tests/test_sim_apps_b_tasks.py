@@ -7,12 +7,12 @@ import json
 import pytest
 from sim_task_support import make_task as make
 
-from android_world import checkpointer
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.apps import calendar as calendar_app
 from android_world.env.sim.apps import expense as expense_app
 from android_world.env.sim.apps import sms as sms_app
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import checkpointer
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.single import calendar as cal
 from android_world.task_evals.single import expense as exp

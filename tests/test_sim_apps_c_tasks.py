@@ -10,9 +10,9 @@ import pytest
 from sim_task_support import make_task as make
 from sim_task_support import prepared_task
 
-from android_world import checkpointer
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import checkpointer
 from android_world.task_evals.single import recipe
 from android_world.task_evals.single import recipe_data as rdata
 from android_world.task_evals.single import tasks_app as tq

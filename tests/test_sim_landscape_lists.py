@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from android_world import suite_utils
 from android_world.agents.oracle_agent import OracleAgent
 from android_world.env.json_action import JSONAction
 from android_world.env.sim import SimEnv
+from android_world.harness import suite_utils
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.registry import TaskRegistry
 from android_world.task_evals.single.expense import CATEGORIES

@@ -12,12 +12,12 @@ import pytest
 from sim_task_support import REGISTRY
 from sim_task_support import make_task as make
 
-from android_world import checkpointer
 from android_world.env.device_facts import joplin as joplin_facts
 from android_world.env.device_facts import open_tracks as tracks_facts
 from android_world.env.device_facts import osmand as osm_facts
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import checkpointer
 from android_world.task_evals import upstream_draws
 from android_world.task_evals.single import joplin_data, osmand
 from android_world.task_evals.single import joplin_notes as notes

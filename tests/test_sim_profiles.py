@@ -11,12 +11,12 @@ import pytest
 import sim_profiles
 from sim_task_support import make_task
 
-from android_world import config as config_lib
-from android_world import suite_utils
 from android_world.agents.oracle_agent import OracleAgent
 from android_world.env import sim_profile
 from android_world.env.json_action import JSONAction
 from android_world.env.sim import SimEnv
+from android_world.harness import config as config_lib
+from android_world.harness import suite_utils
 from android_world.task_evals import oracle_utils as ui
 from android_world.task_evals.registry import TaskRegistry
 
@@ -335,7 +335,7 @@ def test_a_profile_that_costs_steps_gives_them_back_in_the_step_budget():
 
 
 def test_the_config_key_turns_the_adjustment_off():
-    from android_world import run as run_lib
+    from android_world.harness import run as run_lib
 
     cfg = config_lib.CelilConfig.model_validate({"env": {"sim": {"profile": "landscape"}}})
     assert run_lib.make_env(cfg).step_budget_scale == 2.2

@@ -30,10 +30,10 @@ from support.fake_adb import FakeAdbServer, FakeDevice
 from support.fake_adb.sim_phone import SimPhone
 from test_models_fakes import openai_ok
 
-from android_world import episode_runner
 from android_world.agents import infer, infer_clients
 from android_world.env import adb_utils, interface, representation_utils
 from android_world.env.sim.sim_env import SimEnv
+from android_world.harness import episode_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = f"{ROOT / 'tests' / 'fixtures' / 'upstream_style_agent.py'}:ElementPickerAgent"
@@ -59,7 +59,7 @@ picker.calls = {}
 def _run(url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(PYTHONPATH=str(ROOT), OLLAMA_HOST="http://127.0.0.1:9")
-    args = [sys.executable, "-m", "android_world.run", "--agent_module", AGENT]
+    args = [sys.executable, "-m", "android_world.harness.run", "--agent_module", AGENT]
     args += ["--tasks", "OpenAppTaskEval", "--output_path", str(tmp_path / "runs")]
     sets = [
         f"models.openai_base_url={url}/v1",
@@ -108,7 +108,15 @@ def test_an_agent_that_needs_a_model_without_one_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(PYTHONPATH=str(ROOT), OLLAMA_HOST="http://127.0.0.1:9")
     done = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--agent_module", AGENT, "--models", "offline"],
+        [
+            sys.executable,
+            "-m",
+            "android_world.harness.run",
+            "--agent_module",
+            AGENT,
+            "--models",
+            "offline",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -117,7 +125,7 @@ def test_an_agent_that_needs_a_model_without_one_is_one_line(tmp_path):
     )
     assert done.returncode == 2 and "needs a model" in done.stderr, done.stderr
     bad = subprocess.run(
-        [sys.executable, "-m", "android_world.run", "--agent_module", "nope.py:X"],
+        [sys.executable, "-m", "android_world.harness.run", "--agent_module", "nope.py:X"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -187,7 +195,7 @@ def _agents_setup() -> tuple[Path, Path]:
             "tests/upstream/fetch_upstream.sh or set CELIL_UPSTREAM_AGENTS_PYTHON"
         )
     probe = subprocess.run(
-        [str(python), "-c", "import " + ", ".join(AGENTS_IMPORTS) + ", android_world.run"],
+        [str(python), "-c", "import " + ", ".join(AGENTS_IMPORTS) + ", android_world.harness.run"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import upstream_support
 
-from android_world import checkpointer, upstream_checkpoints
+from android_world.harness import checkpointer, upstream_checkpoints
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = "SystemWifiTurnOn,ContactsAddContact"
@@ -43,7 +43,7 @@ def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
 def our_run(tmp_path_factory) -> Path:
     """A default run of ours (default agent and config) on two tasks."""
     out = tmp_path_factory.mktemp("runs")
-    done = _run("-m", "android_world.run", "--tasks", TASKS, "--output_path", str(out))
+    done = _run("-m", "android_world.harness.run", "--tasks", TASKS, "--output_path", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     [run_dir] = out.iterdir()
     return run_dir
@@ -172,7 +172,7 @@ def test_upstreams_checkpointer_loads_our_run(our_run):
 
 
 def test_our_report_and_compare_read_an_upstream_run(upstream_run, our_run, tmp_path):
-    done = _run("-m", "android_world.report", str(upstream_run))
+    done = _run("-m", "android_world.reporting.report", str(upstream_run))
     assert done.returncode == 0, done.stderr[-2000:]
     page = (upstream_run / "report.html").read_text(encoding="utf-8")
     assert "SystemWifiTurnOn" in page and "ContactsAddContact" in page
@@ -180,7 +180,7 @@ def test_our_report_and_compare_read_an_upstream_run(upstream_run, our_run, tmp_
     out = tmp_path / "compare.html"
     compared = _run(
         "-m",
-        "android_world.report",
+        "android_world.reporting.report",
         "--compare",
         str(our_run),
         str(upstream_run),
@@ -199,7 +199,7 @@ def test_resume_runs_only_what_an_upstream_run_lacks(upstream_run, tmp_path):
     before = (directory / "SystemWifiTurnOn_0.pkl.gz").read_bytes()
     done = _run(
         "-m",
-        "android_world.run",
+        "android_world.harness.run",
         "--tasks",
         TASKS,
         "--n_task_combinations",

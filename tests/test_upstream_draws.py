@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from android_world import suite_utils
+from android_world.harness import suite_utils
 from android_world.task_evals import registry, upstream_draws
 
 MIN_RATE = 0.95

@@ -41,7 +41,7 @@ from typing import Any
 
 from PIL import Image
 
-from android_world import suite_utils
+from android_world.harness import suite_utils
 from android_world.task_evals import task_eval
 
 _PICTURE = "PIL.Image"  # the recorder's type name for a Pillow image

@@ -31,10 +31,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from android_world import suite_utils  # noqa: E402
 from android_world.agents import infer, module_loader  # noqa: E402
 from android_world.env import json_action  # noqa: E402
 from android_world.env.sim.sim_env import SimEnv  # noqa: E402
+from android_world.harness import suite_utils  # noqa: E402
 from android_world.task_evals import registry  # noqa: E402
 
 AGENTS = {"t3a": "T3A", "m3a": "M3A", "seeact": "SeeAct"}

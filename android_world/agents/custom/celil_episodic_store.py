@@ -453,7 +453,7 @@ class SqliteStore:
         if raw is None:
             self._warn(
                 f"{source} was never migrated: {self.path} existed before it. Merge it with: "
-                f"python -m android_world.memory_review --memory {self.path} import {source}"
+                f"python -m android_world.harness.memory_review --memory {self.path} import {source}"
             )
             return
         with contextlib.suppress(OSError, ValueError, KeyError):
@@ -464,7 +464,7 @@ class SqliteStore:
             if hashlib.sha256(source.read_bytes()).hexdigest() != info["sha256"]:
                 self._warn(
                     f"{source} changed after it was migrated into {self.path}; its new entries "
-                    "are not used. Merge them with: python -m android_world.memory_review "
+                    "are not used. Merge them with: python -m android_world.harness.memory_review "
                     f"--memory {self.path} import {source}"
                 )
 

@@ -2,7 +2,7 @@
 
 Part of the plugin (it imports only pydantic and the model clients), so the plugin's own factory reads
 the same section inside an upstream AndroidWorld checkout; the harness imports it as
-`android_world.model_config`. `ModelsConfig.role_settings(role)` turns a role's section into the
+`android_world.harness.model_config`. `ModelsConfig.role_settings(role)` turns a role's section into the
 plugin's plain `RoleSettings` (role defaults applied), and `ModelsConfig.price_table()` gives the
 ledger its prices.
 

@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from android_world import discover
 from android_world.agents import agent_utils
 from android_world.agents.custom import celil_models, celil_probes
 from android_world.env import representation_utils
-from android_world.model_config import ModelsConfig
+from android_world.harness import discover
+from android_world.harness.model_config import ModelsConfig
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 EXIT_NO_MODEL = 4

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from android_world import suite_utils
+from android_world.harness import suite_utils
 
 
 def _per_step(value: Any, steps: Any) -> float | None:

@@ -33,14 +33,14 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from android_world import checkpointer as checkpointer_lib
-from android_world import suite_utils
 from android_world.agents import base_agent
 from android_world.agents.custom.celil_secrets import redact as redact_text
-from android_world.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
-from android_world.config import redact
 from android_world.env import interface, json_action
-from android_world.episode_rows import result_row, upstream_keys  # noqa: F401 (re-exported)
+from android_world.harness import checkpointer as checkpointer_lib
+from android_world.harness import suite_utils
+from android_world.harness.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
+from android_world.harness.config import redact
+from android_world.harness.episode_rows import result_row, upstream_keys  # noqa: F401 (re-exported)
 from android_world.task_evals import task_eval
 
 CHECKPOINTS = "checkpoints"
@@ -264,8 +264,8 @@ def _write_basic_report(
 
     A richer report module can replace this; it must read only the run directory's files.
     """
-    try:  # the full report (android_world/report.py); this plain page stays as its fallback
-        from android_world.report import write_report
+    try:  # the full report (android_world/reporting/report.py); this plain page stays as its fallback
+        from android_world.reporting.report import write_report
 
         write_report(run_dir)
         return
@@ -326,7 +326,7 @@ def package_versions(names: Iterable[str] = _PACKAGES) -> dict[str, str | None]:
 
 
 def build_manifest(**fields: Any) -> dict[str, Any]:
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),

@@ -103,7 +103,7 @@ def step_budgets(suite: Mapping[str, Sequence[Any]], env: Any, note: str = "") -
     """The rule and each template's budget as the runner computes it on this `env` (None when
     the driver holds no device, as in a parallel run: each episode's `step_budget` in
     results.jsonl then says it)."""
-    from android_world import suite_utils
+    from android_world.harness import suite_utils
 
     rule = BUDGET_RULE + (f", sim profile: {note}" if note else "")
     tasks: dict[str, int] = {}

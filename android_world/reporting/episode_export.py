@@ -4,7 +4,7 @@ The report's episode page needs its folder (screenshots are separate files); peo
 episode in a chat or an issue, so `--export` inlines every screenshot into a single HTML file and
 `--gif` draws each step's action on its screenshot, one frame per step. This module only draws and
 packs what it is given (the episode folder, its steps as the report built them, a rendered page);
-`android_world.report` reads the run directory and calls it, so the arrow runs one way.
+`android_world.reporting.report` reads the run directory and calls it, so the arrow runs one way.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from android_world.jsonable import to_jsonable
+from android_world.harness.jsonable import to_jsonable
 
 SUFFIX = ".pkl.gz"
 INSTANCE_SEPARATOR = "_"

@@ -19,10 +19,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from android_world.agents.custom import celil_secrets, celil_yaml
-from android_world.model_config import ModelsConfig
+from android_world.harness.model_config import ModelsConfig
 
 # An installed package has no checkout: the wheel carries config/default.yaml here (setup.py).
-PACKAGED_DEFAULT_CONFIG = Path(__file__).resolve().parent / "data" / "default.yaml"
+PACKAGED_DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "data" / "default.yaml"
 
 
 def _default_config_path() -> Path:
@@ -32,7 +32,7 @@ def _default_config_path() -> Path:
     relative = Path("config/default.yaml")
     if relative.is_file():
         return relative
-    checkout = Path(__file__).resolve().parent.parent / relative
+    checkout = Path(__file__).resolve().parents[2] / relative
     if checkout.is_file() or not PACKAGED_DEFAULT_CONFIG.is_file():
         return checkout
     return PACKAGED_DEFAULT_CONFIG
@@ -59,7 +59,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True)
 
 
-# Keys only the worker pool reads (android_world/parallel.py); AdbEnv never sees them.
+# Keys only the worker pool reads (android_world/harness/parallel.py); AdbEnv never sees them.
 POOL_ONLY_ADB_KEYS = frozenset({"serials", "adb_server_port"})
 POOL_ONLY_EMULATOR_KEYS = frozenset({"instances"})
 
@@ -234,7 +234,7 @@ class BenchmarkConfig(_Strict):
     by itself."""
     workers: int = Field(default=1, ge=1, le=512)
     """Episodes run in this many worker processes (or Ray actors), one device each; `1` = the
-    serial run (`--workers`; android_world/parallel.py)."""
+    serial run (`--workers`; android_world/harness/parallel.py)."""
     ray_address: str | None = None
     """`null` = no Ray; `auto` (a running cluster), `local` (start one here),
     `ray://host:port`, `host:port`: the workers as Ray actors (`--ray_address`)."""

@@ -1,5 +1,5 @@
 """Offline review of Celil's episodic memory: `celil-memory --help` (or, from a checkout,
-`python -m android_world.memory_review --help`).
+`python -m android_world.harness.memory_review --help`).
 
 A person can see what the agent has learned, pin good plans, retire or delete bad ones, fix a plan
 by hand, prune stale entries and move memories between machines (JSON export/import). Every change
@@ -756,7 +756,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="celil-memory",
         description="Review Celil's episodic memory. Entry ids may be abbreviated to a unique "
-        "prefix. (From a checkout without installing: python -m android_world.memory_review.)",
+        "prefix. (From a checkout without installing: python -m android_world.harness.memory_review.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     _common(parser, sub=False)

@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
-from android_world import live_events, suite_utils
 from android_world.agents import base_agent
-from android_world.live_events import EpisodeStart, StepView, Totals
+from android_world.harness import live_events, suite_utils
+from android_world.harness.live_events import EpisodeStart, StepView, Totals
 
 REFRESH_PER_SECOND = 4
 LiveEvent = EpisodeStart | StepView

@@ -1,9 +1,9 @@
 """The run report: `report.html` plus one page per episode, and a comparison of two runs.
 
-    python -m android_world.report RUN_DIR                 # (re)write RUN_DIR/report.html
-    python -m android_world.report --compare RUN_A RUN_B   # compare.html (or --out) + a text table
-    python -m android_world.report RUN_DIR --gif [NAME...]  # episodes' GIFs, linked from their pages
-    python -m android_world.report RUN_DIR --bundle        # RUN.tar.gz to share, secrets removed
+    python -m android_world.reporting.report RUN_DIR                 # (re)write RUN_DIR/report.html
+    python -m android_world.reporting.report --compare RUN_A RUN_B   # compare.html (or --out) + a text table
+    python -m android_world.reporting.report RUN_DIR --gif [NAME...]  # episodes' GIFs, linked from their pages
+    python -m android_world.reporting.report RUN_DIR --bundle        # RUN.tar.gz to share, secrets removed
 
 It reads only the run directory's files (DESIGN §7), so it works on a finished run, a run still in
 progress, a killed run and a copy of a run from another machine. Pages are static HTML with inline
@@ -33,14 +33,9 @@ from typing import Any
 import jinja2
 
 import android_world
-from android_world import (
-    episode_export,
-    episode_rows,
-    run_bundle,
-    run_facts,
-    upstream_checkpoints,
-)
-from android_world.checkpointer import write_text_atomic
+from android_world.harness import episode_rows, run_facts, upstream_checkpoints
+from android_world.harness.checkpointer import write_text_atomic
+from android_world.reporting import episode_export, run_bundle
 
 EPISODES = "episodes"
 EPISODE_PAGE = "index.html"
@@ -113,7 +108,7 @@ def check_run_dir(path: Path) -> Path:
         raise ReportError(
             f"not a run directory: {path} has no results.jsonl, manifest.json, episodes/ or "
             "upstream checkpoints (*.pkl.gz) (pass a directory made by python -m "
-            "android_world.run, e.g. runs/run_<ts>, or an upstream AndroidWorld run directory)"
+            "android_world.harness.run, e.g. runs/run_<ts>, or an upstream AndroidWorld run directory)"
         )
     return path
 
@@ -1366,7 +1361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="celil-report",
         description="Write RUN_DIR/report.html (and a page per episode), or compare two runs. "
-        "(From a checkout without installing: python -m android_world.report.)",
+        "(From a checkout without installing: python -m android_world.reporting.report.)",
     )
     parser.add_argument("--version", action="version", version=f"celil {android_world.__version__}")
     parser.add_argument("run_dir", nargs="?", help="run directory (runs/run_<timestamp>)")

@@ -24,12 +24,12 @@ from typing import Any
 from absl import app, flags
 
 import android_world
-from android_world import checkpointer as checkpointer_lib
-from android_world import config as config_lib
-from android_world import discover, live_view, parallel, run_facts, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.agents.custom.celil_secrets import redact
 from android_world.env import interface
+from android_world.harness import checkpointer as checkpointer_lib
+from android_world.harness import config as config_lib
+from android_world.harness import discover, live_view, parallel, run_facts, run_output, suite_utils
 from android_world.task_evals import registry as task_registry_lib
 from android_world.task_evals import task_eval
 
@@ -319,7 +319,7 @@ def run_checks(cfg: config_lib.CelilConfig) -> int:
         except (AdbError, ValueError) as exc:
             raise UsageError(f"--check_device: {_first_line(exc)}") from None
     if FLAGS.check_models:
-        from android_world.check_models import check_models
+        from android_world.harness.check_models import check_models
 
         codes.append(check_models(cfg.models, log=print, wide=FLAGS.wide))
     return 1 if 1 in codes else max(codes)
@@ -333,7 +333,7 @@ def prepare(argv_rest: Sequence[str] = (), check_startup: bool = True) -> Prepar
     if resuming:
         _log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
     elif FLAGS.checkpoint_dir:
-        from android_world import upstream_checkpoints
+        from android_world.harness import upstream_checkpoints
 
         found = len(upstream_checkpoints.files_in(FLAGS.checkpoint_dir))
         if found:
@@ -565,7 +565,9 @@ def _write_outputs(
 def execute(prep: Prepared, env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv]):
     """Run the prepared suite; returns (run_dir, summary)."""
     cfg = prep.cfg
-    if parallel.wanted(cfg):  # each worker builds its own device (android_world/parallel.py)
+    if parallel.wanted(
+        cfg
+    ):  # each worker builds its own device (android_world/harness/parallel.py)
         try:
             parallel.prepare_devices(cfg, cfg.benchmark.workers)
             if cfg.benchmark.ray_address is not None:
@@ -815,7 +817,7 @@ def _execute_parallel(
     env_factory: Callable[[config_lib.CelilConfig], interface.AsyncEnv],
 ) -> bool:
     """`--workers N` / `--ray_address`: the same episodes in N workers; only this process writes
-    the run directory (see android_world/parallel.py). True if interrupted."""
+    the run directory (see android_world/harness/parallel.py). True if interrupted."""
     from tqdm import tqdm
 
     bench = cfg.benchmark
@@ -874,7 +876,7 @@ def _execute_parallel(
 
 
 def _live_view(prep: Prepared, total: int, finished: list[dict[str, Any]]) -> live_view.LiveView:
-    """`--live`: the step-by-step view (android_world/live_view.py); a person typing the human
+    """`--live`: the step-by-step view (android_world/harness/live_view.py); a person typing the human
     agent's actions gets plain lines, not a panel redrawn over the prompt."""
     return live_view.open_view(
         FLAGS.live if FLAGS.is_parsed() else False,

@@ -43,11 +43,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from android_world import checkpointer as checkpointer_lib
-from android_world import config as config_lib
-from android_world import discover, live_view, run_output, suite_utils
 from android_world.agents import registry as agent_registry
 from android_world.env import interface
+from android_world.harness import checkpointer as checkpointer_lib
+from android_world.harness import config as config_lib
+from android_world.harness import discover, live_view, run_output, suite_utils
 from android_world.task_evals import task_eval
 
 EnvFactory = Callable[[config_lib.CelilConfig], interface.AsyncEnv]
@@ -473,7 +473,7 @@ class _Proc:
 # Imported once by the fork server, so each worker starts in a fraction of a second instead of
 # importing numpy, Pillow and the agent anew (16 workers on 2 cores: ~0.5 s, not ~30 s).
 _PRELOAD = (
-    "android_world.parallel",
+    "android_world.harness.parallel",
     "android_world.agents.registry",
     "android_world.agents.celil_factory",
     "android_world.env.sim.sim_env",

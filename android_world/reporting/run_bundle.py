@@ -1,4 +1,4 @@
-"""One shareable archive of a run: `python -m android_world.report RUN --bundle`.
+"""One shareable archive of a run: `python -m android_world.reporting.report RUN --bundle`.
 
 A number someone else can check needs the config it ran with, the manifest (versions, seeds,
 observation mode, image size, step budgets, prompt hashes), the per-episode results and the
@@ -8,7 +8,7 @@ trajectories. The bundle holds exactly those text files, as `<run name>/...` in 
     episodes/<Task>_<i>/{episode.json, feedback.jsonl, summary.json}
 
 Screenshots, pages, checkpoints (pickles) and the episodic memory database stay out: the first
-two are rebuilt by `python -m android_world.report` on the unpacked folder, the rest are binary
+two are rebuilt by `python -m android_world.reporting.report` on the unpacked folder, the rest are binary
 and cannot be checked for secrets. Every file passes the project's one redaction
 (`celil_secrets`): secret-named keys in JSON and YAML, URL credentials, key-shaped strings and
 the keys this process knows from the environment. The archive is written atomically.

@@ -1,0 +1,1 @@
+"""Reports of finished runs: HTML pages, CSV summaries, episode exports and bundles."""
