@@ -43,9 +43,9 @@ from absl import flags
 from android_world.utils import test_utils
 from PIL import Image
 
+from android_world import episode_runner
 from android_world.agents.custom import uitars
 from android_world.env import interface, json_action, representation_utils
-from android_world.harness import episode_runner
 
 WIDTH, HEIGHT = 540, 1200
 SWITCH = representation_utils.BoundingBox(400, 500, 300, 360)
@@ -159,8 +159,8 @@ def wifi_task(phone: FakePhone) -> Any:
 
 def through_upstream_runner(run: Any, phone: FakePhone, output: Path) -> dict[str, Any]:
     """Upstream's suite_utils.run with its checkpointer, as run.py's main drives an agent."""
-    from android_world.harness import checkpointer as checkpointer_lib
-    from android_world.harness import suite_utils
+    from android_world import checkpointer as checkpointer_lib
+    from android_world import suite_utils
 
     agent = run._get_agent(phone, "android_world")
     agent.transition_pause = None

@@ -19,7 +19,7 @@ _say() { echo "[celil] $*" >&2; }
 
 mkdir -p "$DEST"
 : >"$LOG"
-if [[ ! -f "$DEST/android_world/harness/run.py" ]]; then
+if [[ ! -f "$DEST/android_world/run.py" ]]; then
   if ! timeout 20 git ls-remote "$URL" HEAD >>"$LOG" 2>&1; then
     _say "upstream AndroidWorld is not reachable ($URL); its plugin test will be skipped"
     exit 0

@@ -197,7 +197,7 @@ def rows_digest(rows: list[Any]) -> dict[str, Any]:
 def record_draws(
     registry: dict[str, Any], seeds: list[int], instances: int, encoder: Encoder
 ) -> dict[str, Any]:
-    from android_world.harness import suite_utils
+    from android_world import suite_utils
 
     by_seed: dict[str, Any] = {}
     for seed in seeds:
