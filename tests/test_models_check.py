@@ -185,3 +185,36 @@ def test_a_gemini_executor_is_probed_on_the_relative_grid(server, coordinates, s
     assert row.status == status
     expected = "relative_1000" if coordinates == "auto" else "absolute_resized"
     assert f"[{expected}, sent" in row.detail
+
+
+def json_executor_model(pick_other: bool = False):
+    """Answers the JSON executor (`executor_format: json`) with a click by element index: the
+    element the sub-goal names, or (`pick_other`) its neighbour."""
+
+    def respond(request):
+        body = request["body"]
+        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+        named = re.search(r"Tap '([^']+)'", text)
+        if named:
+            names = [e.text for e in ELEMENTS]
+            index = names.index(named.group(1))
+            if pick_other:
+                index = 1 - index
+            return ollama_ok(
+                f'Reason: it is the named button.\nAction: {{"action_type": "click", "index": {index}}}'
+            )
+        return fake_model()(request)
+
+    return respond
+
+
+@pytest.mark.parametrize("pick_other, status", [(False, "PASS"), (True, "FAIL")])
+def test_json_executor_is_probed_by_index_not_by_a_point(server, pick_other, status):
+    server.route("POST", "/api/chat", json_executor_model(pick_other))
+    rows = run_checks(config_for(server.url), screen=SCREEN, executor_format="json")
+    leader = [(r.check, r.status) for r in rows if r.role == "section_leader"]
+    assert leader == [("ping", "PASS"), ("act-by-index", status)]
+    (row,) = [r for r in rows if r.check == "act-by-index"]
+    assert "UI-TARS" not in row.fix
+    if status == "FAIL":
+        assert "element index" in row.fix

@@ -217,6 +217,45 @@ def grounding_probe(
     return row(FAIL, latency, detail, fix, model)
 
 
+def index_probe(wrapper: celil_models.CelilModel, screen: Screen) -> CheckRow:
+    """The JSON executor (`executor_format: json`) acts by element index, not by a point: ask the
+    real executor to tap a named element on the probe screen; PASS when it clicks that element."""
+    from android_world.agents.custom import celil_perception, celil_section_leader
+    from android_world.env import interface
+
+    def row(status: str, latency: float | None, detail: str, fix: str = "") -> CheckRow:
+        return CheckRow(
+            wrapper.role,
+            wrapper.backend,
+            wrapper.model,
+            "act-by-index",
+            status,
+            latency,
+            detail,
+            fix,
+        )
+
+    pixels, elements = screen
+    target = pick_target(elements, (int(pixels.shape[1]), int(pixels.shape[0])))
+    if target is None:
+        return row(SKIP, None, "no suitable element on the probe screen")
+    index, name = target
+    state = interface.State(pixels=pixels, forest=None, ui_elements=list(elements))
+    observation = celil_perception.PerceptionModule(ocr="off").process_observation(state)
+    executor = celil_section_leader.UITarsActionGenerator(wrapper, executor_format="json")
+    started = time.monotonic()
+    proposal = executor.generate_action(f"Tap '{name}'", observation, "")
+    latency = time.monotonic() - started
+    action = proposal.action
+    if action is None:
+        detail = proposal.error or "the executor proposed no action"
+        return row(FAIL, latency, f"{detail}: {_short(proposal.raw_output)!r}", "try another model")
+    detail = f"'{name}' is element [{index}]; proposed {action.action_type} index={action.index}"
+    if action.action_type == "click" and action.index == index:
+        return row(PASS, latency, detail)
+    return row(FAIL, latency, detail, "try another model (the JSON executor acts by element index)")
+
+
 # --------------------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------------------
@@ -228,8 +267,10 @@ def run_checks(
     screen: Screen | None = None,
     ledger: celil_models.UsageLedger | None = None,
     log: Callable[[str], None] | None = None,
+    executor_format: str = "uitars",
 ) -> list[CheckRow]:
-    """One row per check; `log` also gets each role's one-line resolution (what was chosen, why)."""
+    """One row per check; `log` also gets each role's one-line resolution (what was chosen, why).
+    The executor is probed in its own dialect: a UI-TARS point, or a JSON action by index."""
     ledger = ledger or models_config.make_ledger()
     rows: list[CheckRow] = []
     probe_screen: Screen | str | None = screen
@@ -290,6 +331,8 @@ def run_checks(
                         role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
                     )
                 )
+            elif executor_format == "json":
+                rows.append(index_probe(wrapper, probe_screen))
             else:
                 key = model_key_for(settings, resolution.backend)
                 rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
@@ -342,11 +385,14 @@ def check_models(
     *,
     screen: Screen | None = None,
     wide: bool = False,
+    executor_format: str = "uitars",
 ) -> int:
     """Check every configured role; print a table. 0 when nothing failed, 1 when a check
     failed, EXIT_NO_MODEL when no role has a model to check."""
     ledger = models_config.make_ledger()
-    rows = run_checks(models_config, screen=screen, ledger=ledger, log=log)
+    rows = run_checks(
+        models_config, screen=screen, ledger=ledger, log=log, executor_format=executor_format
+    )
     for line in format_table(rows, wide):
         log(line)
     failed = [row for row in rows if row.status == FAIL]
@@ -362,8 +408,7 @@ def check_models(
         log(
             discover.wrap_line(
                 "no model: every role runs offline, so nothing was checked "
-                f"(exit {EXIT_NO_MODEL}); configure a model per role (README: Using real "
-                "models), e.g. --set models.openai_base_url=http://127.0.0.1:8000/v1 for a "
+                f"(exit {EXIT_NO_MODEL}); configure a model per role (docs/MODELS.md), e.g. --set models.openai_base_url=http://127.0.0.1:8000/v1 for a "
                 "local server"
             )
         )

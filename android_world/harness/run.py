@@ -51,7 +51,7 @@ flags.DEFINE_boolean(
 flags.DEFINE_boolean(
     "perform_emulator_setup",
     False,
-    "Upstream's one-time app installation; this harness installs no apps (see README).",
+    "Upstream's one-time app installation; this harness installs no apps (docs/UPSTREAM.md).",
 )
 flags.DEFINE_string("env", None, "Environment: sim or adb.")
 flags.DEFINE_string("suite_family", None, "Task family (sim).")
@@ -321,7 +321,11 @@ def run_checks(cfg: config_lib.CelilConfig) -> int:
     if FLAGS.check_models:
         from android_world.harness.check_models import check_models
 
-        codes.append(check_models(cfg.models, log=print, wide=FLAGS.wide))
+        conf = cfg.agent.configurations.get(cfg.agent.active_agent)
+        executor_format = str((conf.kwargs() if conf else {}).get("executor_format", "uitars"))
+        codes.append(
+            check_models(cfg.models, log=print, wide=FLAGS.wide, executor_format=executor_format)
+        )
     return 1 if 1 in codes else max(codes)
 
 

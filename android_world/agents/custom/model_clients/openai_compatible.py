@@ -199,6 +199,6 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 status_detail(exc),
                 auth=f"the key was rejected ({self.api_key_env or 'no key (api_key_env unset)'})",
                 not_found=f"model '{self.model}' is not served there; check GET "
-                f"{self.base_url.rstrip('/')}/models and models.{self.role}.openai_model",
+                f"{self.base_url.rstrip('/')}/models and models.{self.role}.model",
             )
         return super()._classify(exc)

@@ -148,7 +148,7 @@ def build_wrapper(
                 f"(or models.{role}.base_url), e.g. http://127.0.0.1:8000/v1"
             )
         if not model:
-            raise ModelSetupError(f"{role}: no model configured (models.{role}.openai_model)")
+            raise ModelSetupError(f"{role}: no model configured (models.{role}.model)")
         return OpenAICompatibleWrapper(
             role,
             model,
