@@ -297,13 +297,10 @@ def task_table() -> str:
 
 
 def contract_reference() -> str:
-    from android_world.agents.custom import (
-        celil_maestro,
-        celil_model_config,
-        celil_votes,
-        uitars,
-    )
+    from android_world.agents.custom import celil_model_config
+    from android_world.agents.custom.dialects import uitars
     from android_world.agents.custom.model_clients import negotiation
+    from android_world.agents.custom.roles import celil_maestro, celil_votes
     from android_world.env import json_action
 
     schemas = [
@@ -379,7 +376,7 @@ def contract_reference() -> str:
 
 def _role_prompts() -> list[tuple[str, dict[str, str]]]:
     """Each model-backed role's prompt templates, as the roles hash them for manifest.json."""
-    from android_world.agents.custom import (
+    from android_world.agents.custom.roles import (
         celil_maestro,
         celil_quality_control,
         celil_section_leader,

@@ -25,7 +25,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_agent, celil_perception
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     Observation,
@@ -35,9 +34,11 @@ from android_world.agents.custom.celil_protocols import (
     Verifier,
     Vote,
 )
-from android_world.agents.custom.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.loop import celil_agent
 from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles import celil_perception
+from android_world.agents.custom.roles.celil_quality_control import VerifierEnsemble
 from android_world.env import interface, json_action
 from android_world.env.sim.sim_env import SimEnv
 

@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_maestro, celil_quality_control  # noqa: E402
+from android_world.agents.custom.roles import celil_maestro, celil_quality_control  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "answer_shapes"
 

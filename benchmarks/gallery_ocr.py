@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
-from android_world.agents.custom.celil_perception import TesseractOcr  # noqa: E402
+from android_world.agents.custom.roles.celil_perception import TesseractOcr  # noqa: E402
 from android_world.env.sim.sim_env import SimEnv  # noqa: E402
 from android_world.task_evals import gallery_images  # noqa: E402
 from android_world.task_evals.registry import TaskRegistry  # noqa: E402

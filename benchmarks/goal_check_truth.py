@@ -32,14 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_geometry, offline_goal
-from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
     GOAL_UNMET,
     TrailStep,
     without_pixels,
 )
+from android_world.agents.custom.offline_roles import offline_goal
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env import json_action
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals.registry import TaskRegistry

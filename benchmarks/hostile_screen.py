@@ -426,9 +426,9 @@ class Outcome:
 def irreversible_step(env: SimEnv, task: task_eval.TaskEval) -> str | None:
     """The app package where the reference solution's first irreversible tap happens (None:
     the task deletes and sends nothing)."""
-    from android_world.agents.custom import celil_perception
     from android_world.agents.custom.celil_protocols import ProposedAction
-    from android_world.agents.custom.celil_quality_control import irreversible_reason
+    from android_world.agents.custom.roles import celil_perception
+    from android_world.agents.custom.roles.celil_quality_control import irreversible_reason
 
     perception = celil_perception.PerceptionModule(ocr="off")
     try:

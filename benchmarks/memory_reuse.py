@@ -33,11 +33,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_agent, celil_episodic, offline
-from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import FailureContext, Observation, Plan, Planner
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.memory import celil_episodic
 from android_world.agents.custom.model_clients.ledger import UsageLedger
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env.sim.sim_env import SimEnv
 from android_world.harness import suite_utils
 from android_world.task_evals import registry

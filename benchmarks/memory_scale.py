@@ -43,9 +43,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_episodic_rows as rows
-from android_world.agents.custom import offline, offline_text
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory import celil_episodic_rows as rows
+from android_world.agents.custom.memory.celil_episodic import (
     DEFAULT_SIMILARITY_THRESHOLD,
     EpisodicMemory,
     Match,
@@ -58,7 +57,8 @@ from android_world.agents.custom.celil_episodic import (
     read_goal,
     template_similarity,
 )
-from android_world.agents.custom.celil_episodic_meaning import clear_caches, states_of
+from android_world.agents.custom.memory.celil_episodic_meaning import clear_caches, states_of
+from android_world.agents.custom.offline_roles import offline, offline_text
 from android_world.task_evals.registry import TaskRegistry
 
 SEEDS = range(8)

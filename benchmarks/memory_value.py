@@ -39,10 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import paraphrase
 
-from android_world.agents.custom import celil_agent, offline, offline_text
-from android_world.agents.custom.celil_episodic import EpisodicMemory
-from android_world.agents.custom.celil_perception import PerceptionModule
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.memory.celil_episodic import EpisodicMemory
+from android_world.agents.custom.offline_roles import offline, offline_text
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env.sim.sim_env import SimEnv
 from android_world.harness import suite_utils
 from android_world.task_evals import registry

@@ -31,10 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import plan_styles
 
-from android_world.agents.custom import celil_agent, offline
-from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import Plan
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env.sim.apps.expense import CATEGORIES
 from android_world.env.sim.sim_env import SimEnv
 from android_world.harness import suite_utils

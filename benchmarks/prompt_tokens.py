@@ -23,11 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from android_world.agents.custom import celil_maestro, celil_perception, uitars
-from android_world.agents.custom import celil_quality_control as qc
-from android_world.agents.custom.celil_memory import StepRecord, WorkingMemory
 from android_world.agents.custom.celil_protocols import FailureContext, ProposedAction
-from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+from android_world.agents.custom.dialects import uitars
+from android_world.agents.custom.memory.celil_memory import StepRecord, WorkingMemory
+from android_world.agents.custom.roles import celil_maestro, celil_perception
+from android_world.agents.custom.roles import celil_quality_control as qc
+from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals.registry import TaskRegistry
 

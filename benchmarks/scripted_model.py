@@ -44,7 +44,7 @@ from typing import Any
 
 import plan_styles as ps
 
-from android_world.agents.custom import celil_perception
+from android_world.agents.custom.roles import celil_perception
 from android_world.env import interface, json_action
 from android_world.task_evals import task_eval
 

@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 
 from android_world.agents import agent_utils
-from android_world.agents.custom import (
-    celil_json,
+from android_world.agents.custom import celil_json
+from android_world.agents.custom.celil_protocols import FailureContext, Observation, ProposedAction
+from android_world.agents.custom.dialects import uitars
+from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
+from android_world.agents.custom.roles import (
     celil_maestro,
     celil_quality_control,
     celil_section_leader,
-    uitars,
 )
-from android_world.agents.custom.celil_protocols import FailureContext, Observation, ProposedAction
-from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.env import json_action, representation_utils
 
 MEGABYTE = 1_000_000

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from android_world.agents.custom import celil_json
-from android_world.agents.custom.celil_maestro import parse_bool_answer, parse_plan_text
-from android_world.agents.custom.celil_quality_control import parse_vote, scaled_score
+from android_world.agents.custom.roles.celil_maestro import parse_bool_answer, parse_plan_text
+from android_world.agents.custom.roles.celil_quality_control import parse_vote, scaled_score
 
 # --------------------------------------------------------------------------------------------
 # JSON extraction: the final value, outside think blocks.
@@ -130,7 +130,7 @@ def test_custom_parsers_do_not_use_upstreams_extract_json() -> None:
 
     custom = Path(__file__).resolve().parents[1] / "android_world" / "agents" / "custom"
     users = [
-        p.name for p in custom.glob("*.py") if "agent_utils.extract_json(" in p.read_text("utf-8")
+        p.name for p in custom.rglob("*.py") if "agent_utils.extract_json(" in p.read_text("utf-8")
     ]
     assert users == []
 
@@ -356,7 +356,7 @@ def test_progress_answers(text: str, expected: bool | None) -> None:
 
 
 def test_example_strings_come_from_the_prompt_text() -> None:
-    from android_world.agents.custom import celil_maestro, celil_quality_control
+    from android_world.agents.custom.roles import celil_maestro, celil_quality_control
 
     assert "first milestone" in celil_maestro.PLAN_EXAMPLES
     assert "one or two sentences" in celil_quality_control.VOTE_EXAMPLES
@@ -377,13 +377,13 @@ def test_example_strings_come_from_the_prompt_text() -> None:
     ],
 )
 def test_is_placeholder(value: object, expected: bool) -> None:
-    from android_world.agents.custom.celil_maestro import PLAN_EXAMPLES
+    from android_world.agents.custom.roles.celil_maestro import PLAN_EXAMPLES
 
     assert celil_json.is_placeholder(value, PLAN_EXAMPLES) is expected
 
 
 def test_echoed_plans_are_not_plans() -> None:
-    from android_world.agents.custom.celil_maestro import PLAN_EXAMPLES
+    from android_world.agents.custom.roles.celil_maestro import PLAN_EXAMPLES
 
     echo = '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
     answer, reason = parse_plan_text(echo, PLAN_EXAMPLES)

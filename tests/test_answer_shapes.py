@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import celil_maestro
-from android_world.agents.custom.celil_maestro import (
+from android_world.agents.custom.celil_protocols import ProposedAction
+from android_world.agents.custom.roles import celil_maestro
+from android_world.agents.custom.roles.celil_maestro import (
     PLAN_EXAMPLES,
     MaestroPlanner,
     parse_plan_text,
     plan_problem,
 )
-from android_world.agents.custom.celil_protocols import ProposedAction
-from android_world.agents.custom.celil_quality_control import (
+from android_world.agents.custom.roles.celil_quality_control import (
     VerifierEnsemble,
     parse_vote,
 )
@@ -129,7 +129,7 @@ def test_an_unusable_plan_makes_the_planner_use_its_fallback() -> None:
 
 def _observation():
     """The fake phone's home screen (Contacts, Clock, Notes), as perception gives it."""
-    from android_world.agents.custom.celil_perception import PerceptionModule
+    from android_world.agents.custom.roles.celil_perception import PerceptionModule
 
     return PerceptionModule(ocr="off").process_observation(fakes.FakePhone().get_state())
 
@@ -372,7 +372,7 @@ def test_the_gate_without_a_readable_vote_never_runs_an_irreversible_action(monk
     agent, env = make_agent(env=phone, executor=executor, verifier=verifier, events=events)
     # The votes are what this is about: the target rule (celil_irreversible, tested on its own)
     # is told to let the delete through to them.
-    from android_world.agents.custom import celil_irreversible
+    from android_world.agents.custom.loop import celil_irreversible
 
     monkeypatch.setattr(celil_irreversible.IrreversibleGuard, "review", lambda *a, **k: None)
     result = agent.step("Delete all contacts")
@@ -431,7 +431,7 @@ def test_the_vision_selector_reads_only_an_index_on_the_list(answer: str, expect
 
 
 def _delete_screen():
-    from android_world.agents.custom.celil_perception import PerceptionModule
+    from android_world.agents.custom.roles.celil_perception import PerceptionModule
 
     phone = fakes.FakePhone()
     phone.screen = "contacts"  # element 2 is "Delete all"

@@ -9,13 +9,7 @@ import pytest
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, make_agent
 
-from android_world.agents.custom import (
-    celil_gate,
-    celil_post_check,
-    celil_protocols,
-    celil_quality_control,
-    celil_section_leader,
-)
+from android_world.agents.custom import celil_protocols
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
     GOAL_UNKNOWN,
@@ -26,8 +20,10 @@ from android_world.agents.custom.celil_protocols import (
     Plan,
     ProposedAction,
 )
+from android_world.agents.custom.loop import celil_gate, celil_post_check
 from android_world.agents.custom.model_clients.call_types import ModelRequest
 from android_world.agents.custom.model_clients.ledger import estimate_tokens
+from android_world.agents.custom.roles import celil_quality_control, celil_section_leader
 from android_world.env import json_action
 from android_world.env.representation_utils import BoundingBox, UIElement
 
@@ -260,7 +256,7 @@ def test_screen_progress_needs_no_planner_call_and_the_planner_confirms_a_finish
 
 
 def test_the_goal_itself_is_confirmed_only_when_the_screens_show_every_clause():
-    from android_world.agents.custom import offline_goal
+    from android_world.agents.custom.offline_roles import offline_goal
 
     wifi_on = _obs(_element("Wi-Fi", "android.widget.Switch", is_checkable=True, is_checked=True))
     shown = offline_goal.check_goal("Turn wifi on.", [], wifi_on)

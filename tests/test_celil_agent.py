@@ -7,12 +7,12 @@ import json
 import pytest
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import celil_agent, celil_loop_detection
-from android_world.agents.custom.celil_maestro import MaestroPlanner
-from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import Plan, ProposedAction
-from android_world.agents.custom.celil_quality_control import VerifierEnsemble
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent, celil_loop_detection
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_maestro import MaestroPlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
+from android_world.agents.custom.roles.celil_quality_control import VerifierEnsemble
 from android_world.env import json_action
 
 GOAL = "Add a contact named Bob"

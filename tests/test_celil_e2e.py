@@ -9,11 +9,11 @@ import pytest
 import test_celil_fakes as fakes
 
 from android_world.agents import registry
-from android_world.agents.custom import celil_agent
-from android_world.agents.custom.celil_maestro import MaestroPlanner
-from android_world.agents.custom.celil_perception import PerceptionModule
-from android_world.agents.custom.celil_quality_control import VerifierEnsemble
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_maestro import MaestroPlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
+from android_world.agents.custom.roles.celil_quality_control import VerifierEnsemble
 from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 sim_env = pytest.importorskip(
@@ -41,7 +41,7 @@ OPEN_AND_LOOK = "Open the Contacts app. Have a look at the contact list."
 
 
 def run_open_contacts(evidence: str) -> tuple[object, object, list[dict], object]:
-    from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+    from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
     from android_world.task_evals.single.open_app import OpenAppTaskEval
 
     env = sim_env.SimEnv(seed=0, render=True)
@@ -170,7 +170,7 @@ def test_factory_offline_roles_or_a_clear_error():
         verifiers=RoleModelConfig(backend="offline"),
     )
     context = registry.RunContext(models=offline, log=lambda line: None)
-    if importlib.util.find_spec("android_world.agents.custom.offline") is None:
+    if importlib.util.find_spec("android_world.agents.custom.offline_roles.offline") is None:
         with pytest.raises(registry.AgentConfigError, match="offline roles module"):
             registry.get_agent("celil_agent", fakes.FakePhone(), context=context, ocr="off")
     else:
@@ -185,7 +185,7 @@ def test_factory_offline_roles_or_a_clear_error():
 
 
 def test_factory_reports_missing_tesseract_as_a_config_error(monkeypatch):
-    from android_world.agents.custom import celil_perception
+    from android_world.agents.custom.roles import celil_perception
 
     monkeypatch.setattr(celil_perception.shutil, "which", lambda name: None)
     with pytest.raises(registry.AgentConfigError, match="apt-get install tesseract-ocr") as info:
@@ -196,7 +196,7 @@ def test_factory_reports_missing_tesseract_as_a_config_error(monkeypatch):
 def test_echoed_plans_and_votes_are_counted_not_used():
     """Issue 12: a small model copied the prompts' examples; those answers must be counted as
     unusable in the step data, the events and the episode summary, and never drive the run."""
-    from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+    from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
     from android_world.task_evals.single.open_app import OpenAppTaskEval
 
     env = sim_env.SimEnv(seed=0, render=True)

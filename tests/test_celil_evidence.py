@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import celil_agent, celil_evidence, offline
-from android_world.agents.custom.celil_perception import PerceptionModule
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     Evidence,
@@ -19,7 +17,10 @@ from android_world.agents.custom.celil_protocols import (
     Plan,
     ProposedAction,
 )
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent, celil_evidence
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env import json_action
 from android_world.harness import suite_utils
 from android_world.task_evals import registry

@@ -10,10 +10,10 @@ from pathlib import Path
 import test_celil_fakes as fakes
 
 from android_world.agents import celil_factory, registry
-from android_world.agents.custom import offline
-from android_world.agents.custom.celil_maestro import MaestroPlanner, VisionElementSelector
-from android_world.agents.custom.celil_quality_control import VerifierEnsemble
-from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.roles.celil_maestro import MaestroPlanner, VisionElementSelector
+from android_world.agents.custom.roles.celil_quality_control import VerifierEnsemble
+from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
 from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -7,16 +7,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from android_world.agents.custom import (
-    celil_agent,
-    celil_episode_end,
-    celil_gate,
-    celil_observation,
-    celil_planning,
-    celil_progress,
-    celil_proposals,
-    celil_protocols,
-)
+from android_world.agents.custom import celil_protocols
 from android_world.agents.custom.celil_protocols import (
     NO_CHECKER,
     ActionGenerator,
@@ -27,7 +18,16 @@ from android_world.agents.custom.celil_protocols import (
     ScreenChecker,
     Verifier,
 )
-from android_world.agents.custom.celil_step_data import ExecutionRecord, StepData
+from android_world.agents.custom.loop import (
+    celil_agent,
+    celil_episode_end,
+    celil_gate,
+    celil_observation,
+    celil_planning,
+    celil_progress,
+    celil_proposals,
+)
+from android_world.agents.custom.loop.celil_step_data import ExecutionRecord, StepData
 
 LOOP_MODULES = (
     celil_agent,
@@ -131,12 +131,12 @@ def test_a_role_without_an_optional_capability_gets_the_old_fallback():
 
 
 def test_every_role_class_subclasses_its_protocol():
-    from android_world.agents.custom import (
+    from android_world.agents.custom.offline_roles import offline
+    from android_world.agents.custom.roles import (
         celil_maestro,
         celil_perception,
         celil_quality_control,
         celil_section_leader,
-        offline,
     )
 
     pairs = [

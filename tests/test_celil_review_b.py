@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import test_section_leader_generator as leader_tests
 
-from android_world.agents.custom import celil_perception, celil_quality_control
 from android_world.agents.custom.celil_protocols import OcrLine
+from android_world.agents.custom.roles import celil_perception, celil_quality_control
 from android_world.env import interface, representation_utils
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import (
-    celil_geometry,
-    celil_goal_questions,
-    celil_maestro,
-    celil_memory,
-    celil_perception,
-    celil_quality_control,
-)
+from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import (
     FailureContext,
     OcrLine,
     ProposedAction,
+)
+from android_world.agents.custom.memory import celil_memory
+from android_world.agents.custom.roles import (
+    celil_goal_questions,
+    celil_maestro,
+    celil_perception,
+    celil_quality_control,
 )
 from android_world.env import interface, json_action, representation_utils
 
@@ -213,7 +213,7 @@ def test_working_memory_progress_survives_plan_revision():
 
 
 def test_episodic_memory_is_reexported_lazily():
-    from android_world.agents.custom import celil_episodic
+    from android_world.agents.custom.memory import celil_episodic
 
     assert celil_memory.EpisodicMemory is celil_episodic.EpisodicMemory
 

@@ -8,10 +8,11 @@ import time
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, PLAN, happy_script, make_agent, run
 
-from android_world.agents.custom import celil_agent, celil_geometry, celil_step_data
-from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import OcrLine, Plan, Verifier
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.loop import celil_agent, celil_step_data
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env import representation_utils
 from android_world.reporting import report
 
@@ -178,7 +179,7 @@ def test_tesseract_defaults_are_the_measured_best(monkeypatch):
     import pytest
 
     pytesseract = pytest.importorskip("pytesseract")
-    from android_world.agents.custom import celil_perception
+    from android_world.agents.custom.roles import celil_perception
 
     monkeypatch.setattr(celil_perception.shutil, "which", lambda name: "/usr/bin/tesseract")
     seen: dict = {}

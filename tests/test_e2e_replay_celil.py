@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from test_models_fakes import FakeServer, free_port_url, openai_ok
 
-from android_world.agents.custom import uitars
+from android_world.agents.custom.dialects import uitars
 from android_world.env import json_action
 from android_world.task_evals import registry as task_registry
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from android_world.agents.custom import offline_goal
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
     GOAL_UNKNOWN,
@@ -14,6 +13,7 @@ from android_world.agents.custom.celil_protocols import (
     Observation,
     TrailStep,
 )
+from android_world.agents.custom.offline_roles import offline_goal
 from android_world.env.representation_utils import BoundingBox, UIElement
 
 SIZE = (1080, 2400)

@@ -13,9 +13,11 @@ import test_celil_fakes as fakes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from android_world.agents.custom import celil_json, celil_maestro, uitars
-from android_world.agents.custom.celil_quality_control import VerifierEnsemble, parse_vote
-from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+from android_world.agents.custom import celil_json
+from android_world.agents.custom.dialects import uitars
+from android_world.agents.custom.roles import celil_maestro
+from android_world.agents.custom.roles.celil_quality_control import VerifierEnsemble, parse_vote
+from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
 
 BOUND_S = 1.0
 KILL_S = 20.0

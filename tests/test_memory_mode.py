@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from android_world.agents import memory_mode
-from android_world.agents.custom import celil_episodic
+from android_world.agents.custom.memory import celil_episodic
 
 ROOT = Path(__file__).resolve().parent.parent
 

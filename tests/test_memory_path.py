@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from android_world.agents.custom import celil_memory_mode
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory import celil_memory_mode
+from android_world.agents.custom.memory.celil_episodic import (
     CorruptMemoryError,
     EpisodicMemory,
     EpisodicMemoryError,
@@ -64,7 +64,7 @@ def test_a_fifo_is_refused_at_once_by_the_store_the_state_and_the_cli(tmp_path):
     os.mkfifo(fifo)
     # In a child process with a timeout: a regression would block forever, not fail.
     code = (
-        "from android_world.agents.custom.celil_episodic import EpisodicMemory, MemoryPathError\n"
+        "from android_world.agents.custom.memory.celil_episodic import EpisodicMemory, MemoryPathError\n"
         "try:\n"
         f"    EpisodicMemory({str(fifo)!r})\n"
         "except MemoryPathError as e:\n"
@@ -283,7 +283,7 @@ def test_a_corrupt_error_is_a_memory_error():
 
 
 def test_the_mount_type_of_a_path_is_its_longest_mount_point():
-    from android_world.agents.custom.celil_episodic_store import mount_type
+    from android_world.agents.custom.memory.celil_episodic_store import mount_type
 
     mounts = (
         "/dev/vda / ext4 rw 0 0\n"

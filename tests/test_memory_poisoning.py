@@ -11,7 +11,7 @@ from __future__ import annotations
 import test_celil_fakes as fakes
 from test_celil_agent import GOAL, PLAN, happy_script, make_agent, run
 
-from android_world.agents.custom.celil_episodic import EpisodicMemory
+from android_world.agents.custom.memory.celil_episodic import EpisodicMemory
 
 
 def _gives_up(memory, **kwargs):

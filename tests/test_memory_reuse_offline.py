@@ -16,7 +16,7 @@ pytest.importorskip("android_world.env.sim.sim_env")
 
 import memory_reuse  # noqa: E402
 
-from android_world.agents.custom import offline, offline_text  # noqa: E402
+from android_world.agents.custom.offline_roles import offline, offline_text  # noqa: E402
 
 TASKS = ("ClockTimerEntry", "ContactsAddContact", "MarkorCreateNote")
 

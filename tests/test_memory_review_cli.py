@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from android_world.agents.custom.celil_episodic import EpisodicMemory
+from android_world.agents.custom.memory.celil_episodic import EpisodicMemory
 from android_world.harness import memory_review
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from android_world.agents.custom import offline, offline_text
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory.celil_episodic import (
     EpisodicMemory,
     abstract_goal,
     app_mentions,
     instantiate,
     read_goal,
 )
+from android_world.agents.custom.offline_roles import offline, offline_text
 from android_world.task_evals.registry import TaskRegistry
 
 SEEDS = range(6)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory.celil_episodic import (
     SCHEMA_VERSION,
     EpisodicMemory,
 )
@@ -307,7 +307,7 @@ def test_processes_that_create_one_store_at_the_same_moment_all_write(tmp_path):
 
 WRITER = """
 import sys
-from android_world.agents.custom.celil_episodic import EpisodicMemory
+from android_world.agents.custom.memory.celil_episodic import EpisodicMemory
 mem = EpisodicMemory(sys.argv[1])
 plan = ["Do something fairly long to make the rows big " + "x" * 200] * 50
 i = 0

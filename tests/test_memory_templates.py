@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory.celil_episodic import (
     GoalTemplate,
     SlotValue,
     abstract_goal,

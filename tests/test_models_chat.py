@@ -21,7 +21,7 @@ from test_models_fakes import (
 )
 
 from android_world.agents import infer
-from android_world.agents.custom import uitars
+from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.model_clients.call_types import (
     ChatMessage,
     ModelRequest,

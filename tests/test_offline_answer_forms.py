@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from android_world.agents.custom import offline_text as text_lib
+from android_world.agents.custom.offline_roles import offline_text as text_lib
 
 INTEGER = "How long was my running activity October 12 in the OpenTracks app? Express your answer in minutes as a single integer."
 EITHER = "Is the note titled 'Grocery List' in the Joplin app marked as a todo item? Respond with either 'True' if it is a todo or 'False' if not."

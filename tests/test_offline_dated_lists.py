@@ -7,8 +7,8 @@ import datetime
 
 import pytest
 
-from android_world.agents.custom import offline
-from android_world.agents.custom.celil_perception import PerceptionModule
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env.json_action import JSONAction
 from android_world.env.sim.sim_env import SimEnv
 from android_world.task_evals.single import tasks_app as tq
@@ -91,7 +91,7 @@ def test_how_many_counts_the_rows_of_next_week_from_the_shown_today(env):
 
 
 def test_a_one_digit_count_is_an_answer_not_a_placeholder():
-    from android_world.agents.custom import celil_evidence
+    from android_world.agents.custom.loop import celil_evidence
 
     assert not celil_evidence.is_placeholder("6")
     assert celil_evidence.is_placeholder("x") and celil_evidence.is_placeholder("")

@@ -13,8 +13,8 @@ import datetime
 import numpy as np
 import pytest
 
-from android_world.agents.custom import offline, offline_text
 from android_world.agents.custom.celil_protocols import Observation
+from android_world.agents.custom.offline_roles import offline, offline_text
 from android_world.env import json_action, representation_utils
 
 TODAY = datetime.date(2023, 10, 15)  # a Sunday

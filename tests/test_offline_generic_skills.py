@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from test_offline_roles import context, el, obs
 
-from android_world.agents.custom import offline, offline_screen, offline_text
 from android_world.agents.custom.celil_protocols import ProposedAction
+from android_world.agents.custom.offline_roles import offline, offline_screen, offline_text
 from android_world.env import json_action
 
 FILES = "com.android.documentsui/.files.FilesActivity"

@@ -12,8 +12,12 @@ import re
 
 import pytest
 
-from android_world.agents.custom import offline, offline_screen, offline_text
-from android_world.agents.custom.celil_episodic import abstract_goal, abstract_plan, plan_leaks
+from android_world.agents.custom.memory.celil_episodic import (
+    abstract_goal,
+    abstract_plan,
+    plan_leaks,
+)
+from android_world.agents.custom.offline_roles import offline, offline_screen, offline_text
 from android_world.task_evals.registry import TaskRegistry
 
 SEEDS = range(6)

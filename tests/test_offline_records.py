@@ -3,8 +3,8 @@ of sub-goals per record, each value whole, and memory keeps shared values apart.
 
 from __future__ import annotations
 
-from android_world.agents.custom import offline, offline_text
-from android_world.agents.custom.celil_episodic import abstract_goal, abstract_plan
+from android_world.agents.custom.memory.celil_episodic import abstract_goal, abstract_plan
+from android_world.agents.custom.offline_roles import offline, offline_text
 
 BLOCKS = """Add the following recipes into the Broccoli app:
 Recipe: Lentil Soup

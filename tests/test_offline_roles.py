@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from android_world.agents.custom import offline, offline_screen, offline_text
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     ElementSelector,
@@ -19,11 +18,12 @@ from android_world.agents.custom.celil_protocols import (
     ProposedAction,
     Verifier,
 )
+from android_world.agents.custom.offline_roles import offline, offline_screen, offline_text
 from android_world.env import json_action, representation_utils
 
 REPO = Path(__file__).resolve().parents[1]
 CUSTOM = REPO / "android_world" / "agents" / "custom"
-OFFLINE_FILES = sorted(CUSTOM.glob("offline*.py"))
+OFFLINE_FILES = sorted((CUSTOM / "offline_roles").glob("offline*.py"))
 SETTINGS = "com.android.settings/.Settings"
 
 

@@ -17,9 +17,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-from android_world.agents.custom import celil_agent, offline  # noqa: E402
-from android_world.agents.custom.celil_perception import PerceptionModule  # noqa: E402
-from android_world.agents.custom.offline import OfflinePlanner  # noqa: E402
+from android_world.agents.custom.loop import celil_agent  # noqa: E402
+from android_world.agents.custom.offline_roles import offline  # noqa: E402
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner  # noqa: E402
+from android_world.agents.custom.roles.celil_perception import PerceptionModule  # noqa: E402
 from android_world.harness import suite_utils  # noqa: E402
 from android_world.task_evals import registry  # noqa: E402
 

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from android_world.agents.custom import offline_text
+from android_world.agents.custom.offline_roles import offline_text
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_relative_days_in_creation_goals():
 
 
 def test_reading_steps_are_recognised():
-    from android_world.agents.custom.celil_progress import is_reading_step
+    from android_world.agents.custom.loop.celil_progress import is_reading_step
 
     assert is_reading_step("Read today's date on the Clock")
     assert is_reading_step("Note down the total")
@@ -72,7 +72,7 @@ def test_repetition_and_should_be_values():
 
 
 def test_delete_everything_on_a_day_plans_one_emptying_step():
-    from android_world.agents.custom import offline
+    from android_world.agents.custom.offline_roles import offline
 
     goal = "In Simple Calendar Pro, delete all events scheduled for this Monday."
     assert offline_text.delete_all_day(goal) == "this Monday"
@@ -85,7 +85,7 @@ def test_delete_everything_on_a_day_plans_one_emptying_step():
 
 
 def test_questions_about_one_item_search_for_it():
-    from android_world.agents.custom import offline
+    from android_world.agents.custom.offline_roles import offline
 
     location = "What is the location of my Team lunch event in Simple Calendar Pro? Answer with the location only."
     assert offline_text.attribute_question(location) == ("location", "Team lunch")
@@ -100,7 +100,7 @@ def test_questions_about_one_item_search_for_it():
 
 
 def test_a_date_and_time_put_together_is_grounded_in_header_and_row():
-    from android_world.agents.custom import celil_evidence
+    from android_world.agents.custom.loop import celil_evidence
 
     texts = ["friday, october 27, 2023", "drinks with mia", "15:15 - 15:45"]
     assert celil_evidence._date_time_seen("october 27 2023 15:15", texts)
@@ -109,7 +109,7 @@ def test_a_date_and_time_put_together_is_grounded_in_header_and_row():
 
 
 def test_a_total_is_not_a_field_of_one_item():
-    from android_world.agents.custom import offline
+    from android_world.agents.custom.offline_roles import offline
 
     goal = "What is the total amount of my Health Care expenses in pro expense? Answer with the number only."
     plan, _ = offline.build_plan(offline_text.parse_goal(goal))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from android_world.agents.custom import celil_goal_questions as questions
-from android_world.agents.custom import offline
-from android_world.agents.custom import offline_text as text_lib
-from android_world.agents.custom.celil_perception import PerceptionModule
-from android_world.agents.custom.offline import OfflinePlanner
+from android_world.agents.custom.offline_roles import offline
+from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles import celil_goal_questions as questions
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
 from android_world.env.sim.sim_env import SimEnv
 
 
@@ -212,7 +212,7 @@ def test_goals_the_planner_reads_pass_the_understanding_check(goal):
 
 
 def test_an_unreadable_goal_ends_infeasible_before_any_action():
-    from android_world.agents.custom import celil_agent
+    from android_world.agents.custom.loop import celil_agent
 
     env = SimEnv(seed=0, render=False)
     try:

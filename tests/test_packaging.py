@@ -188,7 +188,10 @@ def test_the_wheel_carries_the_default_config_and_every_data_file(installed_whee
     assert "android_world/data/default.yaml" in names
     packaged = zipfile.ZipFile(wheel).read("android_world/data/default.yaml")
     assert packaged == (ROOT / "config" / "default.yaml").read_bytes()
-    for data in ("android_world/reporting/templates/report.css", "android_world/env/sim/fonts/LICENSE"):
+    for data in (
+        "android_world/reporting/templates/report.css",
+        "android_world/env/sim/fonts/LICENSE",
+    ):
         assert data in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()

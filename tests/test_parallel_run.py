@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from android_world.agents.custom.celil_episodic import EpisodicMemory
+from android_world.agents.custom.memory.celil_episodic import EpisodicMemory
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent

@@ -9,7 +9,9 @@ import pytest
 import test_celil_fakes as fakes
 
 from android_world.agents import registry
-from android_world.agents.custom import celil_agent, factory, offline
+from android_world.agents.custom import factory
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.offline_roles import offline
 from android_world.harness import config as harness_config
 
 ROOT = Path(__file__).resolve().parents[1]

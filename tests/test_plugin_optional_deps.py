@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
-from android_world.agents.custom import celil_episodic, celil_optional, celil_perception
+from android_world.agents.custom import celil_optional
+from android_world.agents.custom.memory import celil_episodic
+from android_world.agents.custom.roles import celil_perception
 
 
 @pytest.fixture(autouse=True)

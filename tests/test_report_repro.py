@@ -19,10 +19,11 @@ import test_celil_fakes as fakes
 import test_report_synth as synth
 from test_celil_agent import GOAL, make_agent
 
-from android_world.agents.custom import celil_quality_control, celil_secrets
+from android_world.agents.custom import celil_secrets
 from android_world.agents.custom.celil_protocols import ProposedAction
 from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.agents.custom.model_clients.client import call_infer_wrapper
+from android_world.agents.custom.roles import celil_quality_control
 from android_world.env import json_action
 from android_world.harness import run_facts
 from android_world.reporting import report, run_bundle
@@ -200,7 +201,7 @@ class RecordingWrapper:
 
 
 def _observation(width: int = 1080, height: int = 2400):
-    from android_world.agents.custom import celil_perception
+    from android_world.agents.custom.roles import celil_perception
 
     state = fakes.FakePhone(render=True).get_state()
     observation = celil_perception.PerceptionModule(ocr="off").process_observation(state)
@@ -210,7 +211,7 @@ def _observation(width: int = 1080, height: int = 2400):
 
 def _sent(role: str, config: dict) -> tuple[set[str], tuple[int, int] | None]:
     """What `role`, built as the factory builds it, actually sends for a 1080x2400 screen."""
-    from android_world.agents.custom import celil_maestro, celil_section_leader
+    from android_world.agents.custom.roles import celil_maestro, celil_section_leader
 
     observation = _observation()
     pixels = config["max_image_pixels"]

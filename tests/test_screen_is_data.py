@@ -9,16 +9,13 @@ import time
 import numpy as np
 import test_celil_fakes as fakes
 
-from android_world.agents.custom import (
-    celil_maestro,
-    celil_perception,
-    celil_untrusted,
-    uitars,
-)
-from android_world.agents.custom import celil_quality_control as qc
-from android_world.agents.custom.celil_memory import StepRecord, WorkingMemory
+from android_world.agents.custom import celil_untrusted
 from android_world.agents.custom.celil_protocols import FailureContext, OcrLine, ProposedAction
-from android_world.agents.custom.celil_section_leader import UITarsActionGenerator
+from android_world.agents.custom.dialects import uitars
+from android_world.agents.custom.memory.celil_memory import StepRecord, WorkingMemory
+from android_world.agents.custom.roles import celil_maestro, celil_perception
+from android_world.agents.custom.roles import celil_quality_control as qc
+from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
 from android_world.env import interface, json_action, representation_utils
 
 # A label that tries everything: close the block, start a line of its own, speak as the system.

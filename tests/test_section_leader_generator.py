@@ -9,7 +9,6 @@ import pytest
 
 from android_world.agents import infer
 from android_world.agents.custom import celil_geometry
-from android_world.agents.custom import celil_section_leader as sl
 from android_world.agents.custom.celil_protocols import (
     ActionGenerator,
     Observation,
@@ -21,6 +20,7 @@ from android_world.agents.custom.model_clients.call_types import (
     ChatMessage,
     ModelRequest,
 )
+from android_world.agents.custom.roles import celil_section_leader as sl
 from android_world.env import json_action
 from android_world.env.representation_utils import BoundingBox, UIElement
 

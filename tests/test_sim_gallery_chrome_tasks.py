@@ -272,7 +272,7 @@ def test_browser_wrong_work_fails(env):
 
 
 def ocr_words(pixels) -> set[str]:
-    from android_world.agents.custom.celil_perception import TesseractOcr
+    from android_world.agents.custom.roles.celil_perception import TesseractOcr
 
     return {w.strip(",").lower() for line in TesseractOcr()(pixels) for w in line.text.split()}
 

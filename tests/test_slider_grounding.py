@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from android_world.agents.custom import celil_section_leader as sl
-from android_world.agents.custom import uitars
 from android_world.agents.custom.celil_protocols import Observation
+from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
+from android_world.agents.custom.roles import celil_section_leader as sl
 from android_world.env.sim.sim_env import SimEnv
 from android_world.harness import suite_utils
 from android_world.task_evals.registry import TaskRegistry

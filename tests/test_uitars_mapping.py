@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from android_world.agents.custom import uitars
+from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.model_clients.call_types import flatten_messages
 from android_world.env import json_action
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from android_world.agents.custom.uitars import (
+from android_world.agents.custom.dialects.uitars import (
     UiTarsAction,
     UiTarsParseFailure,
     parse_point,

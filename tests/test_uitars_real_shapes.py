@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from android_world.agents.custom import uitars
+from android_world.agents.custom.dialects import uitars
 from android_world.env import json_action
 
 SCREEN, SENT = (1080, 2400), (1080, 2400)

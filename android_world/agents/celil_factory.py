@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from android_world.agents import registry
-from android_world.agents.custom import celil_agent, factory
+from android_world.agents.custom import factory
 from android_world.agents.custom.factory import (
     AGENT_NAME,
     DEFAULT_MEMORY_PATH,
@@ -20,6 +20,7 @@ from android_world.agents.custom.factory import (
     coordinate_convention,
     prompt_hashes,
 )
+from android_world.agents.custom.loop import celil_agent
 from android_world.env import interface
 
 __all__ = [

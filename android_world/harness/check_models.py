@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from android_world.agents import agent_utils
-from android_world.agents.custom import celil_models, celil_probes
+from android_world.agents.custom import celil_models
+from android_world.agents.custom.roles import celil_probes
 from android_world.env import representation_utils
 from android_world.harness import discover
 from android_world.harness.model_config import ModelsConfig
@@ -220,7 +221,7 @@ def grounding_probe(
 def index_probe(wrapper: celil_models.CelilModel, screen: Screen) -> CheckRow:
     """The JSON executor (`executor_format: json`) acts by element index, not by a point: ask the
     real executor to tap a named element on the probe screen; PASS when it clicks that element."""
-    from android_world.agents.custom import celil_perception, celil_section_leader
+    from android_world.agents.custom.roles import celil_perception, celil_section_leader
     from android_world.env import interface
 
     def row(status: str, latency: float | None, detail: str, fix: str = "") -> CheckRow:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import android_world
-from android_world.agents.custom.celil_episodic import (
+from android_world.agents.custom.memory.celil_episodic import (
     DEFAULT_SIMILARITY_THRESHOLD,
     SORT_COLUMNS,
     EpisodicMemory,
@@ -48,7 +48,7 @@ from android_world.agents.custom.celil_episodic import (
     read_goal,
     read_json_memory,
 )
-from android_world.agents.custom.celil_memory_mode import FRESH_FILE_NAME, FRESH_JSON_NAME
+from android_world.agents.custom.memory.celil_memory_mode import FRESH_FILE_NAME, FRESH_JSON_NAME
 
 DEFAULT_CONFIG = Path("config/default.yaml")
 DEFAULT_MEMORY = Path("runs/celil_episodic_memory.db")

@@ -59,7 +59,7 @@ def observation_mode(inputs: Sequence[Sequence[str]]) -> str:
 
 def executor_size(screen: tuple[int, int], max_pixels: int) -> tuple[int, int]:
     """(width, height) the UI-TARS/JSON executor sends: the model's own smart resize."""
-    from android_world.agents.custom import uitars
+    from android_world.agents.custom.dialects import uitars
 
     height, width = uitars.smart_resize(screen[1], screen[0], max_pixels=max_pixels)
     return width, height
@@ -67,7 +67,7 @@ def executor_size(screen: tuple[int, int], max_pixels: int) -> tuple[int, int]:
 
 def judge_size(screen: tuple[int, int], max_pixels: int | None) -> tuple[int, int]:
     """(width, height) the planner, judges and vision fallback send (their shared downscale)."""
-    from android_world.agents.custom import celil_maestro
+    from android_world.agents.custom.roles import celil_maestro
 
     blank = np.zeros((screen[1], screen[0], 3), dtype=np.uint8)
     height, width = celil_maestro.downscale(blank, max_pixels).shape[:2]

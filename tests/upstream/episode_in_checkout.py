@@ -44,7 +44,7 @@ from android_world.utils import test_utils
 from PIL import Image
 
 from android_world import episode_runner
-from android_world.agents.custom import uitars
+from android_world.agents.custom.dialects import uitars
 from android_world.env import interface, json_action, representation_utils
 
 WIDTH, HEIGHT = 540, 1200

@@ -37,20 +37,14 @@ from pydantic import (
     field_validator,
 )
 
-from android_world.agents.custom import (
-    celil_agent,
-    celil_maestro,
-    celil_memory_mode,
-    celil_model_config,
-    celil_models,
-    celil_perception,
-    celil_quality_control,
-    celil_startup,
-)
+from android_world.agents.custom import celil_model_config, celil_models, celil_startup
+from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.memory import celil_memory_mode
+from android_world.agents.custom.roles import celil_maestro, celil_perception, celil_quality_control
 from android_world.env import interface
 
 AGENT_NAME = "celil_agent"
-OFFLINE_MODULE = "android_world.agents.custom.offline"
+OFFLINE_MODULE = "android_world.agents.custom.offline_roles.offline"
 DEFAULT_MEMORY_PATH = "runs/celil_episodic_memory.db"
 CONFIG_ENV = "CELIL_CONFIG"
 """Environment variable naming the Celil YAML when `create_agent` is given no config."""
@@ -296,7 +290,7 @@ def _check_memory_file(path: Path) -> None:
     """A shared or frozen memory that cannot work (a directory, FIFO or device at the path; a
     damaged, foreign or newer file) stops the run before its directory exists. Read only:
     nothing is created or changed here."""
-    from android_world.agents.custom import celil_episodic
+    from android_world.agents.custom.memory import celil_episodic
 
     try:
         memory = celil_episodic.EpisodicMemory(path, read_only=True)
@@ -346,7 +340,7 @@ def _planner(params: CelilAgentConfig, maestro: celil_models.Resolution) -> Any:
 def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
     if leader.wrapper is None:
         return _offline_role("section_leader", leader.reason, "OfflineActionGenerator")
-    from android_world.agents.custom import celil_section_leader
+    from android_world.agents.custom.roles import celil_section_leader
 
     return celil_section_leader.UITarsActionGenerator(
         leader.wrapper,
@@ -525,7 +519,7 @@ def _episodic_memory(
     context.log(console_line(celil_memory_mode.memory_line(state)))
     if plan.path is None:
         return None, state
-    from android_world.agents.custom import celil_episodic
+    from android_world.agents.custom.memory import celil_episodic
 
     try:
         store = celil_episodic.EpisodicMemory(

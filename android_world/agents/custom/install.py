@@ -31,10 +31,18 @@ from pathlib import Path
 PLUGIN_DIR = Path(__file__).resolve().parent
 TARGET_PARTS = ("android_world", "agents", "custom")
 REQUIREMENTS_NAME = "requirements-celil.txt"
+
 BEGIN = "# celil-plugin: begin"
 END = "# celil-plugin: end"
-MARKER_FILE = "celil_agent.py"  # a custom/ folder holding it is the plugin's, safe to replace
+# A custom/ folder holding one of these is the plugin's (this layout or the flat one before it),
+# safe to replace.
+MARKER_FILES = ("loop/celil_agent.py", "celil_agent.py")
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+
+
+def _is_plugin(folder: Path) -> bool:
+    return any((folder / marker).is_file() for marker in MARKER_FILES)
+
 
 FLAG_BLOCK = f"""{BEGIN} (python -m android_world.agents.custom.install; --uninstall removes it)
 _CELIL_CONFIG = flags.DEFINE_string(
@@ -266,7 +274,7 @@ def _check_checkout(root: Path) -> Path:
 def _copy_plugin(target: Path) -> None:
     if target.resolve() == PLUGIN_DIR:
         return  # running from the installed copy: it is already in place
-    if target.exists() and not (target / MARKER_FILE).is_file():
+    if target.exists() and not _is_plugin(target):
         raise InstallError(f"{target} exists and is not the Celil plugin; move it away first")
     staging = target.with_name(target.name + ".celil-new")
     shutil.rmtree(staging, ignore_errors=True)
@@ -309,7 +317,7 @@ def uninstall(root: Path) -> list[str]:
         _write_atomic(run_py, _unpatch(text))
         done.append(f"run.py: celil_agent removed from {run_py}")
     target = root.joinpath(*TARGET_PARTS)
-    if (target / MARKER_FILE).is_file():
+    if _is_plugin(target):
         shutil.rmtree(target)
         done.append(f"plugin: removed {target}")
     extra = root / REQUIREMENTS_NAME

@@ -8,6 +8,7 @@ import dataclasses
 from typing import Any
 
 from android_world.agents.custom.celil_secrets import redact
+from android_world.agents.custom.dialects.uitars import ABSOLUTE_RESIZED, RELATIVE_1000
 from android_world.agents.custom.model_clients.call_types import CallResult, ModelRequest
 from android_world.agents.custom.model_clients.client import CelilModel
 from android_world.agents.custom.model_clients.errors import ModelSetupError
@@ -26,7 +27,6 @@ from android_world.agents.custom.model_clients.settings import (
     DEFAULT_OLLAMA_HOST,
     RoleSettings,
 )
-from android_world.agents.custom.uitars import ABSOLUTE_RESIZED, RELATIVE_1000
 
 
 class FallbackWrapper(CelilModel):

@@ -1,0 +1,1 @@
+"""Model action dialects: UI-TARS's action space, its parser and its coordinate conventions."""

@@ -1,0 +1,869 @@
+"""Is the whole goal done? Every clause and value of the goal against what the screens showed.
+
+A plan is the agent's own guess at how to reach a goal; finishing it proves nothing. Before the
+agent says `complete`, and after every action (a goal can be done before the plan is), this
+reads the goal's clauses with the offline goal reader and checks each against the episode's
+trail of screens and actions, model-free:
+
+- a switch or slider the goal names is in the asked position on the last screen that shows it;
+- an app the goal opens is in front (the last clause: on the current screen);
+- a duration shows on the keypad display;
+- values the goal gives (names, numbers, texts) were all shown, and when the goal creates or
+  sends something, the thing was committed after the last typing (a Save/Send/OK tap, or a way
+  out of the editor) and its identifying value then showed outside any text field;
+- each item a delete goal names was on screen when a delete ran, and is gone from its list since;
+- a moved file shows in a listing of its destination;
+- nothing the goal forbids ("Do not start the timer") was tapped.
+
+The answer is `done` only when every clause is covered by such a check and each says done;
+`unmet` when one shows the goal not done (a typo in a saved value, a switch the other way); and
+`unknown` when code cannot tell ("Take a photo", "Delete my newest note"), which the agent then
+puts to the planner with the screenshot, or to the plan's own evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from android_world.agents.custom.celil_geometry import element_box
+from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    GOAL_UNKNOWN,
+    GOAL_UNMET,
+    GoalCheck,
+    GoalVerdict,
+    Observation,
+    TrailStep,
+)
+from android_world.agents.custom.offline_roles import offline_screen as screen
+from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles import offline_wording as wording
+
+# Verbs whose goal leaves its values saved or sent somewhere; a copy, a search or a share leaves
+# them nowhere the screens can be read for.
+_WRITING_VERBS = frozenset(
+    {"create", "add", "new", "send", "reply", "edit", "rename", "update", "write", "save", "enter"}
+    | {"fill", "type", "record", "set", "change", "make", "log", "schedule", "text", "compose"}
+)
+_DELETE_VERBS = frozenset({"delete", "remove"})
+# Goals whose names are of things that exist already (copied, moved): no values to enter.
+_ELSEWHERE_VERBS = frozenset({"copy", "move", "duplicate"})
+_TAPS = ("click", "long_press", "double_tap")
+# Taps that commit what was typed.
+_COMMIT_LABELS = frozenset(
+    {"save", "done", "ok", "send", "create", "add", "confirm", "apply", "submit", "yes", "rename"}
+    | {"navigate up", "back", "save contact", "save event", "add event", "move", "paste"}
+)
+_DELETE_LABELS = ("delete", "remove", "trash", "bin", "discard")
+# Delete "targets" the goal reader finds that name no item ("Delete all my notes").
+_VAGUE_TARGET = re.compile(
+    r"^(?:the|my|all|any|every|each|these|those|it|them|newest|oldest|latest|recipes?|notes?|"
+    r"files?|events?|expenses?|items?|but one of any.*|duplicates?)$",
+    re.I,
+)
+
+
+def _norm(text: str | None) -> str:
+    return text_lib.normalize(text)
+
+
+# --------------------------------------------------------------------------------------------
+# What the screens showed
+
+
+def _texts(observation: Observation, *, editable: bool | None = None) -> list[str]:
+    """Texts a person can read on the screen (element texts and descriptions, OCR lines);
+    `editable` narrows to what sits in text fields (True) or outside them (False)."""
+    out: list[str] = []
+    for i in screen.content_indices(observation):
+        element = observation.ui_elements[i]
+        if editable is not None and screen.is_field(element) != editable:
+            continue
+        values = [screen.field_text(element)] if screen.is_field(element) else []
+        values += [] if screen.is_field(element) else [element.text or ""]
+        values.append(element.content_description or "")
+        out += [v for v in values if v and v.strip()]
+    if editable is not True:
+        out += [line.text for line in observation.ocr_lines if line.text.strip()]
+    return out
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def value_shown(value: str, texts: Sequence[str]) -> bool:
+    """A goal value among shown texts: phone numbers by their digits, amounts by their number,
+    anything else as words (case, spacing and punctuation at the ends ignored)."""
+    want = _norm(value)
+    if not want:
+        return True
+    # "Downloads" in a goal is the folder a file manager shows as "Download".
+    wants = (
+        [want, want[:-1]] if " " not in want and len(want) > 4 and want.endswith("s") else [want]
+    )
+    # A player or gallery titles "clip_7.mp4" as "clip_7".
+    stem = _norm(_EXTENSION.sub("", value.strip()))
+    if stem != want and len(stem) >= 4:
+        wants.append(stem)
+    digits = _digits(value)
+    phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
+    money = wording.money_values(value)
+    for text in texts:
+        if phone and len(_digits(text)) >= 7 and _digits(text)[-10:] == digits[-10:]:
+            return True
+        if money and _same_amount(money[0], text):
+            return True
+        if any(w in _norm(text) for w in wants):
+            return True
+    return False
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def item_shown(item: str, texts: Sequence[str]) -> bool:
+    """An item of a list (a file, a recipe, an expense) shown as a whole entry: its text is
+    the item's name, with or without a file extension ("notes" is not "notes_edited.md")."""
+    want = _norm(_EXTENSION.sub("", item.strip()))
+    return bool(want) and any(_norm(_EXTENSION.sub("", t.strip())) == want for t in texts)
+
+
+def _same_amount(value: str, text: str) -> bool:
+    want = screen.money(value)
+    return want is not None and any(
+        screen.money(m) == want for m in re.findall(r"\$?\d[\d,]*(?:\.\d+)?", text)
+    )
+
+
+def _screens(trail: Sequence[TrailStep], current: Observation) -> list[Observation]:
+    return [t.screen for t in trail] + [current]
+
+
+def _in_app(observation: Observation, app: str | None) -> bool:
+    return app is None or text_lib.activity_matches_app(observation.foreground_activity, app)
+
+
+# --------------------------------------------------------------------------------------------
+# One check per kind of clause
+
+
+def _switch_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    for subject, wanted in info.toggles:
+        what = f"{subject} {'on' if wanted else 'off'}"
+        shown = _last_state(screens, lambda o, s=subject: _switch_state(o, s))
+        if shown is None:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, f"no {subject} switch was seen"))
+        elif shown == wanted:
+            checks.append(GoalCheck(what, GOAL_DONE, f"the {subject} switch shows it"))
+        else:
+            state = "on" if shown else "off"
+            checks.append(
+                GoalCheck(what, GOAL_UNMET, f"the {subject} switch was last seen {state}")
+            )
+    return checks
+
+
+def _switch_state(observation: Observation, subject: str) -> bool | None:
+    index = screen.find_switch(observation, subject)
+    return None if index is None else bool(observation.ui_elements[index].is_checked)
+
+
+def _last_state(
+    screens: Sequence[Observation], read: Callable[[Observation], bool | None]
+) -> bool | None:
+    for observation in reversed(screens):
+        state = read(observation)
+        if state is not None:
+            return state
+    return None
+
+
+def _level_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    for subject, level in info.levels:
+        what = f"{subject} at its {level}"
+
+        def read(observation: Observation, subject: str = subject, level: str = level):
+            index = screen.find_slider(observation, subject)
+            if index is None:
+                return None
+            return screen.slider_at(observation.ui_elements[index], level)
+
+        shown = _last_state(screens, read)
+        if shown is None:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, f"no {subject} slider showed its value"))
+        else:
+            status = GOAL_DONE if shown else GOAL_UNMET
+            checks.append(GoalCheck(what, status, f"the {subject} slider was last seen there"))
+    return checks
+
+
+def _duration_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    if info.duration is None:
+        return []
+    h, m, s = info.duration
+    wanted = f"{h:02d}{m:02d}{s:02d}".lstrip("0") or "0"
+    what = f"duration {h}h {m}m {s}s"
+    for observation in reversed(screens):
+        shown = screen.keypad_digits(observation)
+        if shown is not None:
+            status = GOAL_DONE if shown == wanted else GOAL_UNMET
+            return [GoalCheck(what, status, f"the display last showed {shown!r}")]
+    return [GoalCheck(what, GOAL_UNKNOWN, "no duration display was seen")]
+
+
+def _open_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> list[GoalCheck]:
+    checks = []
+    opened = [(i, app) for i, c in enumerate(info.clauses) if (app := text_lib.parse_open(c))]
+    for i, app in opened:
+        last = i == len(info.clauses) - 1 or all(_is_permission(c) for c in info.clauses[i + 1 :])
+        looked = screens[-1:] if last else screens
+        front = any(_in_app(o, app) and not screen.is_launcher(o) for o in looked)
+        status = GOAL_DONE if front else GOAL_UNMET if last else GOAL_UNKNOWN
+        where = "in front now" if last else "seen in front"
+        checks.append(
+            GoalCheck(f"open {app}", status, f"{app} {'is' if front else 'is not'} {where}")
+        )
+    if any(_is_permission(c) for c in info.clauses):
+        current = screens[-1]
+        asking = screen.grant_button(current) is not None or (
+            screen.interruption_button(current) is not None
+        )
+        status = GOAL_UNMET if asking else GOAL_DONE
+        why = "a pop-up is still showing" if asking else "no pop-up or permission request shows"
+        checks.append(GoalCheck("pop-ups cleared", status, why))
+    return checks
+
+
+def _is_permission(clause: str) -> bool:
+    return bool(re.search(r"\b(permissions?|pop-?ups?|allow)\b", clause, re.I))
+
+
+def _forbidden_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[GoalCheck]:
+    checks = []
+    for verb in info.forbidden:
+        tapped = [
+            t
+            for t in trail
+            if t.action_type in ("click", "long_press", "double_tap")
+            and _norm(t.target).split()[:1] == [verb]
+        ]
+        if tapped:
+            why = f"'{tapped[-1].target}' was tapped at step {tapped[-1].step}"
+            checks.append(GoalCheck(f"not {verb}", GOAL_UNMET, why))
+        else:
+            checks.append(GoalCheck(f"not {verb}", GOAL_DONE, f"nothing named {verb!r} was tapped"))
+    return checks
+
+
+# Content that comes from the clipboard: what it holds is never in the goal's words.
+_FROM_CLIPBOARD = re.compile(r"\bclipboard\b|\bpaste\b|\bcopied\s+text\b", re.I)
+
+
+def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[GoalCheck]:
+    """A goal whose content is the clipboard's is met only by a paste that ran; without one
+    its text is unknown (the words typed may be anything)."""
+    if not _FROM_CLIPBOARD.search(info.goal):
+        return []
+    pasted = [t for t in trail if t.ok and t.action_type in _TAPS and _norm(t.target) == "paste"]
+    what = "the clipboard's content"
+    if not pasted:
+        return [GoalCheck(what, GOAL_UNKNOWN, "no paste ran")]
+    at = pasted[-1].step
+    saved = [t for t in trail if t.step > at and t.ok and _commits(t)]
+    if saved:
+        return [GoalCheck(what, GOAL_DONE, f"pasted at step {at}, '{saved[0].target}' after it")]
+    return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, nothing saved or sent since")]
+
+
+def specific_targets(info: text_lib.GoalInfo) -> list[str]:
+    """Items a delete goal names ("Home Repairs", "notes.txt"), not words like "my" or "all"."""
+    return [t for t in info.targets if t.strip() and not _VAGUE_TARGET.match(t.strip())]
+
+
+def _delete_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
+    if not _DELETE_VERBS & set(info.verbs):
+        return []
+    checks = []
+    deletes = [t.step for t in trail if t.ok and _deletes(t)]
+    for target in specific_targets(info):
+        what = f"delete {target!r}"
+        engaged = _engaged_at(trail, target)
+        deleted_at = next(
+            (d for d in reversed(deletes) if engaged is not None and d >= engaged), None
+        )
+        if deleted_at is None:
+            why = "it was never selected or opened and then deleted"
+            checks.append(GoalCheck(what, GOAL_UNMET, why))
+            continue
+        later = [t.screen for t in trail if t.step > deleted_at] + [current]
+        listing = [o for o in later if _is_listing(o)]
+        if not listing:
+            checks.append(GoalCheck(what, GOAL_UNKNOWN, "no list was seen after the delete"))
+        elif item_shown(target, _texts(listing[-1])):
+            checks.append(GoalCheck(what, GOAL_UNMET, "it is still in the list"))
+        else:
+            checks.append(GoalCheck(what, GOAL_DONE, "deleted, and gone from the list since"))
+    return checks
+
+
+def _deletes(step: TrailStep) -> bool:
+    """A tap on Delete (or its kin), or a yes to a dialog about deleting."""
+    if step.action_type not in ("click", "long_press", "double_tap"):
+        return False
+    label = _norm(step.target)
+    if any(w in label.split() for w in _DELETE_LABELS):
+        return True
+    return label in screen.YES_LABELS and _mentions_delete(step.screen)
+
+
+# The tallest element whose inner texts still count as one touched row (a list row, a card).
+_ROW_SHARE = 0.2
+
+
+def acted_texts(step: TrailStep) -> list[str]:
+    """The texts of what an action touched: the element's own, and those inside its box (a
+    list row's title and details)."""
+    observation = step.screen
+    if step.index is None or not 0 <= step.index < len(observation.ui_elements):
+        return [step.target] if step.target else []
+    box = element_box(observation.ui_elements[step.index], observation.screen_size)
+    texts = [step.target] if step.target else []
+    height = observation.screen_size[1] if observation.screen_size else 0
+    if box is None or not height or box.height > _ROW_SHARE * height:
+        return texts  # a whole list or page: what lies inside it was not what was touched
+    for element in observation.ui_elements:
+        inner = element_box(element, observation.screen_size)
+        if inner is None or not (element.text or element.content_description):
+            continue
+        x, y = inner.center
+        if box.x_min <= x <= box.x_max and box.y_min <= y <= box.y_max:
+            texts.append(element.text or element.content_description or "")
+    return texts
+
+
+def _engaged_at(trail: Sequence[TrailStep], target: str) -> int | None:
+    """The first step that selected or opened the target (a tap or long-press on its row), or
+    that deleted on its own page."""
+    for t in trail:
+        if not t.ok or t.action_type not in ("click", "long_press", "double_tap"):
+            continue
+        if value_shown(target, acted_texts(t)):
+            return t.step
+        if _deletes(t) and not _is_listing(t.screen) and value_shown(target, _texts(t.screen)):
+            return t.step  # a Delete on the item's own page (a list shows many items)
+    return None
+
+
+def _mentions_delete(observation: Observation) -> bool:
+    return any(
+        any(w in _norm(text).split() for w in _DELETE_LABELS) for text in _texts(observation)
+    )
+
+
+def _is_listing(observation: Observation) -> bool:
+    return screen.shows_empty_list(observation) or (
+        any(e.is_scrollable for e in observation.ui_elements)
+        and not screen.form_fields(observation)
+    )
+
+
+def _move_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
+    if info.move is None:
+        return []
+    item, source, destination = info.move
+    what = f"move {item!r} to {destination!r}"
+    screens = _screens(trail, current)
+    for observation in reversed(screens):
+        if item_shown(item, _texts(observation)) and _titled(observation, destination):
+            return [GoalCheck(what, GOAL_DONE, f"it shows in {destination}")]
+    moved_at = _move_confirmed_at(trail, item, destination)
+    if moved_at is not None:
+        later = [t.screen for t in trail if t.step > moved_at] + [current]
+        # The list it left: the source folder's own page when the goal names it (a folder
+        # picker opened by a "Move" menu item lists no notes either).
+        listing = [o for o in later if _is_listing(o) and (not source or _titled(o, source))]
+        if listing and not item_shown(item, _texts(listing[-1])):
+            why = f"moved with {destination} chosen, and gone from the list it was in"
+            return [GoalCheck(what, GOAL_DONE, why)]
+    return [GoalCheck(what, GOAL_UNKNOWN, f"it was not seen in a listing of {destination}")]
+
+
+def _move_confirmed_at(trail: Sequence[TrailStep], item: str, destination: str) -> int | None:
+    """The step that confirmed a move (OK, Move, Paste) on a screen naming the destination,
+    after the item was selected; None when there was none."""
+    engaged = _engaged_at(trail, item)
+    if engaged is None:
+        return None
+    for t in reversed(trail):
+        if t.step > engaged and t.ok and _commits(t) and _titled(t.screen, destination):
+            return t.step
+    return None
+
+
+def _titled(observation: Observation, folder: str) -> bool:
+    """The screen is in the folder: a path ending in it ("Markor/StudyGuides", ".../Recordings")
+    or its name as the page title, not a row of the list (rows name folders one could open)."""
+    want = _norm(folder)
+    for i in screen.content_indices(observation):
+        element = observation.ui_elements[i]
+        raw = (element.text or element.content_description or "").strip()
+        if not raw or element.is_clickable:
+            continue
+        if "/" in raw and _norm(raw.rstrip("/").rsplit("/", 1)[-1]) == want:
+            return True
+        if _norm(raw) == want and screen.in_title_bar(element, observation.screen_size):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Values the goal gives, and whether what holds them was committed
+
+
+def _writing(info: text_lib.GoalInfo) -> bool:
+    """A goal that leaves values behind; a delete goal's names ("New Jacket") are no entries."""
+    verbs = set(info.verbs) | set(text_lib.words(info.goal)) & _ELSEWHERE_VERBS
+    elsewhere = (_DELETE_VERBS | _ELSEWHERE_VERBS) & verbs
+    return bool(_WRITING_VERBS & verbs) and not elsewhere and not info.is_question
+
+
+def given_values(info: text_lib.GoalInfo) -> list[str]:
+    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
+    file and item names (a storage volume's name only says where, so it is not one)."""
+    raw = info.goal
+    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
+    values += [v for _, v in info.fields]
+    # A "|" table's header row names columns, not values.
+    header = next((line for line in raw.splitlines() if "|" in line), "")
+    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
+        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
+            values.append(name)
+    values += wording.capitalised_words(raw, text_lib.app_names())
+    out: list[str] = []
+    for value in values:
+        value = value.strip()
+        if value and not any(value in v for v in out):
+            out = [v for v in out if v not in value] + [value]
+    return out
+
+
+def _without_lone_capitals(info: text_lib.GoalInfo, values: list[str]) -> list[str]:
+    """Drop a lone capitalised word ("Downloads", "Memory" in "Internal Memory/VLCVideos"):
+    it says where or what kind as often as what to write, so it counts only when a field or a
+    quote holds it."""
+    stated = {_norm(v) for _, v in info.fields} | {_norm(q) for q in info.quoted}
+    capitals = {_norm(w) for w in wording.capitalised_words(info.goal, text_lib.app_names())}
+    return [
+        v
+        for v in values
+        if not (_norm(v) in capitals and len(v.split()) == 1 and _norm(v) not in stated)
+    ]
+
+
+def _source(goal: str, value: str) -> bool:
+    """A value the goal reads from ("Add the recipes from recipes.txt"): what is written is
+    the file's content, which the goal does not spell out, not its name."""
+    pattern = rf"\bfrom\s+(?:the\s+)?(?:file\s+|note\s+|image\s+)?[\"'“‘]?{re.escape(value)}"
+    if re.search(pattern, goal, re.I):
+        return True
+    # "Merge the contents of notes a.txt, b.txt and c.md into a new note named x": a, b, c.
+    sources = _SOURCE_SPAN.search(goal)
+    return sources is not None and value.casefold() in sources.group(1).casefold()
+
+
+_SOURCE_SPAN = re.compile(r"\b(?:contents?|text)\s+of\s+(.{1,400}?)\s+(?:into|to)\b", re.I)
+
+
+def goal_values(info: text_lib.GoalInfo) -> list[str]:
+    """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
+    each record's, appended text."""
+    values = [
+        v
+        for v in _without_lone_capitals(info, given_values(info))
+        if not _source(info.goal, v) and "clipboard" not in v.casefold()
+    ]
+    values += [v for r in info.records for _, v in r if not _source(info.goal, v)]
+    if info.append:
+        values.append(info.append)
+    if info.prepend:
+        values.append(info.prepend)
+    return _each_value(values)
+
+
+def _each_value(values: list[str]) -> list[str]:
+    """Values once each, a listed value ("a.mp4, b.mp4, c.mp4") as its items: each is
+    entered or picked on its own."""
+    keep = []
+    for value in values:
+        value = value.strip().strip("\"'")
+        parts = wording.listed_items(value) if ", " in value else [value]
+        for part in parts if len(parts) > 1 else [value]:
+            part = part.strip().strip("\"'")
+            if part and _norm(part) not in {_norm(v) for v in keep}:
+                keep.append(part)
+    return keep
+
+
+def identity_value(info: text_lib.GoalInfo, values: Sequence[str]) -> str | None:
+    """The value that names what the goal makes (a title, a name, a file, the message): it is
+    the one that shows outside a text field once the thing is saved or sent."""
+    if info.records:
+        first = info.records[0]
+        return first[0][1] if first else None
+    for key in ("title", "name", "subject", "file", "message", "text"):
+        for field, value in info.fields:
+            if field == key and value:
+                return value
+    names = wording.file_names(info.goal) or wording.person_names(info.goal)
+    if names:
+        return names[0]
+    return values[0] if values else None
+
+
+def _value_checks(
+    info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
+) -> list[GoalCheck]:
+    if not _writing(info):
+        return []
+    values = goal_values(info)
+    if not values:
+        return []
+    runs = _form_runs(trail, current)
+    chosen = [text for t in trail if t.ok and t.action_type in _TAPS for text in acted_texts(t)]
+    shown = [text for o in _screens(trail, current) for text in _texts(o)]
+    records = [[v for _, v in r if v.strip()] for r in info.records] or _records(info, values)
+    checks = []
+    for record in records:
+        # One thing holds all it was given: what was entered on forms was entered on one
+        # stretch of form screens (a value picked from a list, a song, is checked alone).
+        typed = [v for v in record if any(_entered(v, texts) for texts in runs)]
+        together = any(all(_entered(v, texts) for v in typed) for texts in runs)
+        for value in record:
+            if value in typed and together:
+                status, why = GOAL_DONE, "entered with the rest of its record"
+            elif value in typed:
+                status, why = GOAL_UNMET, "entered, but not on the same form as the rest"
+            elif value_shown(value, chosen) or item_shown(value, chosen):
+                status, why = GOAL_DONE, "picked"
+            elif value_shown(value, shown):
+                # On screen but never entered or picked: a name the goal refers to (the
+                # receipt to read, the file to copy) as much as one to write.
+                status, why = GOAL_UNKNOWN, "shown, never entered or picked"
+            else:
+                status, why = GOAL_UNMET, "never entered or picked"
+            checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
+    if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
+        # The words sent are not in the goal (the clipboard, an address read elsewhere):
+        # code cannot tell whether the right ones went out.
+        checks.append(GoalCheck("message sent", GOAL_UNKNOWN, "the goal does not give its words"))
+    if "save" not in info.forbidden:
+        checks += _commit_checks(info, values, trail, current)
+    return checks
+
+
+def _records(info: text_lib.GoalInfo, values: Sequence[str]) -> list[list[str]]:
+    """Which values one new thing holds together: a clause that creates something holds the
+    values it names ("Create a note named a.md with the text hi"); a value of any other clause,
+    an edit, a rename, a send, stands alone (entered on a form of its own)."""
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for clause in info.clauses:
+        inside = [v for v in values if v not in placed and _norm(v) in _norm(clause)]
+        placed.update(inside)
+        words = set(text_lib.words(clause))
+        creating = words & {"create", "add", "new"} and not words & {"edit", "rename", "update"}
+        if creating and inside:
+            groups.append(inside)
+        else:
+            groups += [[v] for v in inside]
+    groups += [[v] for v in values if v not in placed]
+    return groups
+
+
+def _form_runs(trail: Sequence[TrailStep], current: Observation) -> list[list[str]]:
+    """The texts of each stretch of consecutive form screens (a form and its dialogs, up to
+    the list it returns to), with what was typed there (Enter may submit a one-field dialog
+    before the screen shows the text): what one record was given."""
+    steps = [(t.screen, t.typed if t.ok else "") for t in trail] + [(current, "")]
+    runs: list[list[str]] = []
+    open_run = False
+    for observation, typed in steps:
+        if screen.form_fields(observation):
+            if not open_run:
+                runs.append([])
+            runs[-1].extend(_texts(observation))
+            if typed:
+                runs[-1].append(typed)
+            open_run = True
+        else:
+            open_run = False
+    return runs
+
+
+def _entered(value: str, form_texts: Sequence[str]) -> bool:
+    """A value on a form being filled in: in a field, or chosen (a picked category shows as
+    text on the form); a name split over first and last name fields counts word by word. A
+    list of other items showing the same words is no entry of this one."""
+    if value_shown(value, form_texts):
+        return True
+    parts = value.split()
+    return 1 < len(parts) <= 4 and all(value_shown(p, form_texts) for p in parts)
+
+
+def _message(info: text_lib.GoalInfo) -> str | None:
+    return next((v for k, v in info.fields if k in ("message", "text") and v), None)
+
+
+def _commit_checks(
+    info: text_lib.GoalInfo,
+    values: Sequence[str],
+    trail: Sequence[TrailStep],
+    current: Observation,
+) -> list[GoalCheck]:
+    """After the last typing, something committed it (a Save/Send/OK tap, or the form was left),
+    and the thing's name then showed outside any text field (a list row, a title, a bubble)."""
+    typed = [t for t in trail if t.action_type == "input_text" and t.ok]
+    commits = [t for t in trail if t.ok and _commits(t)]
+    if not typed and not commits:
+        return [GoalCheck("saved", GOAL_UNKNOWN, "nothing was typed, saved or sent yet")]
+    since = typed[-1].step if typed else commits[-1].step - 1
+    later = [t for t in trail if t.step > since]
+    if typed and not _committed(typed[-1], later, current):
+        return [GoalCheck("saved", GOAL_UNKNOWN, "the typed values were not saved or sent yet")]
+    identity = identity_value(info, values)
+    if identity is None:
+        return []
+    screens = [t.screen for t in later] + [current]
+    outside = any(value_shown(identity, _texts(o, editable=False)) for o in screens)
+    status = GOAL_DONE if outside else GOAL_UNKNOWN
+    why = "shows outside a text field" if outside else "only seen inside a text field"
+    return [GoalCheck(f"{identity[:40]!r} saved", status, why)]
+
+
+def _committed(typing: TrailStep, later: Sequence[TrailStep], current: Observation) -> bool:
+    """A commit tap after the typing, or a screen since on which the form is gone. Typing
+    itself ends with Enter, which submits a one-field dialog."""
+    if any(t.ok and _commits(t) for t in later):
+        return True
+    screens = [t.screen for t in later] + [current]
+    return any(not screen.form_fields(o) for o in screens)
+
+
+def _commits(step: TrailStep) -> bool:
+    if step.action_type in ("navigate_back", "keyboard_enter"):
+        return True
+    if step.action_type not in ("click", "long_press", "double_tap"):
+        return False
+    label = _norm(step.target)
+    return label in _COMMIT_LABELS or label.split()[:1] in (["save"], ["send"], ["add"])
+
+
+# --------------------------------------------------------------------------------------------
+# The goal, clause by clause
+
+
+def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
+    """A clause some check read: a switch, a slider, an app, a duration, a forbidden tap, a
+    value of a writing goal, a named delete or a move."""
+    if text_lib.parse_toggle(clause) and "switch" in kinds:
+        return True
+    if text_lib.parse_level(clause) and "level" in kinds:
+        return True
+    if (text_lib.parse_open(clause) or _is_permission(clause)) and "open" in kinds:
+        return True
+    if text_lib.parse_duration(clause) and "duration" in kinds:
+        return True
+    if text_lib.forbidden_words(clause) or wording.negated_verbs(clause):
+        return "forbidden" in kinds
+    words = set(text_lib.words(clause))
+    if words & _DELETE_VERBS:
+        return "delete" in kinds
+    if "move" in words:
+        return "move" in kinds
+    if "value" in kinds:
+        values = goal_values(info)
+        if _unread_conditions(clause, values):
+            return False
+        return any(_norm(v) in _norm(clause) or _norm(clause) in _norm(v) for v in values) or (
+            bool(words & _WRITING_VERBS) and len(info.clauses) == 1
+        )
+    return False
+
+
+_IN_ORDER = re.compile(r"in\s+(?:the\s+)?(?:same\s+|this\s+|that\s+)?order", re.I)
+
+
+def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
+    """A clause that asks more than its values being there: an order ("in order: a, b") or a
+    quantity that is no value ("with a duration between 45 and 50 minutes")."""
+    if _IN_ORDER.search(clause):
+        return True
+    rest = clause
+    for value in sorted(values, key=len, reverse=True):
+        rest = re.sub(re.escape(value), " ", rest, flags=re.I)
+    return bool(re.search(r"\d", rest))
+
+
+def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
+    """The whole goal against the screens seen: done, unmet or unknown (see the module doc)."""
+    info = text_lib.parse_goal(without_examples(goal))
+    if info.is_question:
+        return GoalVerdict(GOAL_UNKNOWN, (GoalCheck("answer", GOAL_UNKNOWN, "a question"),))
+    screens = _screens(trail, current)
+    groups = {
+        "switch": _switch_checks(info, screens),
+        "level": _level_checks(info, screens),
+        "duration": _duration_checks(info, screens),
+        "open": _open_checks(info, screens),
+        "forbidden": _forbidden_checks(info, trail),
+        "paste": _paste_checks(info, trail),
+        "delete": _delete_checks(info, trail, current),
+        "move": _move_checks(info, trail, current),
+        "value": _value_checks(info, trail, current),
+    }
+    checks = tuple(c for group in groups.values() for c in group)
+    kinds = {kind for kind, group in groups.items() if group}
+    if any(c.status == GOAL_UNMET for c in checks):
+        return GoalVerdict(GOAL_UNMET, checks)
+    uncovered = [c for c in info.clauses if not _covered(c, info, kinds)]
+    if uncovered:
+        unread = GoalCheck(f"clause {uncovered[0][:60]!r}", GOAL_UNKNOWN, "no check reads it")
+        return GoalVerdict(GOAL_UNKNOWN, (*checks, unread))
+    if checks and all(c.status == GOAL_DONE for c in checks):
+        return GoalVerdict(GOAL_DONE, checks)
+    return GoalVerdict(GOAL_UNKNOWN, checks)
+
+
+_VERIFY_STEP = re.compile(r"^\s*(?:verify|check|confirm|make\s+sure|ensure|double-check)\b", re.I)
+# Share of the goal's naming words a sub-goal must carry to be the goal in other words.
+_RESTATED_SHARE = 0.6
+
+
+# Verbs people use for the same request; a restated goal says "switch on" for "turn on".
+_SAME_VERB = (
+    frozenset({"create", "make", "add", "new", "set", "setup", "put", "insert", "log", "record"}),
+    frozenset({"delete", "remove", "erase", "clear", "discard", "trash"}),
+    frozenset({"turn", "switch", "enable", "disable", "toggle", "activate", "deactivate"}),
+    frozenset({"open", "launch", "start", "run", "go", "navigate", "head"}),
+    frozenset({"change", "edit", "update", "modify", "adjust", "rename", "replace"}),
+    frozenset({"take", "capture", "snap", "shoot", "record"}),
+    frozenset({"send", "text", "message", "reply", "respond", "answer"}),
+    frozenset({"move", "relocate", "transfer"}),
+    frozenset({"copy", "duplicate"}),
+    frozenset({"minute", "minutes", "min", "mins"}),
+    frozenset({"second", "seconds", "sec", "secs"}),
+    frozenset({"hour", "hours", "hr", "hrs"}),
+)
+
+
+def _word_keys(text: str, apps: set[str]) -> list[frozenset[str]]:
+    """Each naming word of a text with the words that mean the same."""
+    keys = []
+    for word in text_lib.content_words(text):
+        if word in apps:
+            continue
+        stem = text_lib.stem(word)
+        same = next((group for group in _SAME_VERB if word in group or stem in group), None)
+        keys.append(frozenset({word, stem} | (same or frozenset())))
+    return keys
+
+
+def covers_goal(goal: str, sub_goal: str) -> bool:
+    """Whether a sub-goal is the whole goal in other words: the goal verbatim, restated, or a
+    final "verify that ..." step. Every clause of the goal must be in it (most of its naming
+    words, or words that mean the same): "Turn Wi-Fi on" is one clause of "Turn on Wi-Fi,
+    then open the camera app", not the goal. Such a sub-goal is done only when the goal is."""
+    if _norm(goal) == _norm(sub_goal) or _VERIFY_STEP.match(sub_goal or ""):
+        return True
+    apps = {_norm(a) for a in text_lib.app_names()}
+    have = {w for key in _word_keys(sub_goal, apps) for w in key}
+    clauses = [
+        c for c in text_lib.parse_goal(without_examples(goal)).clauses if _word_keys(c, apps)
+    ]
+    if not clauses:
+        return False
+    for clause in clauses:
+        wanted = _word_keys(clause, apps)
+        found = sum(1 for key in wanted if key & have)
+        if found < _RESTATED_SHARE * len(wanted):
+            return False
+    return True
+
+
+_EXAMPLE_SENTENCE = re.compile(
+    r"(?:^|(?<=[.!?])\s+)(?:for example|for instance|e\.g\.).*?(?:[.!?](?=\s|$)|$)",
+    re.I,
+)
+
+
+def without_examples(goal: str) -> str:
+    """The goal without its "For example, ..." sentences: their quoted texts ("edna, pineapple")
+    show the form of the answer and are no values the task leaves behind."""
+    return _EXAMPLE_SENTENCE.sub(" ", goal or "").strip()
+
+
+def named_values(sub_goal: str) -> list[str]:
+    """Values a sub-goal names (quoted texts, numbers of note, names): shown on the screen,
+    they are part of its evidence."""
+    info = text_lib.parse_goal(without_examples(sub_goal))
+    return _each_value(_without_lone_capitals(info, given_values(info)))
+
+
+def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:
+    """The values a sub-goal names that neither the screen nor the `seen` texts show."""
+    shown = _texts(observation) + list(seen)
+    return [v for v in named_values(sub_goal) if not value_shown(v, shown)]
+
+
+_NAMED_CONTROL = (
+    re.compile(
+        r"^\s*(?:tap|press|click|hit|select|choose)\s+(?:on\s+)?(?:the\s+)?['\"“‘](.+?)['\"”’]",
+        re.I,
+    ),
+    re.compile(
+        r"^\s*(?:tap|press|click|hit)\s+(?:on\s+)?(?:the\s+)?([A-Za-z][\w -]{0,30}?)\s+"
+        r"(?:button|tab|icon|option|menu item)\b",
+        re.I,
+    ),
+)
+# Words that name the same commit control in other apps and vendors' wording.
+_SAME_CONTROL = {
+    "save": ("done", "ok", "confirm", "apply", "check"),
+    "ok": ("done", "confirm", "save", "yes"),
+    "done": ("save", "ok", "confirm"),
+    "delete": ("remove", "trash", "bin"),
+    "remove": ("delete", "trash"),
+    "send": ("send sms", "submit"),
+}
+
+
+def named_control(sub_goal: str) -> str | None:
+    """The control a "Tap the 'Save' button" step names, or None for a step that names none."""
+    for pattern in _NAMED_CONTROL:
+        match = pattern.match(sub_goal or "")
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def control_shown(sub_goal: str, observation: Observation) -> bool | None:
+    """Whether the control a step names is on the screen (under its name or a name the same
+    control has elsewhere); None when the step names no control."""
+    label = named_control(sub_goal)
+    if label is None:
+        return None
+    names = [label, *_SAME_CONTROL.get(_norm(label), ())]
+    terms = text_lib.expand_terms(names)
+    for i in screen.content_indices(observation):
+        for name in screen.labels(observation.ui_elements[i]):
+            if text_lib.label_relevance(terms, name) >= 0.8:
+                return True
+    return False

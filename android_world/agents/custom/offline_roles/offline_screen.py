@@ -1,0 +1,882 @@
+"""Reading a screen for the offline roles: labels, switches, sliders, fields, dialogs, history.
+
+The offline roles cannot look at pixels with understanding, so they read the accessibility
+elements (and OCR lines when there are any) and the agent's own step history from the context
+summary. These helpers are pure functions of an `Observation` or of text, shared by the offline
+planner, executor and verifier so that all three judge a screen the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import itertools
+import re
+from collections.abc import Callable, Sequence
+
+from android_world.agents.custom.celil_geometry import element_box, element_label
+from android_world.agents.custom.celil_protocols import Observation
+from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.env import representation_utils
+
+Element = representation_utils.UIElement
+
+SYSTEM_UI_PREFIX = "com.android.systemui"
+LAUNCHER_HINTS = ("launcher", "nexuslauncher", "home")
+GRANT_LABELS = ("allow", "while using the app", "only this time", "allow all", "grant", "ok")
+SEARCH_WORDS = ("search",)
+STATUS_BAR_FRACTION = 0.045
+TITLE_BAR_FRACTION = 0.12
+
+
+def is_system(element: Element) -> bool:
+    return (element.resource_name or "").startswith(SYSTEM_UI_PREFIX)
+
+
+def is_visible(element: Element, screen_size: tuple[int, int] | None = None) -> bool:
+    if element.is_visible is False:
+        return False
+    box = element_box(element, screen_size)
+    return box is None or (box.width > 2 and box.height > 2)
+
+
+def labels(element: Element) -> list[str]:
+    """Every human-readable name of an element, most specific first."""
+    out = []
+    for value in (element.text, element.content_description, element.hint_text, element.tooltip):
+        if value and value.strip() and value.strip() not in out:
+            out.append(value.strip())
+    if not out and element.resource_name:
+        out.append(element.resource_name.rsplit("/", 1)[-1].replace("_", " "))
+    return out
+
+
+def class_of(element: Element) -> str:
+    return (element.class_name or "").rsplit(".", 1)[-1]
+
+
+def is_switch(element: Element) -> bool:
+    name = class_of(element)
+    return bool(element.is_checkable) or name in ("Switch", "SwitchCompat", "ToggleButton")
+
+
+def is_slider(element: Element) -> bool:
+    name = class_of(element).casefold()
+    return "seekbar" in name or "slider" in name
+
+
+def is_field(element: Element) -> bool:
+    return bool(element.is_editable) or class_of(element) in ("EditText", "AutoCompleteTextView")
+
+
+def in_status_bar(element: Element, screen_size: tuple[int, int] | None) -> bool:
+    """Status-bar icons (clock, signal, battery) are not always tagged as system UI."""
+    box = element_box(element, screen_size)
+    height = screen_size[1] if screen_size else 0
+    return bool(box is not None and height and box.y_max <= STATUS_BAR_FRACTION * height)
+
+
+def in_title_bar(element: Element, screen_size: tuple[int, int] | None) -> bool:
+    """A page title: plain text high on the screen, which names the page rather than leads on."""
+    box = element_box(element, screen_size)
+    height = screen_size[1] if screen_size else 0
+    return bool(
+        box is not None
+        and height
+        and box.y_max <= TITLE_BAR_FRACTION * height
+        and not element.is_clickable
+        and not is_field(element)
+    )
+
+
+def keyboard_top(observation: Observation) -> float | None:
+    """Top edge of an on-screen keyboard (many one-letter keys low on the screen), or None."""
+    size = observation.screen_size
+    keys = []
+    for element in observation.ui_elements:
+        label = (element.text or "").strip()
+        box = element_box(element, size)
+        if len(label) == 1 and label.isalpha() and element.is_clickable and box is not None:
+            keys.append(box)
+    if len(keys) < 15:
+        return None
+    return min(b.y_min for b in keys) - 10
+
+
+def content_indices(observation: Observation) -> list[int]:
+    """Elements a user would consider part of the app (status bar, navigation bar and on-screen
+    keyboard left out)."""
+    size = observation.screen_size
+    keyboard = keyboard_top(observation)
+    out = []
+    for i, e in enumerate(observation.ui_elements):
+        if is_system(e) or not is_visible(e, size) or in_status_bar(e, size):
+            continue
+        if keyboard is not None:
+            box = element_box(e, size)
+            if box is not None and box.y_min >= keyboard:
+                continue
+        out.append(i)
+    return out
+
+
+# An app's empty-list message: "No expenses yet", "No upcoming events", "Nothing here", "Empty".
+_EMPTY_LIST = re.compile(
+    r"^(?:(?:no|nothing)(?:\s+[^\W\d]+){1,4}|empty|(?:\w+\s+){1,3}is empty)[.!]?$"
+)
+
+
+def shows_empty_list(observation: Observation) -> bool:
+    """The screen says its list has nothing in it (a list that a delete just emptied shows
+    this message instead of a scrollable list). Buttons ("No thanks") are not messages."""
+    elements = observation.ui_elements
+    return any(
+        not elements[i].is_clickable
+        and _EMPTY_LIST.match(" ".join((elements[i].text or "").casefold().split()))
+        for i in content_indices(observation)
+    )
+
+
+def find_text(
+    observation: Observation, wanted: str, exact: bool = False, skip_titles: bool = False
+) -> int | None:
+    """The element showing `wanted` (whole-phrase match, or equal when `exact`); `skip_titles`
+    ignores a page title, which names the open item but cannot be tapped."""
+    key = text_lib.normalize(wanted)
+    if not key:
+        return None
+    best = None
+    for i in content_indices(observation):
+        if skip_titles and in_title_bar(observation.ui_elements[i], observation.screen_size):
+            continue
+        for name in labels(observation.ui_elements[i]):
+            norm = text_lib.normalize(name)
+            if norm == key:
+                return i
+            if not exact and best is None and text_lib.phrase_in(wanted, name):
+                best = i
+    return best
+
+
+YES_LABELS = ("ok", "yes", "delete", "confirm", "continue", "remove")
+
+
+def confirm_button(observation: Observation, topic: str) -> int | None:
+    """The accepting button of a dialog whose text mentions `topic` ("delete this file?")."""
+    indices = content_indices(observation)
+    elements = observation.ui_elements
+    asks = any(
+        not elements[i].is_clickable
+        and topic in text_lib.normalize(element_label(elements[i]))
+        and "?" in (elements[i].text or "")
+        for i in indices
+    )
+    if not asks:
+        return None
+    for label in YES_LABELS:
+        for i in indices:
+            if elements[i].is_clickable and text_lib.normalize(element_label(elements[i])) == label:
+                return i
+    return None
+
+
+def keypad_digits(observation: Observation) -> str | None:
+    """Digits a keypad entry display shows ("01h 43m 53s" -> "14353"), when there is a keypad."""
+    digits = {
+        (e.text or "").strip()
+        for i in content_indices(observation)
+        for e in [observation.ui_elements[i]]
+        if e.is_clickable
+    }
+    if not {str(d) for d in range(10)} <= digits:
+        return None
+    for i in content_indices(observation):
+        label = observation.ui_elements[i].text or ""
+        if re.fullmatch(r"\s*\d{1,2}\s*h\s*\d{1,2}\s*m\s*\d{1,2}\s*s\s*", label, re.I):
+            return re.sub(r"\D", "", label).lstrip("0") or "0"
+    return None
+
+
+def digit_button(observation: Observation, digit: str) -> int | None:
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        if element.is_clickable and (element.text or "").strip() == digit:
+            return i
+    return None
+
+
+def is_launcher(observation: Observation) -> bool:
+    activity = (observation.foreground_activity or "").casefold()
+    return any(h in activity for h in LAUNCHER_HINTS)
+
+
+def launcher_labels(observation: Observation) -> list[str]:
+    if not is_launcher(observation):
+        return []
+    return [
+        element_label(observation.ui_elements[i])
+        for i in content_indices(observation)
+        if observation.ui_elements[i].is_clickable and element_label(observation.ui_elements[i])
+    ]
+
+
+def row_label(observation: Observation, index: int) -> str:
+    """Text beside an element on the same row (how a switch or field without a name is labelled)."""
+    elements = observation.ui_elements
+    target = element_box(elements[index], observation.screen_size)
+    if target is None:
+        return ""
+    parts = []
+    for i in content_indices(observation):
+        if i == index:
+            continue
+        element = elements[i]
+        box = element_box(element, observation.screen_size)
+        if box is None or not element.text or is_field(element) or is_switch(element):
+            continue
+        same_row = target.y_min - 30 <= box.center[1] <= target.y_max + 30
+        left_of = box.x_max <= target.x_min + 20
+        if same_row and left_of:
+            parts.append(element.text)
+    return " ".join(parts)
+
+
+def element_names(observation: Observation, index: int) -> list[str]:
+    element = observation.ui_elements[index]
+    names = labels(element)
+    if is_switch(element) or is_slider(element) or is_field(element):
+        beside = row_label(observation, index)
+        if beside:
+            names.append(beside)
+    return names
+
+
+def relevance(observation: Observation, index: int, terms: Sequence[tuple[str, float]]) -> float:
+    return max(
+        (text_lib.label_relevance(terms, name) for name in element_names(observation, index)),
+        default=0.0,
+    )
+
+
+def screen_signature(observation: Observation) -> str:
+    """Identity of a screen for the executor's memory: the activity and the visible labels.
+
+    Typed text is left out so that filling a form does not make it a "new" screen.
+    """
+    parts = [observation.foreground_activity or ""]
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        name = element.hint_text if is_field(element) else element_label(element)
+        checked = "1" if element.is_checked else "0"
+        parts.append(f"{class_of(element)}:{name}:{checked}")
+    return hashlib.blake2b("|".join(parts).encode(), digest_size=10).hexdigest()
+
+
+def grant_button(observation: Observation) -> int | None:
+    """The button that accepts a permission request, when such a dialog is showing."""
+    elements = observation.ui_elements
+    asks = any(
+        re.search(r"\b(allow|access|permission)\b", text_lib.normalize(element_label(elements[i])))
+        and not elements[i].is_clickable
+        for i in content_indices(observation)
+    )
+    if not asks:
+        return None
+    for label in GRANT_LABELS:
+        for i in content_indices(observation):
+            element = elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) == label:
+                return i
+    return None
+
+
+# Pop-ups an app shows on its own (onboarding, rating prompts, notification opt-ins), as apps
+# commonly word them, and the buttons that decline them: a decline never changes app data.
+_INTERRUPTION = re.compile(
+    r"what s new( in .+)?|enjoying .+|rate (this|the|our) app|"
+    r"allow .+ to send you notifications|turn on notifications"
+)
+DECLINE_LABELS = ("not now", "no thanks", "maybe later", "later", "got it", "skip", "dismiss")
+_DECLINE_PERMISSION = ("don t allow", "deny")
+
+
+def interruption_button(observation: Observation) -> int | None:
+    """The button that closes a pop-up nobody asked for (What's new, Enjoying X?, a
+    notification opt-in), when one shows: read through, it would pass for the app's content,
+    e.g. "What's new in Simple Calendar Pro" taken as the answer to a question."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    if not any(
+        _INTERRUPTION.fullmatch(text_lib.normalize(element_label(elements[i])).rstrip(" ?"))
+        and not elements[i].is_clickable
+        for i in indices
+    ):
+        return None
+    for label in (*DECLINE_LABELS, *_DECLINE_PERMISSION):
+        for i in indices:
+            element = elements[i]
+            if element.is_clickable and text_lib.normalize(element_label(element)) == label:
+                return i
+    return None
+
+
+def _best_match(
+    observation: Observation, subject: str, kind: Callable[[Element], bool], minimum: float
+) -> int | None:
+    """The element of `kind` whose names best match `subject` (at least `minimum`)."""
+    terms = [(subject, 1.0)]
+    best, best_score = None, minimum
+    for i in content_indices(observation):
+        if not kind(observation.ui_elements[i]):
+            continue
+        score = relevance(observation, i, terms)
+        if score >= best_score:
+            best, best_score = i, score
+    return best
+
+
+def find_switch(observation: Observation, subject: str, minimum: float = 0.8) -> int | None:
+    return _best_match(observation, subject, is_switch, minimum)
+
+
+def find_slider(observation: Observation, subject: str, minimum: float = 0.8) -> int | None:
+    return _best_match(observation, subject, is_slider, minimum)
+
+
+def slider_at(element: Element, level: str) -> bool | None:
+    """Whether a slider shows its end value; None when it does not say."""
+    match = re.search(r"(\d+(?:\.\d+)?)\s*%", element.text or "")
+    if not match:
+        return None
+    value = float(match.group(1))
+    return value >= 99.5 if level == "max" else value <= 0.5
+
+
+def fields(observation: Observation) -> list[int]:
+    return [i for i in content_indices(observation) if is_field(observation.ui_elements[i])]
+
+
+def form_fields(observation: Observation) -> list[int]:
+    """Editable fields that are not a search box (a search box does not mean a form is open)."""
+    out = []
+    for i in fields(observation):
+        names = " ".join(
+            [*element_names(observation, i), observation.ui_elements[i].resource_name or ""]
+        )
+        if not any(w in text_lib.normalize(names) for w in SEARCH_WORDS):
+            out.append(i)
+    return out
+
+
+def field_text(element: Element) -> str:
+    """What a field holds (a hint shown as text is not content)."""
+    value = (element.text or "").strip()
+    if value and element.hint_text and value == element.hint_text.strip():
+        return ""
+    return value
+
+
+def find_field(
+    observation: Observation, field: str, exclude: Sequence[int] = (), minimum: float = 0.6
+) -> int | None:
+    terms = text_lib.field_terms(field)
+    best, best_score = None, minimum
+    for i in form_fields(observation):
+        if i in exclude:
+            continue
+        element = observation.ui_elements[i]
+        names = [n for n in element_names(observation, i) if n != field_text(element)]
+        if element.resource_name:
+            names.append(element.resource_name.rsplit("/", 1)[-1].replace("_", " "))
+        score = max((text_lib.label_relevance(terms, n) for n in names), default=0.0)
+        if score >= best_score:
+            best, best_score = i, score
+    return best
+
+
+def more_below(observation: Observation) -> int | None:
+    """A scrollable container whose content runs past its bottom edge (worth scrolling), or None.
+
+    A list whose last item ends well above the container's bottom has nothing more to show;
+    scrolling it would change nothing and cost a failed step.
+    """
+    elements = observation.ui_elements
+    for i in content_indices(observation):
+        container = elements[i]
+        if not container.is_scrollable:
+            continue
+        box = element_box(container, observation.screen_size)
+        if box is None:
+            continue
+        inside = [
+            element_box(elements[j], observation.screen_size)
+            for j in range(len(elements))
+            if j != i and not is_system(elements[j])
+        ]
+        inside = [b for b in inside if b is not None and box.x_min <= b.center[0] <= box.x_max]
+        inside = [b for b in inside if box.y_min <= b.y_min <= box.y_max + 200]
+        if any(b.y_max >= box.y_max - 8 or b.height <= 2 for b in inside):
+            return i
+        rows = repeated_rows(inside)
+        if rows is not None and rows[1] + 2 * rows[0] > box.y_max + 8:
+            return i  # a next row would not fit whole, and lists hide rows they cannot show
+    return None
+
+
+def repeated_rows(
+    boxes: Sequence[representation_utils.BoundingBox],
+) -> tuple[float, float] | None:
+    """(pitch, top of the last row) of a list's repeating rows, or None without a repeat.
+
+    Rows repeat the same parts (a title at the same x with the same height), so the most
+    repeated such part gives the distance between rows and where the last one starts.
+    """
+    groups: dict[tuple[int, int], set[int]] = {}
+    for b in boxes:
+        groups.setdefault((round(b.x_min), round(b.height)), set()).add(round(b.y_min))
+    best: tuple[int, float, float] | None = None  # (count, -last top, pitch)
+    for tops in groups.values():
+        ordered = sorted(tops)
+        steps = sorted(b - a for a, b in itertools.pairwise(ordered))
+        if not steps:
+            continue
+        # The most repeated part; among equals the highest, which is where a row starts.
+        candidate = (len(ordered), -float(ordered[-1]), float(steps[len(steps) // 2]))
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
+    return (best[2], -best[1]) if best is not None else None
+
+
+def has_up_button(observation: Observation) -> bool:
+    return any(
+        text_lib.normalize(element_label(observation.ui_elements[i])) in ("navigate up", "back")
+        for i in content_indices(observation)
+    )
+
+
+def screen_text(observation: Observation) -> list[str]:
+    """Every text line on screen: element labels, then OCR lines not already among them."""
+    lines: list[str] = []
+    for i in content_indices(observation):
+        for name in labels(observation.ui_elements[i]):
+            if name not in lines:
+                lines.append(name)
+    known = {text_lib.normalize(line) for line in lines}
+    for line in observation.ocr_lines:
+        if text_lib.normalize(line.text) not in known:
+            lines.append(line.text)
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
+# The agent's own history, as the context summary renders it
+
+
+@dataclasses.dataclass(frozen=True)
+class PastStep:
+    step: int
+    sub_goal: str
+    action: str
+    outcome: str
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome.startswith("ok")
+
+
+_STEP_LINE = re.compile(
+    r"^step (\d+): \[(.*?)\] (.*?) -> (.*?)(?: \(verifier [\d.]+\))?(?: - .*)?$", re.DOTALL
+)
+_STEP_START = re.compile(r"^step \d+: \[")
+# The steps and facts sit in a `<screen_data>` block (celil_untrusted); its tags end a section.
+_SECTION = re.compile(
+    r"^(?:(?:Task goal|Plan|Recent steps|Facts|Current sub-goal)\b|</?screen_data>)"
+)
+_GOAL_LINE = re.compile(
+    r"^Task goal:[ \t]*(.*?)"
+    r"(?=\n(?:Plan:|Recent steps:|Facts:|Current sub-goal|</?screen_data>)|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def parse_history(context_summary: str) -> list[PastStep]:
+    """The steps of the summary; a step whose sub-goal or typed text spans lines is one step."""
+    records: list[str] = []
+    open_record = False
+    for line in (context_summary or "").splitlines():
+        stripped = line.strip()
+        if _STEP_START.match(stripped):
+            records.append(stripped)
+        elif open_record and not _SECTION.match(stripped):
+            records[-1] += "\n" + line
+        else:
+            open_record = False
+            continue
+        # Only the sub-goal and the action can span lines; the outcome after "->" cannot.
+        open_record = " -> " not in records[-1]
+    steps = []
+    for record in records:
+        match = _STEP_LINE.match(record)
+        if match:
+            steps.append(
+                PastStep(int(match.group(1)), match.group(2), match.group(3), match.group(4))
+            )
+    return steps
+
+
+def goal_from_context(context_summary: str) -> str:
+    match = _GOAL_LINE.search(context_summary or "")
+    return match.group(1).strip() if match else ""
+
+
+def closed_interruption(step: PastStep, sub_goal_key: str = "") -> bool:
+    """A step that only declined a pop-up (Not now, Got it, Don't allow): it was taken during
+    the sub-goal but did nothing for it, unless the sub-goal names that very button."""
+    labels = re.findall(r""""([^"]+)"|'([^']+)'""", step.action)
+    labels = [double or single for double, single in labels]
+    declined = [
+        text_lib.normalize(label)
+        for label in labels
+        if text_lib.normalize(label) in (*DECLINE_LABELS, *_DECLINE_PERMISSION)
+    ]
+    return bool(declined) and not any(label in sub_goal_key for label in declined)
+
+
+def acted_on(
+    history: Sequence[PastStep],
+    sub_goal: str,
+    kinds: Sequence[str] = (),
+    allow_unchanged: bool = False,
+) -> PastStep | None:
+    """The latest successful step taken for this sub-goal (of one of `kinds`, when given).
+
+    `allow_unchanged` also counts a step that ran but left the screen as it was (a Save button
+    that saves in place does that).
+    """
+    key = text_lib.normalize(sub_goal)
+    for step in reversed(history):
+        if text_lib.normalize(step.sub_goal) != key or closed_interruption(step, key):
+            continue
+        unchanged = allow_unchanged and "did not change" in step.outcome
+        if not step.ok and not unchanged:
+            continue
+        if not kinds or any(step.action.startswith(k) for k in kinds):
+            return step
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Dates and times on screen: a form's date/time rows, date and time pickers, a day's list
+
+START_WORDS = ("start", "starts", "from", "begin", "begins")
+END_WORDS = ("end", "ends", "until", "to", "finish")
+_TIME_RANGE = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–—]\s*(\d{1,2}:\d{2})\s*$")
+
+
+def _text(element: Element) -> str:
+    return (element.text or "").strip()
+
+
+def status_time(observation: Observation) -> tuple[int, int] | None:
+    """The time the status bar shows (a careful person's "now")."""
+    for element in observation.ui_elements:
+        if in_status_bar(element, observation.screen_size) or is_system(element):
+            clock = text_lib.parse_clock(_text(element))
+            if clock is not None:
+                return clock
+    return None
+
+
+def shown_year(observation: Observation) -> int | None:
+    """A year the screen shows on its own, in a month header ("2023", "October 2023") or, failing
+    those, in a full date ("Sun, Oct 15, 2023" in a form)."""
+    dated = None
+    for i in content_indices(observation):
+        text = _text(observation.ui_elements[i])
+        if re.fullmatch(r"(19|20)\d\d", text):
+            return int(text)
+        month = text_lib.parse_month_title(text)
+        if month is not None:
+            return month[0]
+        if dated is None and re.search(r"\b(?:19|20)\d\d\b", text):
+            day = text_lib.parse_date(text)
+            dated = day.year if day else None
+    return dated
+
+
+def when_row(observation: Observation, which: str) -> tuple[int | None, int | None]:
+    """(date element, time element) of a form's "Starts"/"Ends" row; by order when unlabelled."""
+    words = START_WORDS if which == "start" else END_WORDS
+    dates: list[int] = []
+    times: list[int] = []
+    labelled: dict[str, int] = {}
+    year = shown_year(observation)
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        text = _text(element)
+        if not text or not element.is_clickable:
+            continue
+        if text_lib.parse_clock(text) is not None and ":" in text:
+            kind = "time"
+            times.append(i)
+        elif (
+            text_lib.parse_date(text, default_year=year or 2000) is not None and not text.isdigit()
+        ):
+            kind = "date"
+            dates.append(i)
+        else:
+            continue
+        beside = set(text_lib.words(row_label(observation, i)))
+        if beside & set(words) and kind not in labelled:
+            labelled[kind] = i
+    position = 0 if which == "start" else 1
+    date = labelled.get("date", dates[position] if len(dates) > position else None)
+    time = labelled.get("time", times[position] if len(times) > position else None)
+    return date, time
+
+
+def row_datetime(
+    observation: Observation, which: str, year: int | None = None
+) -> datetime.datetime | None:
+    """The date and time a form's start or end row shows."""
+    date_index, time_index = when_row(observation, which)
+    if date_index is None or time_index is None:
+        return None
+    elements = observation.ui_elements
+    day = text_lib.parse_date(
+        _text(elements[date_index]), default_year=year or shown_year(observation)
+    )
+    clock = text_lib.parse_clock(_text(elements[time_index]))
+    if day is None or clock is None:
+        return None
+    return datetime.datetime(day.year, day.month, day.day, clock[0], clock[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class MonthGrid:
+    """A month of day cells (a month view or a date picker)."""
+
+    year: int
+    month: int
+    title: int
+    days: dict[int, int]
+    previous: int | None
+    next: int | None
+    ok: int | None
+    texts: tuple[str, ...]
+
+
+def _named(observation: Observation, i: int, *needles: str) -> bool:
+    name = text_lib.normalize(element_label(observation.ui_elements[i]))
+    return all(n in name.split() for n in needles)
+
+
+def month_grid(observation: Observation) -> MonthGrid | None:
+    """The month grid on screen: its "October 2023" header, day cells below it and arrows."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    for t in indices:
+        parsed = text_lib.parse_month_title(_text(elements[t]))
+        title_box = element_box(elements[t], observation.screen_size)
+        if parsed is None or title_box is None:
+            continue
+        days: dict[int, int] = {}
+        for i in indices:
+            text = _text(elements[i])
+            box = element_box(elements[i], observation.screen_size)
+            if text.isdigit() and 1 <= int(text) <= 31 and box and box.y_min >= title_box.y_max:
+                days.setdefault(int(text), i)
+        if len(days) < 28:
+            continue
+        arrows = [i for i in indices if elements[i].is_clickable]
+        previous = next(
+            (
+                i
+                for i in arrows
+                if _named(observation, i, "previous") or _named(observation, i, "prev")
+            ),
+            None,
+        )
+        following = next((i for i in arrows if _named(observation, i, "next")), None)
+        ok = next(
+            (
+                i
+                for i in arrows
+                if text_lib.normalize(element_label(elements[i])) in ("ok", "done", "set")
+            ),
+            None,
+        )
+        texts = tuple(_text(elements[i]) for i in indices if _text(elements[i]))
+        return MonthGrid(parsed[0], parsed[1], t, days, previous, following, ok, texts)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class TimePicker:
+    """A time picker: hour and minute read-outs, the grid of values to tap, its mode and OK."""
+
+    hour: int | None
+    minute: int | None
+    hour_at: int | None
+    minute_at: int | None
+    cells: dict[int, int]
+    mode: str  # hour or minute
+    ok: int | None
+
+
+def time_picker(observation: Observation) -> TimePicker | None:
+    """A dialog of two-digit cells with an "HH : MM" read-out above them, or None."""
+    elements = observation.ui_elements
+    indices = content_indices(observation)
+    colon = next((i for i in indices if _text(elements[i]) == ":"), None)
+    two_digit = [
+        i
+        for i in indices
+        if re.fullmatch(r"\d{2}", _text(elements[i])) and elements[i].is_clickable
+    ]
+    if colon is None or len(two_digit) < 8:
+        return None
+    colon_box = element_box(elements[colon], observation.screen_size)
+    if colon_box is None:
+        return None
+    header = []
+    for i in two_digit:
+        box = element_box(elements[i], observation.screen_size)
+        if box is not None and abs(box.center[1] - colon_box.center[1]) < 30:
+            header.append((box.x_min, i))
+    header.sort()
+    hour_at = header[0][1] if header else None
+    minute_at = header[1][1] if len(header) > 1 else None
+    cells = {int(_text(elements[i])): i for i in two_digit if i not in (hour_at, minute_at)}
+    notes = " ".join(_text(elements[i]).casefold() for i in indices)
+    if "minute" in notes:
+        mode = "minute"
+    elif "hour" in notes:
+        mode = "hour"
+    else:
+        mode = "minute" if any(v > 23 for v in cells) else "hour"
+    ok = next(
+        (
+            i
+            for i in indices
+            if elements[i].is_clickable
+            and text_lib.normalize(element_label(elements[i])) in ("ok", "done", "set")
+        ),
+        None,
+    )
+    hour = int(_text(elements[hour_at])) if hour_at is not None else None
+    minute = int(_text(elements[minute_at])) if minute_at is not None else None
+    return TimePicker(hour, minute, hour_at, minute_at, cells, mode, ok)
+
+
+def list_items(observation: Observation) -> list[list[int]]:
+    """The items of the screen's scrollable list, each its elements (top to bottom); items cut
+    by the list's edges are left out, so a scroll never shows half an item as a new one."""
+    elements = observation.ui_elements
+    size = observation.screen_size
+    container = next((i for i in content_indices(observation) if elements[i].is_scrollable), None)
+    if container is None:
+        return []
+    outer = element_box(elements[container], size)
+    if outer is None:
+        return []
+    boxes = []
+    for i in content_indices(observation):
+        box = element_box(elements[i], size)
+        if i == container or box is None or not labels(elements[i]):
+            continue
+        if outer.y_min - 2 <= box.y_min and box.y_max <= outer.y_max + 2:
+            boxes.append((box.y_min, box.y_max, i))
+    boxes.sort()
+    items: list[list[int]] = []
+    bottom = -1.0
+    for top, end, i in boxes:
+        if items and top <= bottom + 8:
+            items[-1].append(i)
+            bottom = max(bottom, end)
+        else:
+            items.append([i])
+            bottom = end
+    return items
+
+
+def item_texts(observation: Observation, item: Sequence[int]) -> list[str]:
+    return [_text(observation.ui_elements[i]) for i in item if _text(observation.ui_elements[i])]
+
+
+def money(text: str) -> float | None:
+    """The amount of "$1,234.56", "-€12.00", "12.50 USD"; None when the text is not money."""
+    match = re.fullmatch(
+        r"\s*(-)?\s*[$€£]\s?(\d[\d,]*(?:\.\d+)?)\s*|\s*(-)?(\d[\d,]*\.\d{2})\s*(?:usd|eur|gbp)?\s*",
+        text,
+        re.I,
+    )
+    if not match:
+        return None
+    sign = match.group(1) or match.group(3)
+    number = float((match.group(2) or match.group(4)).replace(",", ""))
+    return -number if sign else number
+
+
+@dataclasses.dataclass(frozen=True)
+class DayRow:
+    title: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+def day_view(observation: Observation) -> tuple[datetime.date | None, list[DayRow]]:
+    """The day a day view shows (its title) and its rows: a title above "HH:MM - HH:MM"."""
+    elements = observation.ui_elements
+    year = shown_year(observation)
+    day = None
+    for i in content_indices(observation):
+        element = elements[i]
+        text = _text(element)
+        if text and in_title_bar(element, observation.screen_size) and not text.isdigit():
+            day = text_lib.parse_date(text, default_year=year)
+            if day is not None:
+                break
+    rows = []
+    for item in list_items(observation):
+        texts = item_texts(observation, item)
+        times = [_TIME_RANGE.match(t) for t in texts]
+        found = next((m for m in times if m), None)
+        titles = [t for t, m in zip(texts, times) if not m]
+        if found and titles:
+            start = text_lib.parse_clock(found.group(1))
+            end = text_lib.parse_clock(found.group(2))
+            if start and end:
+                rows.append(DayRow(titles[0], start, end))
+    return day, rows
+
+
+def when_controls(observation: Observation) -> set[int]:
+    """Every element that sets a date or time: a form's date/time rows and the pickers' parts."""
+    found: set[int] = set()
+    for which in ("start", "end"):
+        found.update(i for i in when_row(observation, which) if i is not None)
+    grid = month_grid(observation)
+    if grid is not None:
+        found.update(grid.days.values())
+        found.update(i for i in (grid.previous, grid.next, grid.ok) if i is not None)
+    picker = time_picker(observation)
+    if picker is not None:
+        found.update(picker.cells.values())
+        found.update(i for i in (picker.hour_at, picker.minute_at, picker.ok) if i is not None)
+    return found
+
+
+def date_navigation(observation: Observation) -> set[int]:
+    """Controls that only move through dates (day cells of a month, next/previous day or month):
+    looking around a calendar with them changes nothing."""
+    found: set[int] = set()
+    grid = month_grid(observation)
+    if grid is not None and grid.ok is None:
+        found.update(grid.days.values())
+    for i in content_indices(observation):
+        name = set(text_lib.words(element_label(observation.ui_elements[i])))
+        if name & {"next", "previous", "prev"} and name & {"day", "month", "week"}:
+            found.add(i)
+    return found
