@@ -47,8 +47,8 @@ def write_outputs(
 def open_live_view(
     prep: Prepared, total: int, finished: list[dict[str, Any]]
 ) -> live_view.LiveView:
-    """`--live`: the step-by-step view (android_world/harness/live_view.py); a person typing the human
-    agent's actions gets plain lines, not a panel redrawn over the prompt."""
+    """`--live`: the step-by-step view (harness/live_view.py); a person typing the human agent's
+    actions gets plain lines, not a panel redrawn over the prompt."""
     return live_view.open_view(
         FLAGS.live if FLAGS.is_parsed() else False,
         total,
