@@ -137,3 +137,28 @@ def test_check_device_fails_with_exit_1_when_the_device_refuses():
     with FakeAdbServer(fake.handle) as server:
         refused = _run("--check_device", "--set", f"env.adb.adb_path={server.adb_path}")
     assert refused.returncode == 1 and "FAIL" in refused.stdout
+
+
+def test_a_free_goal_runs_on_the_device_over_adb_unscored(tmp_path):
+    """`--goal` with `--env adb`: the configured agent acts on the device; nothing scores it."""
+    fake = _sim_device()
+    fake.phone.controller.put_setting("global", "wifi_on", "0")
+    with FakeAdbServer(fake.handle) as server:
+        result = _run(
+            "--env",
+            "adb",
+            "--goal",
+            "Turn wifi on",
+            "--nolive",
+            "--output_path",
+            str(tmp_path),
+            "--set",
+            f"env.adb.adb_path={server.adb_path}",
+        )
+    assert result.returncode == 0, result.stderr
+    assert "unscored (no task check)" in result.stdout + result.stderr
+    [run_dir] = tmp_path.iterdir()
+    [row] = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert row["scored"] is False and row["score"] is None and row["steps"] >= 1
+    assert row["claimed"] == "complete"
+    assert fake.phone.controller.get_setting("global", "wifi_on") == "1"
