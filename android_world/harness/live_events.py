@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from android_world.harness import suite_utils
+
 TEXT_LIMIT = 80
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
 _ACTION_TAIL = re.compile(r"Action:", re.IGNORECASE)
@@ -226,7 +228,7 @@ def finished_totals(episodes: Iterable[Mapping[str, Any]], total: int) -> Totals
     """The totals a resumed run starts from: its finished, non-failed episodes."""
     totals = Totals(total=total)
     for episode in episodes:
-        if episode.get("error") is not None or episode.get("exception_info") is not None:
+        if suite_utils.is_failed(episode):
             continue
         totals.done += 1
         totals.successes += is_success(episode)

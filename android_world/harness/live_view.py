@@ -170,7 +170,7 @@ class LiveState:
             self.version += 1
             live_s, live_c = self._in_flight.pop(name, (0.0, 0.0))
             totals = self._totals
-            failed = episode.get("error") is not None
+            failed = suite_utils.is_failed(episode)
             totals.errors += failed
             if not failed:
                 totals.done += 1
@@ -203,7 +203,7 @@ class LiveState:
 
 
 def _result_word(episode: Mapping[str, Any]) -> str:
-    if episode.get("error") is not None:
+    if suite_utils.is_failed(episode):
         return "error"
     return "success" if live_events.is_success(episode) else "failed"
 
