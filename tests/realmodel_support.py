@@ -33,9 +33,13 @@ SERVER_THREADS = 2
 
 
 def gguf_path(cache: Path = CACHE) -> Path:
-    """$CELIL_REALMODEL_GGUF, else the model run_tests.sh put in the cache."""
+    """$CELIL_REALMODEL_GGUF, else the model run_tests.sh put in the cache.
+
+    The override stands in for the project's own cache only: a caller that names another cache
+    (the installer tests' scratch checkouts) asks what that cache holds, whatever the shell exports.
+    """
     override = os.environ.get("CELIL_REALMODEL_GGUF")
-    return Path(override) if override else cache / GGUF_NAME
+    return Path(override) if override and cache == CACHE else cache / GGUF_NAME
 
 
 def _install_note(cache: Path) -> str:

@@ -88,3 +88,15 @@ def test_the_real_model_tests_name_the_installer_when_nothing_says_why(tmp_path)
     reason = rm.llama_cpp_python_missing(tmp_path)  # an empty cache: nothing installed there
     assert reason is not None
     assert "run ./run_tests.sh once to install it" in reason
+
+
+def test_an_exported_model_path_does_not_fill_another_cache(tmp_path, monkeypatch):
+    """CELIL_REALMODEL_GGUF points the tier at a model; a scratch cache stays empty all the same."""
+    exported = tmp_path / "elsewhere" / rm.GGUF_NAME
+    exported.parent.mkdir()
+    exported.write_bytes(b"GGUF")
+    monkeypatch.setenv("CELIL_REALMODEL_GGUF", str(exported))
+    scratch = tmp_path / "scratch"
+    assert rm.gguf_path() == exported
+    assert rm.gguf_path(scratch) == scratch / rm.GGUF_NAME
+    assert "is missing" in (rm.llama_cpp_python_missing(scratch) or "")
