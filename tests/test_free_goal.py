@@ -167,3 +167,21 @@ def test_a_dry_run_names_the_goal_its_app_and_budget(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "tasks:    FreeGoal: 'Open Camera' in Camera, 30 steps, unscored" in done.stdout
     assert "episodes: 1 (1 tasks x 1" in done.stdout and not (tmp_path / "runs").exists()
+
+
+def test_a_goal_run_resumes_as_the_same_goal_not_the_task_suite(tmp_path):
+    run_dir = tmp_path / "runs" / "goal_run"
+    args = ["--checkpoint_dir", str(run_dir), "--set", "env.render=false"]
+    first = _cli(tmp_path, "--goal", "Open the alarms", "--app", "clock", "--max_steps", "3",
+                 "--new", *args)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["free_goal"] == {"goal": "Open the alarms", "app": "clock", "max_steps": 3}
+
+    again = _cli(tmp_path, "--dry_run", *args)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "tasks:    FreeGoal: 'Open the alarms' in Clock, 3 steps, unscored" in again.stdout
+
+    other = _cli(tmp_path, "--goal", "Turn on Wi-Fi", *args)
+    assert other.returncode == 2
+    assert "ran --goal 'Open the alarms'; resume it without --goal" in other.stderr

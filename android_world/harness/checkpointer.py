@@ -64,6 +64,16 @@ def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
     write_text_atomic(path, json.dumps(to_jsonable(obj), indent=1, allow_nan=False) + "\n")
 
 
+def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A run's JSON record (manifest.json) as a dict; missing, damaged or hand-edited into
+    something else, it reads as empty, so a resume starts that record afresh instead of stopping."""
+    try:
+        loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
 class Checkpointer(abc.ABC):
     """Where finished episodes go and come back from."""
 

@@ -3,6 +3,7 @@ the serial or the parallel run, then the finish."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -116,6 +117,8 @@ def _run_in(
             "kwargs": config_lib.redact(checkpointer_lib.to_jsonable(prep.agent_kwargs)),
         },
     ) | parallel_history(manifest)
+    if prep.free_goal is not None:
+        manifest["free_goal"] = dataclasses.asdict(prep.free_goal)
     manifest["reproducibility"] = run_facts.reproducibility(manifest, prep.suite, cfg, env)
     checkpointer_lib.write_json_atomic(manifest_path, manifest)
 

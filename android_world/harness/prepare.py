@@ -12,6 +12,7 @@ from typing import Any
 from absl import flags
 
 from android_world.agents import registry as agent_registry
+from android_world.harness import checkpointer as checkpointer_lib
 from android_world.harness import config as config_lib
 from android_world.harness import discover, suite_utils
 from android_world.harness.run_console import UsageError, log
@@ -60,6 +61,7 @@ class Prepared:
     # The kwargs validated once (the agent's config model), what every agent is built from.
     agent_params: agent_registry.AgentParams = dataclasses.field(default_factory=dict)
     flag_sources: dict[str, str] = dataclasses.field(default_factory=dict)
+    free_goal: FreeGoalSpec | None = None  # `--goal` runs, recorded for their resume
 
     def source_of(self, path: str) -> str:
         """The file, flag or `--set` item that set config key `path` (for error lines)."""
@@ -174,8 +176,9 @@ def prepare(
     except agent_registry.AgentConfigError as exc:
         raise agent_key_error(config_name, exc, source) from None
 
-    if FLAGS.goal is not None:
-        classes, suite = goal_suite(cfg, flag_sources)
+    free_goal_spec = requested_free_goal(resuming)
+    if free_goal_spec is not None:
+        classes, suite = goal_suite(cfg, flag_sources, free_goal_spec)
     else:
         if FLAGS.app is not None or FLAGS.max_steps is not None:
             raise UsageError("--app and --max_steps go with --goal (tasks bring their own)")
@@ -193,6 +196,7 @@ def prepare(
         resuming,
         agent_params=params,
         flag_sources=flag_sources,
+        free_goal=free_goal_spec,
     )
     if check_startup:
         startup_check(prep)
@@ -220,8 +224,59 @@ def task_suite(
     return classes, suite
 
 
+@dataclasses.dataclass(frozen=True)
+class FreeGoalSpec:
+    """What `--goal`, `--app` and `--max_steps` asked for; recorded in manifest.json as
+    `free_goal` so that resuming the run directory runs the same goal, not the task suite."""
+
+    goal: str
+    app: str | None = None
+    max_steps: int | None = None
+
+    @classmethod
+    def from_manifest(cls, recorded: Any) -> FreeGoalSpec | None:
+        """The recorded goal, or None when the run was a task suite (or the entry is damaged)."""
+        if not isinstance(recorded, dict) or not isinstance(recorded.get("goal"), str):
+            return None
+        app, max_steps = recorded.get("app"), recorded.get("max_steps")
+        return cls(
+            recorded["goal"],
+            app if isinstance(app, str) else None,
+            max_steps if isinstance(max_steps, int) and max_steps >= 1 else None,
+        )
+
+
+def recorded_free_goal(run_dir: str | None) -> FreeGoalSpec | None:
+    if not run_dir:
+        return None
+    manifest = checkpointer_lib.read_json_object(Path(run_dir) / "manifest.json")
+    return FreeGoalSpec.from_manifest(manifest.get("free_goal"))
+
+
+def requested_free_goal(resuming: bool) -> FreeGoalSpec | None:
+    """The goal of this run: the flags', or on a resume the one the run directory recorded.
+
+    A resume that names another goal is refused: its finished episode answered the recorded one.
+    """
+    recorded = recorded_free_goal(FLAGS.checkpoint_dir) if resuming else None
+    if FLAGS.goal is None:
+        if recorded is not None and (FLAGS.app is not None or FLAGS.max_steps is not None):
+            raise UsageError(
+                f"{FLAGS.checkpoint_dir} ran --goal {recorded.goal!r}: "
+                "its --app and --max_steps are recorded too (drop them to resume)"
+            )
+        return recorded
+    asked = FreeGoalSpec(FLAGS.goal, FLAGS.app, FLAGS.max_steps)
+    if recorded is not None and asked.goal != recorded.goal:
+        raise UsageError(
+            f"{FLAGS.checkpoint_dir} ran --goal {recorded.goal!r}; "
+            "resume it without --goal, or start a new run for another goal"
+        )
+    return asked
+
+
 def goal_suite(
-    cfg: config_lib.CelilConfig, flag_sources: dict[str, str]
+    cfg: config_lib.CelilConfig, flag_sources: dict[str, str], spec: FreeGoalSpec
 ) -> tuple[dict[str, type[task_eval.TaskEval]], suite_utils.Suite]:
     """`--goal`: a suite of one unscored task (android_world/task_evals/free_goal.py), so the
     episode runs, records and reports like any other."""
@@ -234,10 +289,10 @@ def goal_suite(
     ]
     if chosen:
         raise UsageError(f"--goal runs one goal instead of tasks: drop {', '.join(chosen)}")
-    max_steps = FLAGS.max_steps or free_goal.DEFAULT_MAX_STEPS
+    max_steps = spec.max_steps or free_goal.DEFAULT_MAX_STEPS
     seed = suite_utils.instance_seed(cfg.benchmark.task_random_seed, free_goal.TASK_NAME, 0)
     try:
-        task = free_goal.free_goal(FLAGS.goal, FLAGS.app, max_steps, seed=seed)
+        task = free_goal.free_goal(spec.goal, spec.app, max_steps, seed=seed)
     except ValueError as exc:
         flag = "--app" if str(exc).startswith("unknown app") else "--goal"
         raise UsageError(f"{flag}: {exc}") from None

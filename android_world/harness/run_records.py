@@ -3,12 +3,12 @@ report in the suite's order, the manifest's parts, and the live view."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from absl import flags
 
+from android_world.harness import checkpointer as checkpointer_lib
 from android_world.harness import config as config_lib
 from android_world.harness import live_view, run_output, suite_utils
 from android_world.harness.prepare import Prepared
@@ -74,11 +74,7 @@ def merged_servers(known: Any, learned: list[dict[str, Any]]) -> list[dict[str, 
 
 def read_manifest(path: Path) -> dict[str, Any]:
     """A damaged or hand-edited manifest is started afresh rather than stopping a resume."""
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+    return checkpointer_lib.read_json_object(path)
 
 
 def env_manifest(cfg: config_lib.CelilConfig) -> dict[str, Any]:
