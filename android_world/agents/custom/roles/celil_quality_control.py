@@ -137,11 +137,6 @@ _NAVIGATION = (
     json_action.KEYBOARD_ENTER,
 )
 _GOAL_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Skip rules under measurement (benchmarks/verifier_value.py --skips): each one's saved votes
-# against the wrong actions it lets run.
-SKIP_MENUS = True
-SKIP_SWITCHES = True
-SKIP_LONG_PRESS_ROWS = True
 
 
 # At most this many words may stand between two words of a control's label in the goal:
@@ -218,14 +213,42 @@ def opens_menu(element: representation_utils.UIElement | None) -> str | None:
     return None
 
 
+# A floating button that starts a new record opens its editor: nothing is saved until the
+# editor's own Save, which is voted on there.
+_EDITOR_OPENERS = ("new", "create", "add")
+
+
+def opens_editor(
+    element: representation_utils.UIElement | None, observation: Observation
+) -> str | None:
+    """Why a tap on a "New ..." / "Create ..." / "Add ..." icon button of a screen with no field
+    only opens an editor: back leaves it unsaved, and the post-check sees the editor open."""
+    if element is None or element.is_checkable or element.is_editable:
+        return None
+    if (element.class_name or "").rsplit(".", 1)[-1] not in ("ImageButton", "FloatingActionButton"):
+        return None
+    words = _GOAL_WORD.findall(celil_geometry.element_label(element).casefold())
+    if len(words) < 2 or words[0] not in _EDITOR_OPENERS:
+        return None
+    if any(e.is_editable for e in observation.ui_elements):
+        return None
+    return f"taps {' '.join(words)!r}: it opens an editor that saves nothing until its own Save"
+
+
+def goal_word_in(label: str, asked: str) -> bool:
+    """A word of `label` (4 letters or more, not a filler word like "turn") is a word of the
+    goal or sub-goal: the control is about what the task is about."""
+    words = {w for w in _GOAL_WORD.findall(label.casefold()) if len(w) >= 4} - _FILLER
+    return bool(words & set(_GOAL_WORD.findall(asked.casefold())))
+
+
 def toggles_goal_switch(element: representation_utils.UIElement | None, asked: str) -> str | None:
     """Why toggling this switch needs no vote: the goal names what it is for (a word of its
     label, not a filler word), tapping it again undoes it, and the post-check sees it flip."""
     if element is None or not element.is_checkable or element.is_editable:
         return None
     label = celil_geometry.element_label(element)
-    words = {w for w in _GOAL_WORD.findall(label.casefold()) if len(w) >= 4} - _FILLER
-    if not words or not words & set(_GOAL_WORD.findall(asked.casefold())):
+    if not goal_word_in(label, asked):
         return None
     return f"toggles {label!r}, which the goal is about; tapping it again undoes it"
 
@@ -271,10 +294,9 @@ def vote_unneeded(
     """Why this proposal can run without a vote (adaptive policy), or None when it needs one.
 
     Votes are spent where a wrong action does lasting harm the agent would not notice: never on
-    navigation (a wrong one costs a step and is undone), nor on a tap on a list row that only
-    opens another screen (`opens_row`), nor on typing the goal's own words, saving a form that
-    holds only the goal's own words (`commits_the_goals_words`) or tapping a control the goal or
-    sub-goal names (what a verifier would check against is the action itself).
+    navigation (a wrong one costs a step and is undone), nor on typing the goal's own words or
+    tapping a control the goal or sub-goal names (what a verifier would check against is the
+    action itself), nor on the cheap taps of `_cheap_tap`.
     Irreversible actions are always voted on. At p wrong proposals a skipped vote costs about p
     times the two steps of undoing a wrong move, less than the one call a vote always costs.
     `cautious` (the episode has already seen a rejection or a failed step, so p is not small)
@@ -297,17 +319,35 @@ def vote_unneeded(
         label = celil_geometry.element_label(element) if element is not None else ""
         if label and _named_in(label, asked):
             return f"taps {label!r}, which the goal names"
-        if kind == json_action.CLICK and not cautious:
-            return (
-                opens_row(element, observation)
-                or commits_the_goals_words(element, observation, asked)
-                or (SKIP_MENUS and opens_menu(element))
-                or (SKIP_SWITCHES and toggles_goal_switch(element, asked))
-            )
-        if kind == json_action.LONG_PRESS and not cautious and SKIP_LONG_PRESS_ROWS:
-            why = opens_row(element, observation)
-            return why and f"long-presses the row {label!r}: it selects it, and back undoes it"
+        if not cautious:
+            return _cheap_tap(kind, element, label, observation, asked)
     return None
+
+
+def _cheap_tap(
+    kind: str,
+    element: representation_utils.UIElement | None,
+    label: str,
+    observation: Observation,
+    asked: str,
+) -> str | None:
+    """The skip rules for taps that one step undoes and the post-check sees work, each kept
+    because it saves more votes than the wrong actions it lets run cost (issue 30, measured by
+    `benchmarks/verifier_value.py --skips`): a row or a row's selection the goal's words name,
+    a form holding only the goal's words, a menu or "up" button, a new-record button, and a
+    switch the goal is about."""
+    row = opens_row(element, observation) if goal_word_in(label, asked) else None
+    if kind == json_action.LONG_PRESS:
+        return row and f"long-presses the row {label!r}: it selects it, and back undoes it"
+    if kind != json_action.CLICK:
+        return None
+    return (
+        row
+        or commits_the_goals_words(element, observation, asked)
+        or opens_menu(element)
+        or opens_editor(element, observation)
+        or toggles_goal_switch(element, asked)
+    )
 
 
 def readable(votes: Sequence[Vote]) -> list[Vote]:
