@@ -113,14 +113,15 @@ class CelilAgentConfig(BaseModel):
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
     """No longer used (kept so older configs load): a vote that cannot be read, or whose call
     failed, is absent from every score (issue 26); building says so when it is not 0."""
-    verifier_mode: Literal["adaptive", "joint", "parallel", "lazy", "sequential"] = "adaptive"
-    """adaptive: no vote where none can help (navigation, the goal's own words, a control the
-    goal names); else the Skeptic first, a second persona only when it is not confidently for
-    the action, a third to break a split (median vote); irreversible actions need the Skeptic
-    and the Pragmatist both at the threshold. joint: the same skips and verdicts, but the
-    personas answer in one request (one call, one screenshot per vote). parallel: three calls
-    at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call after
-    another."""
+    verifier_mode: Literal["joint", "adaptive", "parallel", "lazy", "sequential"] = "joint"
+    """joint: no vote where none can help (navigation, the goal's own words, a control the goal
+    names, taps one step undoes); else the three personas answer in one request (one call, one
+    screenshot) and the median vote decides; irreversible actions need the Skeptic and the
+    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto.
+    adaptive: the same skips, the Skeptic first, a second persona only when it is not
+    confidently for the action, a third to break a split, one request each. parallel: three
+    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
+    after another."""
     rejection_feedback: bool = True
     """A rejected proposal (or an unconfirmed "finished") goes back to the executor with the
     reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
