@@ -242,3 +242,30 @@ def test_joint_mode_skips_votes_as_adaptive_does():
     observation = make_observation(["Settings"])
     action = json_action.JSONAction(action_type=json_action.NAVIGATE_BACK)
     assert ensemble.vote_unneeded("goal", "sub", ProposedAction(action), observation)
+
+
+def test_the_scripted_judges_joint_shapes_read_and_their_malformed_ones_do_not():
+    """benchmarks/scripted_model.py writes joint votes the way models do; every readable shape
+    gives each persona its own judgement, every malformed one leaves them all absent."""
+    import random
+
+    import scripted_model as sm
+
+    votes = [
+        ("Skeptic", {"score": 8, "reasoning": "fits the sub-goal"}),
+        ("Pragmatist", {"score": 3, "reasoning": "the target does not match the intent"}),
+        ("Efficiency Expert", {"score": 9, "reasoning": "fits the sub-goal"}),
+    ]
+    readable, malformed = set(), set()
+    for seed in range(60):
+        text = sm._joint_shape(random.Random(seed), votes)
+        readable.add(text[:12])
+        assert scores(parse_joint_votes(ASKED, text)) == {
+            "Skeptic": 8.0,
+            "Pragmatist": 3.0,
+            "Efficiency Expert": 9.0,
+        }, text
+        text = sm._malformed_joint(random.Random(seed), votes)
+        malformed.add(text[:12])
+        assert scores(parse_joint_votes(ASKED, text)) == {p: None for p in ASKED}, text
+    assert len(readable) >= 4 and len(malformed) >= 2  # several shapes were drawn
