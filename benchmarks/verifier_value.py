@@ -68,6 +68,7 @@ class Row:
     steps: int = 0
     calls: int = 0
     tokens: int = 0
+    prompt_tokens: int = 0
     wrong_gated: int = 0
     wrong_stopped: int = 0
     wrong_unvoted: int = 0
@@ -213,6 +214,7 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     usage = episode.get("usage") or {}
     row.calls += int(usage.get("model_calls") or 0)
     row.tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+    row.prompt_tokens += int(usage.get("prompt_tokens") or 0)
     for role, totals in (usage.get("by_role") or {}).items():
         row.calls_by_role[role] = row.calls_by_role.get(role, 0) + int(totals["model_calls"])
     data = episode.get("episode_data") or {}
@@ -446,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
         print(
             f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
+            f"prompt tokens/step {row.prompt_tokens / steps:.0f}; "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
         if args.skips:
