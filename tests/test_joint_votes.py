@@ -269,3 +269,11 @@ def test_the_scripted_judges_joint_shapes_read_and_their_malformed_ones_do_not()
         malformed.add(text[:12])
         assert scores(parse_joint_votes(ASKED, text)) == {p: None for p in ASKED}, text
     assert len(readable) >= 4 and len(malformed) >= 2  # several shapes were drawn
+
+
+def test_the_joint_prompt_is_among_the_hashed_templates():
+    ensemble, _ = _ensemble([])
+    templates = ensemble.prompt_templates()
+    assert "Answer as each of these 3 reviewers" in templates["joint"]
+    assert "{sub_goal}" in templates["joint"]
+    assert "joint" not in _ensemble([], mode="adaptive")[0].prompt_templates()

@@ -520,12 +520,17 @@ class VerifierEnsemble(Verifier):
         """Each persona's prompt (overrides included), rendered with `{placeholders}`."""
         obs = placeholder_observation()
         proposal = ProposedAction(None, thought="{executor_thought}")
-        return {
+        templates = {
             persona: verifier_prompt(
                 self._prompts[persona], "{sub_goal}", proposal, obs, "{context}", None
             )
             for persona in self.personas
         }
+        if self.mode == "joint":
+            body = review_body("{sub_goal}", proposal, obs, "{context}", None)
+            personas = {p: self._prompts[p] for p in self._by_weight()}
+            templates["joint"] = celil_joint_votes.joint_prompt(personas, body)
+        return templates
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._pool_lock:
