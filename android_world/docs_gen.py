@@ -300,7 +300,7 @@ def contract_reference() -> str:
     from android_world.agents.custom import celil_model_config
     from android_world.agents.custom.dialects import uitars
     from android_world.agents.custom.model_clients import negotiation
-    from android_world.agents.custom.roles import celil_maestro, celil_votes
+    from android_world.agents.custom.roles import celil_joint_votes, celil_maestro, celil_votes
     from android_world.env import json_action
 
     schemas = [
@@ -312,6 +312,11 @@ def contract_reference() -> str:
         ),
         ("ANSWER_SCHEMA", "planner: the answer to a question task", celil_maestro.ANSWER_SCHEMA),
         ("VOTE_SCHEMA", "each verifier persona: one vote", celil_votes.VOTE_SCHEMA),
+        (
+            "JOINT_SCHEMA",
+            "verifiers, `verifier_mode: joint`: every persona's vote in one answer",
+            celil_joint_votes.JOINT_SCHEMA,
+        ),
         ("INDEX_SCHEMA", "vision_fallback: the element to tap", celil_maestro.INDEX_SCHEMA),
     ]
     out = ["### The JSON schemas", ""]

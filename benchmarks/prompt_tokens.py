@@ -1,6 +1,7 @@
 """Prompt size per role on typical sim screens: what marking screen text as data costs.
 
-Run: `python benchmarks/prompt_tokens.py` (in two checkouts to compare them).
+Run: `python benchmarks/prompt_tokens.py` (in two checkouts to compare them). A second table
+gives the image tokens per call of each image setting (executor history, a vote's screenshot).
 
 Each role's prompt is rendered for three screens a delete or send task passes through (Markor's
 note list in selection mode, Pro Expense's list, a Simple SMS thread), with a plan, three earlier
@@ -23,10 +24,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
+from android_world.agents.custom import factory
 from android_world.agents.custom.celil_protocols import FailureContext, ProposedAction
 from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.memory.celil_memory import StepRecord, WorkingMemory
-from android_world.agents.custom.roles import celil_maestro, celil_perception
+from android_world.agents.custom.model_clients.ledger import image_tokens
+from android_world.agents.custom.roles import celil_joint_votes, celil_maestro, celil_perception
 from android_world.agents.custom.roles import celil_quality_control as qc
 from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
 from android_world.env.sim.sim_env import SimEnv
@@ -89,12 +92,44 @@ def prompts(env: SimEnv, name: str, step: int) -> dict[str, str]:
         "verifier (one persona)": qc.verifier_prompt(
             qc.DEFAULT_PERSONA_PROMPTS[qc.SKEPTIC], sub_goal, proposal, obs, context, irreversible
         ),
+        "verifiers: joint (three personas)": celil_joint_votes.joint_prompt(
+            {p: qc.DEFAULT_PERSONA_PROMPTS[p] for p in qc.DEFAULT_PERSONAS},
+            qc.review_body(sub_goal, proposal, obs, context, irreversible),
+        ),
         "executor: json": executor._json_prompt(sub_goal, obs, context),
         "executor: ui-tars": uitars.mobile_prompt(executor._instruction(sub_goal, context)),
         "vision fallback": celil_maestro.selection_prompt(sub_goal, obs),
     }
     task.tear_down(env)
     return out
+
+
+def image_rows(screenshot: Any) -> list[tuple[str, int]]:
+    """Image tokens per call (the ledger's 28-pixel patches) for each image setting."""
+    params = factory.CelilAgentConfig()
+    full = uitars.resize_for_model(screenshot, params.max_image_pixels)[0]
+    vote = celil_maestro.downscale(screenshot, params.verifier_image_pixels)
+    old_vote = celil_maestro.downscale(screenshot, params.max_image_pixels)
+    earlier = uitars.resize_for_model(screenshot, params.history_image_pixels)[0]
+    rows = [
+        (f"executor: current screenshot ({params.max_image_pixels:,} px)", image_tokens(full)),
+        (
+            f"a vote's screenshot (verifier_image_pixels {params.verifier_image_pixels:,})",
+            image_tokens(vote),
+        ),
+        (
+            f"a vote's screenshot at the old cap ({params.max_image_pixels:,})",
+            image_tokens(old_vote),
+        ),
+    ]
+    for count in (1, 2, 3):
+        old = image_tokens(full) * count
+        new = image_tokens(full) + image_tokens(earlier) * (count - 1)
+        rows.append((f"ui-tars executor, history_images {count}: earlier ones at full size", old))
+        rows.append(
+            (f"ui-tars executor, history_images {count}: earlier ones at history_image_pixels", new)
+        )
+    return rows
 
 
 def bpe_counter() -> Any:
@@ -116,6 +151,7 @@ def main() -> int:
     env = SimEnv(seed=0, render=False)
     rows: dict[str, list[tuple[int, int, int | None]]] = {}
     try:
+        screenshot = env.get_state().pixels
         for name, step in SCREENS:
             for role, text in prompts(env, name, step).items():
                 bpe = count(text) if count else None
@@ -131,6 +167,9 @@ def main() -> int:
         bpe = [v[2] for v in values if v[2] is not None]
         bpe_cell = f"{statistics.mean(bpe):.0f}" if bpe else "-"
         print(f"| {role} | {chars:.0f} | {estimate:.0f} | {bpe_cell} |")
+    print("\n| image setting | image tokens per call |\n|---|---|")
+    for what, tokens in image_rows(screenshot):
+        print(f"| {what} | {tokens} |")
     return 0
 
 

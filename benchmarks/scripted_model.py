@@ -55,6 +55,8 @@ SUB_GOAL = ps.NEUTRAL_SUB_GOAL
 # What the verifier prompt says about an irreversible target (celil_quality_control).
 IRREVERSIBLE_NOTE = "reads like an irreversible action"
 PERSONAS = ("Pragmatist", "Skeptic", "Efficiency Expert")
+# What a joint vote's prompt says (celil_joint_votes.joint_prompt): several personas, one answer.
+JOINT_MARKER = "Answer as each of these"
 # Labels carried in the executor's reason so the benchmark can score the gate per proposal.
 CORRECT, WRONG, RECOVERY = "correct", "wrong", "recovery"
 
@@ -67,6 +69,7 @@ class Rates:
     seed: int = 0
     plan_style: str = "neutral"  # plan_styles.STYLES
     progress_wrong: float = 0.0  # a progress answer is wrong
+    joint_malformed: float = 0.0  # a joint vote comes back in a shape nothing can read
 
 
 def _rng(*key: Any) -> random.Random:
@@ -313,6 +316,18 @@ class ScriptedWorld:
             reason = "fits the sub-goal" if judged_right else "the target does not match the intent"
             return json.dumps({"score": score, "reasoning": reason})
 
+    def joint_vote_reply(self, personas: list[str], irreversible: bool = False) -> str:
+        """Every asked persona's vote in one answer, each judged as `vote_reply` judges it (the
+        same draws, so joint and one-by-one voting meet the same judgements), written in one of
+        the shapes real models use for it; with probability `joint_malformed` in a shape that
+        cannot be read (cut off, scores missing, personas unnamed in the wrong number)."""
+        with self.lock:
+            votes = [(p, json.loads(self.vote_reply(p, irreversible))) for p in personas]
+            draw = _rng(self.rates.seed, self.episode, self._proposal_n, "joint shape")
+            if draw.random() < self.rates.joint_malformed:
+                return _malformed_joint(draw, votes)
+            return _joint_shape(draw, votes)
+
     def plan_reply(self, prompt: str = "") -> str:
         with self.lock:
             if "run into trouble" in prompt and self._plan:
@@ -353,6 +368,44 @@ class ScriptedWorld:
         with self.lock:
             self._next_correct()
             return json.dumps({"answer": self._answer or "", "evidence": "scripted"})
+
+
+def _joint_shape(draw: random.Random, votes: list[tuple[str, dict[str, Any]]]) -> str:
+    """A readable joint vote in one of the shapes models write: the asked `{"votes": [...]}`,
+    a map keyed by persona, a bare list, the list in a ```json fence after a sentence, or one
+    `Persona: score/10 - reason` line each."""
+    entries = [{"persona": p, **v} for p, v in votes]
+    shape = draw.randrange(5)
+    if shape == 0:
+        return json.dumps({"votes": entries})
+    if shape == 1:
+        return json.dumps({p.lower().replace(" ", "_"): v for p, v in votes})
+    if shape == 2:
+        return json.dumps(
+            [
+                {"name": e["persona"], "rating": e["score"], "reason": e["reasoning"]}
+                for e in entries
+            ]
+        )
+    if shape == 3:
+        return (
+            "Here are the reviews:\n```json\n" + json.dumps({"votes": entries}, indent=2) + "\n```"
+        )
+    return "\n".join(f"**{p}**: {v['score']}/10 - {v['reasoning']}" for p, v in votes)
+
+
+def _malformed_joint(draw: random.Random, votes: list[tuple[str, dict[str, Any]]]) -> str:
+    """A joint vote nothing can be read from: cut off mid-answer, the scores left out, or a
+    list of unnamed scores that does not match the personas asked."""
+    entries = [{"persona": p, **v} for p, v in votes]
+    kind = draw.randrange(3)
+    if kind == 0:
+        return json.dumps({"votes": entries})[:25]
+    if kind == 1:
+        return json.dumps(
+            {"votes": [{"persona": p, "reasoning": v["reasoning"]} for p, v in votes]}
+        )
+    return json.dumps({"votes": [v["score"] for _, v in votes] + [5]})
 
 
 def _norm(text: str) -> str:
@@ -402,6 +455,10 @@ def answer(world: ScriptedWorld, body: dict[str, Any]) -> str:
     if model == EXECUTOR_MODEL:
         return world.executor_reply(prompt)
     if model == VERIFIER_MODEL:
+        if JOINT_MARKER in prompt:
+            asked = sorted((prompt.find(f"You are the {p}"), p) for p in PERSONAS)
+            personas = [p for at, p in asked if at >= 0] or list(PERSONAS)
+            return world.joint_vote_reply(personas, IRREVERSIBLE_NOTE in prompt)
         persona = next((p for p in PERSONAS if f"You are the {p}" in prompt), PERSONAS[0])
         return world.vote_reply(persona, IRREVERSIBLE_NOTE in prompt)
     if "Judge whether a sub-goal" in prompt:

@@ -48,6 +48,8 @@ POLICIES = {
     "adaptive": {"verifier_mode": "adaptive"},
     "parallel": {"verifier_mode": "parallel"},
     "lazy": {"verifier_mode": "lazy"},
+    "joint": {"verifier_mode": "joint"},
+    "default": {},  # config/default.yaml's own policy
 }
 
 
@@ -66,6 +68,7 @@ class Row:
     steps: int = 0
     calls: int = 0
     tokens: int = 0
+    prompt_tokens: int = 0
     wrong_gated: int = 0
     wrong_stopped: int = 0
     wrong_unvoted: int = 0
@@ -74,6 +77,8 @@ class Row:
     replans: int = 0
     post_check_failures: int = 0
     calls_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
+    # Per skip rule (skip_rule): proposals it let run unvoted, and how many of them were wrong.
+    skips: dict[str, list[int]] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -166,6 +171,27 @@ def _label(proposals: list[dict[str, Any]] | None) -> str | None:
     return None
 
 
+_SKIP_RULES = (
+    ("is undone by another step", "navigation"),
+    ("types the goal's own words", "goal's words typed"),
+    ("which the goal names", "control the goal names"),
+    ("opens another screen", "list row"),
+    ("every field holds the goal's own words", "form of the goal's words"),
+    ("it selects it, and back undoes it", "list row long-pressed"),
+    ("it opens a menu or goes up a screen", "menu control"),
+    ("tapping it again undoes it", "goal's switch"),
+    ("it opens an editor that saves nothing", "new-record button"),
+)
+
+
+def skip_rule(reason: str) -> str:
+    """The skip rule behind a `vote_skipped` reason (navigation split by action type)."""
+    for marker, rule in _SKIP_RULES:
+        if marker in reason:
+            return f"{rule}: {reason.split()[0]}" if rule == "navigation" else rule
+    return "other: " + reason[:40]
+
+
 def score_episode(row: Row, episode: dict[str, Any]) -> None:
     row.episodes += 1
     score = float(episode.get("is_successful") or 0.0)
@@ -188,6 +214,7 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     usage = episode.get("usage") or {}
     row.calls += int(usage.get("model_calls") or 0)
     row.tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+    row.prompt_tokens += int(usage.get("prompt_tokens") or 0)
     for role, totals in (usage.get("by_role") or {}).items():
         row.calls_by_role[role] = row.calls_by_role.get(role, 0) + int(totals["model_calls"])
     data = episode.get("episode_data") or {}
@@ -199,6 +226,11 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
         if gate not in ("pass", "reject"):
             continue
         label = _label(proposals[i] if i < len(proposals) else None)
+        reason = skipped[i] if i < len(skipped) else None
+        if reason and label is not None:
+            counts = row.skips.setdefault(skip_rule(str(reason)), [0, 0])
+            counts[0] += 1
+            counts[1] += label == sm.WRONG
         if label == sm.WRONG:
             row.wrong_gated += 1
             row.wrong_stopped += gate == "reject"
@@ -352,6 +384,22 @@ def main(argv: list[str] | None = None) -> int:
         "--sim_profile", default=None, help="a sim profile (--list profiles), e.g. vendor"
     )
     parser.add_argument("--jobs", type=int, default=1, help="rows run in this many processes")
+    parser.add_argument(
+        "--joint_malformed",
+        type=float,
+        default=0.05,
+        help="share of joint votes the scripted judges write in a shape nothing can read",
+    )
+    parser.add_argument(
+        "--all_right_policies",
+        nargs="+",
+        default=["default"],
+        choices=list(POLICIES),
+        help="policies of the p=0, q=1 rows (default: the config's own)",
+    )
+    parser.add_argument(
+        "--skips", action="store_true", help="per skip rule: votes it saved, wrong actions it ran"
+    )
     args = parser.parse_args(argv)
     styles = styles_arg(args.plan_style)
     logging.disable(logging.WARNING)
@@ -366,10 +414,12 @@ def main(argv: list[str] | None = None) -> int:
                     rho=rho,
                     plan_style=style,
                     progress_wrong=args.progress_wrong,
+                    joint_malformed=args.joint_malformed,
                 )
                 units.append((policy, rates, regime))
         if not args.no_all_right:
-            units.append(("adaptive", sm.Rates(p=0.0, q=1.0, plan_style=style), "all right"))
+            for policy in args.all_right_policies:
+                units.append((policy, sm.Rates(p=0.0, q=1.0, plan_style=style), "all right"))
     common = (args.tasks, args.seeds, args.no_memory, args.sim_profile)
     rows = run_rows(units, common, args.jobs)
     memory = "off" if args.no_memory else "fresh per row, shared across its seeds"
@@ -398,8 +448,12 @@ def main(argv: list[str] | None = None) -> int:
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
         print(
             f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
+            f"prompt tokens/step {row.prompt_tokens / steps:.0f}; "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
+        if args.skips:
+            for rule, (count, wrong) in sorted(row.skips.items()):
+                print(f"    skip rule {rule}: {count} votes saved, {wrong} wrong actions run")
         if args.failures:
             # Held-out tasks' failures stay hidden while rules are tuned; their count shows.
             hidden = [f for f in row.failures if split_of(f.split("_")[0]) == "heldout"]

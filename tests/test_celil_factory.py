@@ -82,6 +82,7 @@ def test_model_roles_record_backend_model_reason_and_prompt_hashes(tmp_path):
         "Pragmatist",
         "Skeptic",
         "Efficiency Expert",
+        "joint",  # verifier_mode joint (the default): the one request every persona answers
     }
     assert "initial_plan" in manifest["prompt_hashes"]["maestro"]
     assert "vision_fallback" not in manifest["roles"]  # a model executor needs no offline picker

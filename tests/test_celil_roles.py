@@ -531,6 +531,6 @@ def test_verification_off_is_a_config_key_of_the_agent():
 
     params = factory.CelilAgentConfig(verification="off")
     assert isinstance(factory._verifier(params, None), celil_quality_control.NoVerification)
-    assert factory.CelilAgentConfig().verifier_mode == "adaptive"
+    assert factory.CelilAgentConfig().verifier_mode == "joint"
     with pytest.raises(ValueError):
         factory.CelilAgentConfig(verification="maybe")

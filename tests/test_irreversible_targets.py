@@ -340,7 +340,7 @@ def _agent(env, verifier, sub_goal, **kwargs):
 
 
 def test_the_gate_refuses_an_unnamed_target_in_every_mode_without_asking_the_verifiers():
-    for mode in ("adaptive", "parallel", "lazy", "sequential", "off"):
+    for mode in ("adaptive", "joint", "parallel", "lazy", "sequential", "off"):
         env = _Phone(["cool_snake_backup", ZZNOTE])
         verifier = _Verifier(mode)
         agent = _agent(env, verifier, "Edit the note", row=ZZNOTE)
@@ -355,7 +355,7 @@ def test_the_gate_refuses_an_unnamed_target_in_every_mode_without_asking_the_ver
 
 
 def test_the_gate_holds_irreversible_acts_to_the_irreversible_threshold_in_every_scored_mode():
-    for mode in ("adaptive", "parallel", "lazy", "sequential"):
+    for mode in ("adaptive", "joint", "parallel", "lazy", "sequential"):
         env = _Phone(["cool_snake_backup"])
         agent = _agent(
             env,

@@ -134,11 +134,12 @@ def test_ledger_events_and_results_agree(planner_run):
 
 
 def test_every_vote_is_used_or_unusable_with_its_reason(planner_run):
-    """Parallel verifiers: one vote per verifier call; a vote not used says why."""
+    """Joint verifiers (the default): three votes per verifier call, one per persona; a vote
+    not used says why."""
     for name, events in planner_run.events().items():
         votes = [e for e in events if e["type"] == "vote"]
         verifier_calls = [c for c in _model_calls(events) if c["role"] == "verifiers"]
-        assert len(votes) == len(verifier_calls), name
+        assert len(votes) == 3 * len(verifier_calls), name
         gates = [e for e in events if e["type"] == "gate"]
         # Adaptive verification spends no vote on navigation (opening an app): it says so.
         assert votes or (gates and all(g.get("vote_skipped") for g in gates)), name

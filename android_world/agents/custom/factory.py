@@ -113,12 +113,15 @@ class CelilAgentConfig(BaseModel):
     unparseable_vote_score: float = Field(default=0.0, ge=0.0, le=10.0)
     """No longer used (kept so older configs load): a vote that cannot be read, or whose call
     failed, is absent from every score (issue 26); building says so when it is not 0."""
-    verifier_mode: Literal["adaptive", "parallel", "lazy", "sequential"] = "adaptive"
-    """adaptive: no vote where none can help (navigation, the goal's own words, a control the
-    goal names); else the Skeptic first, a second persona only when it is not confidently for
-    the action, a third to break a split (median vote); irreversible actions need the Skeptic
-    and the Pragmatist both at the threshold. parallel: three calls at once; lazy: Efficiency
-    Expert only if the gate is undecided; sequential: one call after another."""
+    verifier_mode: Literal["joint", "adaptive", "parallel", "lazy", "sequential"] = "joint"
+    """joint: no vote where none can help (navigation, the goal's own words, a control the goal
+    names, taps one step undoes); else the three personas answer in one request (one call, one
+    screenshot) and the median vote decides; irreversible actions need the Skeptic and the
+    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto.
+    adaptive: the same skips, the Skeptic first, a second persona only when it is not
+    confidently for the action, a third to break a split, one request each. parallel: three
+    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
+    after another."""
     rejection_feedback: bool = True
     """A rejected proposal (or an unconfirmed "finished") goes back to the executor with the
     reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
@@ -133,8 +136,12 @@ class CelilAgentConfig(BaseModel):
     """Identical actions in a row with no screen change that count as a loop."""
     history_steps: int = Field(default=3, ge=0)
     """Past steps shown in every role's context summary."""
-    history_images: int = Field(default=3, ge=1)
-    """Screenshots the executor sees: the current one plus this many minus one earlier ones."""
+    history_images: int = Field(default=1, ge=1)
+    """Screenshots the executor sees: the current one plus this many minus one earlier ones of
+    the sub-goal (the `uitars` dialect only; its history is otherwise its earlier answers, and
+    every role's context has the recent steps, their outcomes and what changed)."""
+    history_image_pixels: int = Field(default=200_704, ge=78_400)
+    """Pixel cap of those earlier screenshots (the current one keeps `max_image_pixels`)."""
     history_turns: int = Field(default=8, ge=0)
     """Earlier executor turns (its thoughts and actions) shown to it within a sub-goal."""
     max_sub_goals: int = Field(default=12, ge=1)
@@ -173,6 +180,9 @@ class CelilAgentConfig(BaseModel):
     """Success rate a remembered plan needs to be reused without the planner."""
     max_image_pixels: int = Field(default=1_003_520, ge=78_400)
     """Pixel cap of screenshots sent to models (smart-resized for UI-TARS)."""
+    verifier_image_pixels: int = Field(default=250_880, ge=0)
+    """Pixel cap of the screenshot a vote carries (at most `max_image_pixels`); the screen's
+    text goes with it in full. 0: votes carry no screenshot."""
     transition_pause: float | None = Field(default=None, ge=0.0)
     """Seconds to wait after an action before observing (null = poll until stable). The runner's
     `benchmark.transition_pause` overrides it."""
@@ -348,6 +358,7 @@ def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
         max_image_pixels=params.max_image_pixels,
         executor_format=params.executor_format,
         history_images=params.history_images,
+        history_image_pixels=params.history_image_pixels,
         history_turns=params.history_turns,
     )
 
@@ -372,7 +383,8 @@ def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> A
             threshold=params.threshold,
             irreversible_threshold=params.irreversible_threshold,
             persona_prompts=params.persona_prompts,
-            max_image_pixels=params.max_image_pixels,
+            use_screenshot=params.verifier_image_pixels > 0,
+            max_image_pixels=min(params.verifier_image_pixels, params.max_image_pixels) or None,
         )
     except ValueError as error:
         raise _config_error("persona_prompts", str(error)) from None

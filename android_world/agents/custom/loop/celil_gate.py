@@ -231,7 +231,7 @@ class Gate:
         mode = details.mode if details is not None else None
         if unneeded is not None:
             threshold = 0.0
-        elif details is not None and mode in ("adaptive", "off"):
+        elif details is not None and mode in ("adaptive", "joint", "off"):
             # These verifiers apply their own gate policy (off: nothing is gated).
             threshold = float(details.threshold)
         if irreversible and mode != "off":

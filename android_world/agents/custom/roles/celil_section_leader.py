@@ -136,6 +136,7 @@ class UITarsActionGenerator(ActionGenerator):
         executor_format: str = "uitars",
         history_scope: str = "sub_goal",
         history_turns: int = 8,
+        history_image_pixels: int | None = None,
     ):
         if coordinate_convention not in uitars.COORDINATE_CONVENTIONS:
             raise ValueError(
@@ -158,6 +159,12 @@ class UITarsActionGenerator(ActionGenerator):
         self._convention = coordinate_convention
         self._max_pixels = int(max_image_pixels)
         self._history_images = max(1, int(history_images))
+        # Earlier screenshots are context, not what the model points at: a smaller cap.
+        self._history_pixels = (
+            max(uitars.MIN_PIXELS, min(int(history_image_pixels), self._max_pixels))
+            if history_image_pixels
+            else self._max_pixels
+        )
         self._language = language
         self._variant = prompt_variant
         self._format = executor_format
@@ -192,7 +199,15 @@ class UITarsActionGenerator(ActionGenerator):
         self.last_prompt = ""
 
     def _remember(self, turn: ExecutorTurn) -> None:
-        """Keep every answer, but only the screenshots a prompt can still include."""
+        """Keep every answer, but only the screenshots a prompt can still include, downscaled
+        to `history_image_pixels`."""
+        if turn.screenshot is not None:
+            # It is only ever sent again as an earlier screenshot: at that cap, or never.
+            turn.screenshot = (
+                uitars.resize_for_model(turn.screenshot, self._history_pixels)[0]
+                if self._history_images > 1
+                else None
+            )
         self._history.append(turn)
         for old in self._history[: -self._history_images]:
             old.screenshot = None
