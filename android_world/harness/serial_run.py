@@ -113,5 +113,6 @@ def execute_serial(
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            writer.close()  # the frames still queued, even when interrupted
             live.close()
     return interrupted
