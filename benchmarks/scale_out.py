@@ -16,7 +16,6 @@ starting the workers. Each row also checks that every episode's score and step c
 from __future__ import annotations
 
 import argparse
-import contextlib
 import http.server
 import logging
 import os
@@ -164,48 +163,37 @@ def run_backend(
     worker_counts: list[int],
     cold: bool,
 ) -> list[Row]:
-    """Warm (default): one pool for the backend, its workers started once and reused by every
-    row; each row first starts the workers it adds (timed apart), then times its episodes.
-    Cold (the method before issue 30): a fresh pool per row, start-up inside the wall time."""
+    """One fresh pool per row (each row's phones start as new, so its scores and steps can be
+    compared with the 1-worker row's). Warm (default): the row's workers are started and ready
+    before its clock starts, then reused for all its episodes; start-up is timed apart. Cold
+    (the method before issue 30): the scheduler starts them, start-up inside the wall time."""
     rows: list[Row] = []
     base_time: float | None = None
     base: dict[str, tuple[Any, Any]] | None = None
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = run_config(front.url, max(worker_counts), backend == "ray")
-        warm: WarmPool | None = None
-        with contextlib.ExitStack() as stack:
-            if not cold:
-                inner = stack.enter_context(
-                    parallel.open_pool(worker_spec(cfg, Path(run_dir), backend), cfg)
-                )
-                warm = WarmPool(inner)
-            for workers in worker_counts:
-                calls_before = front.calls
-                if warm is not None:
-                    before = warm.started
-                    startup = warm.warm_up(workers)
-                    new = warm.started - before
-                    wall, results, stats = run_once(warm, suite, workers)
-                else:
-                    row_cfg = run_config(front.url, workers, backend == "ray")
-                    spec = worker_spec(row_cfg, Path(run_dir), f"{backend}{workers}")
-                    with parallel.open_pool(spec, row_cfg) as pool:
-                        wall, results, stats = run_once(pool, suite, workers)
-                    startup, new = 0.0, workers
-                if base is None:
-                    base, base_time = results, wall
-                same = "yes" if results == base else "NO"
-                if results != base and os.environ.get("SCALE_DEBUG"):
-                    print(base, results, file=sys.stderr)
-                speedup = base_time / wall if base_time else 1.0
-                calls = front.calls - calls_before
-                rows.append((backend, workers, new, startup, wall, speedup, same, calls))
-                print(
-                    f"  {backend:5s} {workers:3d} workers (+{new} started in {startup:.1f}s) "
-                    f"{wall:7.1f}s  x{speedup:4.2f}  same={same} calls={calls} "
-                    f"restarts={stats.restarts}",
-                    file=sys.stderr,
-                )
+        for workers in worker_counts:
+            cfg = run_config(front.url, workers, backend == "ray")
+            spec = worker_spec(cfg, Path(run_dir), f"{backend}{workers}")
+            calls_before = front.calls
+            with parallel.open_pool(spec, cfg) as inner:
+                pool = inner if cold else WarmPool(inner)
+                startup = 0.0 if cold else pool.warm_up(workers)
+                wall, results, stats = run_once(pool, suite, workers)
+            if base is None:
+                base, base_time = results, wall
+            same = "yes" if results == base else "NO"
+            if results != base:
+                changed = sorted(k for k in base if base[k] != results.get(k))
+                print(f"  differs from 1 worker: {changed}", file=sys.stderr)
+            speedup = base_time / wall if base_time else 1.0
+            calls = front.calls - calls_before
+            rows.append((backend, workers, workers, startup, wall, speedup, same, calls))
+            print(
+                f"  {backend:5s} {workers:3d} workers (started in {startup:.1f}s) "
+                f"{wall:7.1f}s  x{speedup:4.2f}  same={same} calls={calls} "
+                f"restarts={stats.restarts}",
+                file=sys.stderr,
+            )
     return rows
 
 
@@ -260,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = (
         "cold: a fresh pool per row, start-up inside wall"
         if args.cold
-        else ("warm: workers started once per backend and reused by every row; start-up apart")
+        else ("warm: each row's workers started before its clock, then reused for all its episodes")
     )
     print(f"Mode {mode}. Speed-up = the 1-worker row's wall / this row's wall.")
     print(
@@ -269,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|")
     for backend, workers, new, startup, wall, speedup, same, calls in rows:
-        started = f"{new} (in wall)" if args.cold else f"+{new} ({startup:.1f})"
+        started = f"{new} (in wall)" if args.cold else f"{new} ({startup:.1f})"
         print(
             f"| {backend} | {workers} | {os.cpu_count()} | {started} | {wall:.1f} "
             f"| {speedup:.2f}x | {same} | {calls} |"

@@ -256,6 +256,7 @@ def quoted_at(text: str, pos: int) -> str | None:
     return next((text[s + 1 : e - 1] for s, e in quoted_spans(text) if s == pos), None)
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and called ~5,000 times a step
 def normalize(text: str | None) -> str:
     """Case, hyphens inside words ("Wi-Fi") and punctuation do not change what a label says."""
     text = (text or "").casefold().replace("&", " and ")
@@ -272,6 +273,7 @@ def content_words(text: str | None) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A crude plural/tense stem; enough for "contacts"/"contact", "notes"/"note"."""
     if len(word) > 5 and word.endswith("ing"):
