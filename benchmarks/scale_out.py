@@ -34,6 +34,7 @@ import scale_worker
 import scripted_model as sm
 
 from android_world.harness import config, parallel, suite_utils
+from android_world.harness.warm_pool import WarmPool
 from android_world.task_evals.registry import TaskRegistry
 
 # Short tasks of several apps: enough episodes to keep 16 workers busy in minutes, not hours.
@@ -122,18 +123,22 @@ def run_config(url: str, workers: int, ray: bool) -> config.CelilConfig:
     return cfg
 
 
-def run_once(
-    cfg: config.CelilConfig, suite: suite_utils.Suite, workers: int, run_dir: Path
-) -> tuple[float, dict[str, tuple[Any, Any]], parallel.Stats]:
-    spec = parallel.WorkerSpec(
+def worker_spec(cfg: config.CelilConfig, run_dir: Path, label: str) -> parallel.WorkerSpec:
+    return parallel.WorkerSpec(
         cfg=cfg,
         agent_registry_name=scale_worker.AGENT,
         agent_kwargs={"executor_format": "json", "memory": "off"},
         run_dir=str(run_dir),
         env_factory=scale_worker.make_env,
         save_screenshots=False,
-        name_prefix=f"scale-{workers}-{int(time.time() * 1000) % 10**6}",
+        name_prefix=f"scale-{label}-{int(time.time() * 1000) % 10**6}",
     )
+
+
+def run_once(
+    pool: Any, suite: suite_utils.Suite, workers: int
+) -> tuple[float, dict[str, tuple[Any, Any]], parallel.Stats]:
+    """The suite's episodes on `workers` workers of `pool`; the wall time of the episodes."""
     results: dict[str, tuple[Any, Any]] = {}
 
     def keep(outcome: parallel.Outcome) -> None:
@@ -141,12 +146,55 @@ def run_once(
         results[ep["name"]] = (ep.get("is_successful"), ep.get("episode_length"), ep.get("error"))
 
     started = time.perf_counter()
-    with parallel.open_pool(spec, cfg) as pool:
-        scheduler = parallel.Scheduler(
-            pool, workers, keep, log=lambda line: print(line, file=sys.stderr)
-        )
-        stats = scheduler.run(parallel.jobs_for(suite, set()))
+    scheduler = parallel.Scheduler(
+        pool, workers, keep, log=lambda line: print(line, file=sys.stderr)
+    )
+    stats = scheduler.run(parallel.jobs_for(suite, set()))
     return time.perf_counter() - started, results, stats
+
+
+Row = tuple[str, int, int, float, float, float, str, int]
+
+
+def run_backend(
+    backend: str,
+    front: SlowModelFront,
+    suite: suite_utils.Suite,
+    worker_counts: list[int],
+    cold: bool,
+) -> list[Row]:
+    """One fresh pool per row (each row's phones start as new, so its scores and steps can be
+    compared with the 1-worker row's). Warm (default): the row's workers are started and ready
+    before its clock starts, then reused for all its episodes; start-up is timed apart. Cold
+    (the method before issue 30): the scheduler starts them, start-up inside the wall time."""
+    rows: list[Row] = []
+    base_time: float | None = None
+    base: dict[str, tuple[Any, Any]] | None = None
+    with tempfile.TemporaryDirectory() as run_dir:
+        for workers in worker_counts:
+            cfg = run_config(front.url, workers, backend == "ray")
+            spec = worker_spec(cfg, Path(run_dir), f"{backend}{workers}")
+            calls_before = front.calls
+            with parallel.open_pool(spec, cfg) as inner:
+                pool = inner if cold else WarmPool(inner)
+                startup = 0.0 if cold else pool.warm_up(workers)
+                wall, results, stats = run_once(pool, suite, workers)
+            if base is None:
+                base, base_time = results, wall
+            same = "yes" if results == base else "NO"
+            if results != base:
+                changed = sorted(k for k in base if base[k] != results.get(k))
+                print(f"  differs from 1 worker: {changed}", file=sys.stderr)
+            speedup = base_time / wall if base_time else 1.0
+            calls = front.calls - calls_before
+            rows.append((backend, workers, workers, startup, wall, speedup, same, calls))
+            print(
+                f"  {backend:5s} {workers:3d} workers (started in {startup:.1f}s) "
+                f"{wall:7.1f}s  x{speedup:4.2f}  same={same} calls={calls} "
+                f"restarts={stats.restarts}",
+                file=sys.stderr,
+            )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", nargs="+", default=list(DEFAULT_TASKS))
     parser.add_argument("--instances", type=int, default=2, help="parameter draws per task")
     parser.add_argument("--backends", nargs="+", default=["local", "ray"], choices=["local", "ray"])
+    parser.add_argument(
+        "--cold", action="store_true", help="a fresh pool per row, start-up timed in (old method)"
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     os.environ[scale_worker.DEVICE_DELAY_ENV] = str(args.device_delay)
@@ -165,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     episodes = sum(len(v) for v in suite.values())
     front = SlowModelFront(args.model_delay)
-    rows: list[tuple[str, int, float, float, str, int]] = []
+    rows: list[Row] = []
     try:
         for backend in args.backends:
             if backend == "ray":
@@ -185,24 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"  Ray cluster started in {time.perf_counter() - started:.1f}s",
                     file=sys.stderr,
                 )
-            base: dict[str, tuple[Any, Any]] | None = None
-            base_time = None
-            for workers in args.workers:
-                cfg = run_config(front.url, workers, backend == "ray")
-                calls_before = front.calls
-                with tempfile.TemporaryDirectory() as run_dir:
-                    wall, results, stats = run_once(cfg, suite, workers, Path(run_dir))
-                if base is None:
-                    base, base_time = results, wall
-                same = "yes" if results == base else "NO"
-                speedup = base_time / wall if base_time else 1.0
-                calls = front.calls - calls_before
-                rows.append((backend, workers, wall, speedup, same, calls))
-                print(
-                    f"  {backend:5s} {workers:3d} workers {wall:7.1f}s  x{speedup:4.1f}  "
-                    f"same={same} calls={calls} restarts={stats.restarts}",
-                    file=sys.stderr,
-                )
+            rows += run_backend(backend, front, suite, args.workers, args.cold)
             if backend == "ray":
                 ray.shutdown()
     finally:
@@ -211,12 +245,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{episodes} episodes ({len(suite)} tasks x {args.instances}), model {args.model_delay:g} s "
         f"per call, device {args.device_delay:g} s per action, cores {os.cpu_count()}"
     )
-    print("| backend | workers | cores | wall s | speed-up | same scores+steps | model calls |")
-    print("|---|---|---|---|---|---|---|")
-    for backend, workers, wall, speedup, same, calls in rows:
+    mode = (
+        "cold: a fresh pool per row, start-up inside wall"
+        if args.cold
+        else ("warm: each row's workers started before its clock, then reused for all its episodes")
+    )
+    print(f"Mode {mode}. Speed-up = the 1-worker row's wall / this row's wall.")
+    print(
+        "| backend | workers | cores | workers started (start-up s) | wall s | speed-up "
+        "| same scores+steps | model calls |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for backend, workers, new, startup, wall, speedup, same, calls in rows:
+        started = f"{new} (in wall)" if args.cold else f"{new} ({startup:.1f})"
         print(
-            f"| {backend} | {workers} | {os.cpu_count()} | {wall:.1f} | {speedup:.2f}x | {same} "
-            f"| {calls} |"
+            f"| {backend} | {workers} | {os.cpu_count()} | {started} | {wall:.1f} "
+            f"| {speedup:.2f}x | {same} | {calls} |"
         )
     return 0
 

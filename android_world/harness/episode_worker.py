@@ -120,6 +120,9 @@ class EpisodeWorker:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
+            if getattr(self, "writer", None) is not None:
+                self.writer.close()
+        with contextlib.suppress(Exception):
             self.env.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 

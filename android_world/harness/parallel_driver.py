@@ -17,7 +17,12 @@ from android_world.harness import config as config_lib
 from android_world.harness import live_view, parallel, run_facts, run_output, suite_utils
 from android_world.harness.prepare import Prepared
 from android_world.harness.run_console import UsageError, agent_line, log
-from android_world.harness.run_records import merged_servers, open_live_view, write_outputs
+from android_world.harness.run_records import (
+    ReportPacer,
+    merged_servers,
+    open_live_view,
+    write_outputs,
+)
 
 FLAGS = flags.FLAGS
 
@@ -33,6 +38,7 @@ class _ParallelRunDir:
         self.live = live or live_view.LiveView("off", live_view.Totals())
         self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
+        self.pacer = ReportPacer()
         history = manifest.get("parallel")
         self.sessions = list(history) if isinstance(history, list) else []
         self.started = run_output.utc_now()
@@ -48,7 +54,7 @@ class _ParallelRunDir:
             parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
         self.store.save_episodes([ep], ep["name"])
         self.episodes[ep["name"]] = ep
-        write_outputs(self.run_dir, list(self.episodes.values()), self.prep)
+        write_outputs(self.run_dir, list(self.episodes.values()), self.prep, self.pacer.due())
         self.bar.write(run_output.episode_line(ep), file=sys.stderr)
         self.bar.update(1)
         self.live.episode_saved(ep)

@@ -3,6 +3,8 @@ report in the suite's order, the manifest's parts, and the live view."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +37,34 @@ def write_outputs(
     run_dir: Path,
     episodes: list[dict[str, Any]],
     prep: Prepared,
+    report: bool = True,
 ) -> suite_utils.Summary:
+    """results.jsonl and summary.csv always; report.html when `report` (see ReportPacer)."""
     episodes = _ordered(episodes, prep.suite)
     run_output.write_results_jsonl(run_dir / "results.jsonl", episodes)
     summary = suite_utils.process_episodes(episodes, task_classes=prep.task_classes)
     run_output.write_summary_csv(run_dir / "summary.csv", summary)
-    run_output._write_basic_report(run_dir, episodes, summary, prep.cfg.benchmark.suite_family)
+    if report:
+        run_output._write_basic_report(run_dir, episodes, summary, prep.cfg.benchmark.suite_family)
     return summary
+
+
+class ReportPacer:
+    """When report.html is rebuilt during a run: after the first episode, then at most every
+    `every_s` seconds. It is rebuilt from every episode folder, so rebuilding it after each of
+    117 fast episodes cost an eighth of an offline run; the run's end always rebuilds it."""
+
+    def __init__(self, every_s: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self.every_s = every_s
+        self._clock = clock
+        self._last: float | None = None
+
+    def due(self) -> bool:
+        now = self._clock()
+        if self._last is not None and now - self._last < self.every_s:
+            return False
+        self._last = now
+        return True
 
 
 def open_live_view(

@@ -13,7 +13,12 @@ from android_world.harness import config as config_lib
 from android_world.harness import discover, run_facts, run_output, suite_utils
 from android_world.harness.prepare import Prepared, agent_key_error
 from android_world.harness.run_console import UsageError, agent_line, log
-from android_world.harness.run_records import instance_seeds, open_live_view, write_outputs
+from android_world.harness.run_records import (
+    ReportPacer,
+    instance_seeds,
+    open_live_view,
+    write_outputs,
+)
 
 # In run_output so a worker process can use it without importing the run command (and its flags).
 agent_manifest = run_output.agent_manifest
@@ -89,13 +94,14 @@ def execute_serial(
     live = open_live_view(prep, total, [e for n, e in episodes_by_name.items() if n in done_names])
     # Piped to a file, every progress frame would land on one endless line.
     quiet_bar = not sys.stderr.isatty() or live.uses_terminal
+    pacer = ReportPacer()
     with tqdm(
         total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
     ) as bar:
 
         def saved(ep: dict[str, Any]) -> None:
             episodes_by_name[ep["name"]] = ep
-            write_outputs(run_dir, list(episodes_by_name.values()), prep)
+            write_outputs(run_dir, list(episodes_by_name.values()), prep, pacer.due())
             bar.write(run_output.episode_line(ep), file=sys.stderr)
             bar.update(1)
             live.episode_saved(ep)
@@ -113,5 +119,6 @@ def execute_serial(
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            writer.close()  # the frames still queued, even when interrupted
             live.close()
     return interrupted
