@@ -137,6 +137,51 @@ def ground_text(
     return True, "on screen: " + ", ".join(hits[:5])
 
 
+# Small words that name nothing ("the", "with") in a goal, next to the screen-describing ones.
+_STOP_WORDS = frozenset("""a an and as at by for from in into of on onto or the to with then
+    when it its all any each every my your our their his her new""".split())
+# A number standing on its own ("16 minutes", "12:30"), not a piece of a name
+# ("2023_08_05.txt"); its parts are what a screen may show on their own ("12", "30").
+_WHOLE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:,]\d+)*(?![\w])")
+
+
+def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
+    """The naming words (3+ letters, not generic) and the standalone numbers of a sub-goal or
+    goal: what evidence about it can be expected to name."""
+    words = {
+        w
+        for w in _words(subject)
+        if len(w) >= 3 and not w.isdigit() and w not in _GENERIC and w not in _STOP_WORDS
+    }
+    numbers = {
+        int(part)
+        for match in _WHOLE_NUMBER.findall(normalise(subject))
+        for part in re.split(r"[.:,]", match)
+        if part.isdigit()
+    }
+    return words, numbers
+
+
+def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
+    """Whether a model's evidence is about what it was asked: it names at least one naming word
+    or standalone number of the sub-goal or the goal. A text that is on the screen but names
+    none of them ("Simple Calendar Pro" for a maze in Chrome, the "08" of a file's date for a
+    merge) shows the screen, not the sub-goal's end state."""
+    words: set[str] = set()
+    numbers: set[int] = set()
+    for subject in subjects:
+        more_words, more_numbers = _subject_terms(subject)
+        words |= more_words
+        numbers |= more_numbers
+    for word in _words(text or ""):
+        if word.isdigit():
+            if int(word) in numbers:
+                return True, f"names {word!r}"
+        elif len(word) >= 3 and word not in _GENERIC and _word_found(word, words):
+            return True, f"names {word!r}"
+    return False, f"the evidence names nothing the task names ({normalise(text)[:60]!r})"
+
+
 def accept(
     evidence: Evidence, observation: Observation, seen: Iterable[str] = ()
 ) -> tuple[bool, str]:

@@ -1,0 +1,105 @@
+"""Issue 26, model path under noise: a planner's "done" counts only with evidence about what it
+was asked. Each test here failed before its fix: the scripted model's wrong progress answers
+(`benchmarks/scripted_model.py`, `--progress_wrong`) quote a text that is on the screen but
+names nothing of the task, and the agent used to take that as the whole goal done."""
+
+from __future__ import annotations
+
+import pytest
+import test_celil_fakes as fakes
+
+from android_world.agents.custom.celil_protocols import Evidence, Observation, Plan
+from android_world.agents.custom.loop import celil_evidence
+from android_world.agents.custom.loop.celil_events import EventLog
+from android_world.agents.custom.loop.celil_progress import ProgressJudge
+from android_world.agents.custom.loop.celil_step_data import StepData
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+
+MAZE = (
+    "Open the file task.html in Downloads in the file manager; when prompted open it with "
+    "Chrome. Then navigate the X to the bottom-right cell, by using the direction buttons."
+)
+MERGE = (
+    "Merge the contents of Markor notes tough_frog_2023_08_05.txt, bold_cat.md (in the same "
+    "order) into a new Markor note named mIObBbo4 and save it. Add a new line between the "
+    "content of each note."
+)
+TRACK = (
+    "Save a track with waypoints Schönberg, Liechtenstein, Triesen, Liechtenstein, Bendern, "
+    "Liechtenstein in the OsmAnd maps app in the same order as listed."
+)
+TIMER = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
+
+
+def screen(*labels: str) -> Observation:
+    return Observation(
+        screenshot=fakes.np.zeros((4, 4, 3), dtype=fakes.np.uint8),
+        ui_elements=[fakes.element(label) for label in labels],
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=(1080, 2400),
+        frame_hash="x",
+    )
+
+
+# --- the rule ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ('"Simple Calendar Pro"', MAZE),  # a launcher label, seen while the maze is not solved
+        ('"08" is shown', MERGE),  # a piece of a file's date, not a value the goal names
+        ('"Start"', TRACK),  # a button on the route screen, before any track is saved
+    ],
+)
+def test_evidence_that_names_nothing_of_the_task_is_not_about_it(text, subject):
+    about, why = celil_evidence.relevant(text, [subject, "Do the whole task as asked"])
+    assert not about and "names nothing the task names" in why
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ('"00:16:35"', TIMER),  # the timer's digits: numbers the goal names on their own
+        ('"mIObBbo4.md"', MERGE),
+        ('"Bendern, Liechtenstein"', TRACK),
+        ("the Downloads folder lists task.html", MAZE),
+    ],
+)
+def test_evidence_naming_a_value_or_word_of_the_task_is_about_it(text, subject):
+    assert celil_evidence.relevant(text, [subject])[0]
+
+
+# --- the judge -------------------------------------------------------------------------------
+
+
+class _SaysDone(fakes.ScriptedPlanner):
+    reads_screen = False  # a model planner
+
+
+def _judge(evidence: Evidence) -> ProgressJudge:
+    planner = _SaysDone(initial=[Plan([MAZE])], progress=[evidence])
+    return ProgressJudge(
+        planner, OfflinePlanner(), EventLog(), require_evidence=True, progress_check="screen"
+    )
+
+
+def test_a_planners_done_quoting_an_unrelated_on_screen_text_does_not_end_the_goal():
+    # Before: the whole-goal check said "unknown", the planner said done quoting a launcher
+    # label that is on the screen, and the agent claimed complete (BrowserMaze, seed 0).
+    observation = screen("Simple Calendar Pro", "Chrome", "Files")
+    judge = _judge(Evidence(True, '"Simple Calendar Pro"', "model"))
+    record = StepData(goal=MAZE)
+    unmet = judge.goal_not_shown(MAZE, observation, "", record, own_plan=False)
+    assert unmet is not None
+    assert record.evidence[-1]["accepted"] is False
+    assert "names nothing the task names" in record.evidence[-1]["why"]
+
+
+def test_a_planners_done_quoting_what_the_task_names_still_ends_the_goal():
+    observation = screen("task.html", "Chrome", "You reached the bottom-right cell")
+    judge = _judge(Evidence(True, '"task.html", "bottom-right cell"', "model"))
+    record = StepData(goal=MAZE)
+    assert judge.goal_not_shown(MAZE, observation, "", record, own_plan=False) is None
