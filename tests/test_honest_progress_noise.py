@@ -34,7 +34,10 @@ TIMER = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start t
 def screen(*labels: str) -> Observation:
     return Observation(
         screenshot=fakes.np.zeros((4, 4, 3), dtype=fakes.np.uint8),
-        ui_elements=[fakes.element(label) for label in labels],
+        ui_elements=[
+            fakes.element(label, box=(0, 500, 300 + 100 * i, 390 + 100 * i))
+            for i, label in enumerate(labels)
+        ],
         ocr_lines=[],
         ocr_summary="",
         ui_tree_summary="",
@@ -103,3 +106,42 @@ def test_a_planners_done_quoting_what_the_task_names_still_ends_the_goal():
     judge = _judge(Evidence(True, '"task.html", "bottom-right cell"', "model"))
     record = StepData(goal=MAZE)
     assert judge.goal_not_shown(MAZE, observation, "", record, own_plan=False) is None
+
+
+# --- a step's field and control labels are not values ------------------------------------------
+
+NOTE = (
+    "Create a new note in Markor named fair_ant_XOdi.txt with the following text: Actions "
+    "speak louder than words."
+)
+STEP = "Tap 'OK', then enter 'Actions speak louder than words.' in 'Write something…'"
+
+
+def test_the_labels_a_step_acts_on_are_places_not_values():
+    from android_world.agents.custom.loop.celil_progress import place_labels
+
+    assert place_labels(STEP) == {"ok", "write something…"}
+    assert place_labels("Enter 'Bob' in 'Name', then tap the 'Save' button") == {"name", "save"}
+    assert place_labels("Rename the note to 'b.md'") == set()
+    assert place_labels("Create a contact named 'Ann Lee'") == set()
+
+
+def test_a_filled_fields_vanished_hint_does_not_refuse_a_grounded_done():
+    # Before: the planner's right "done" for a fine-grained step quoted the typed text, which is
+    # on the screen, and was refused because the field's hint 'Write something…' (gone once the
+    # field is filled) was taken for a value the step must show (MarkorCreateNoteAndSms, fine).
+    observation = screen("fair_ant_XOdi.txt", "Actions speak louder than words.")
+    planner = _SaysDone(initial=[Plan([STEP])])
+    judge = ProgressJudge(
+        planner, OfflinePlanner(), EventLog(), require_evidence=True, progress_check="screen"
+    )
+    record = StepData(goal=NOTE)
+    verdict = Evidence(True, '"Actions speak louder than words."', "model")
+    assert judge.judge(STEP, "executor", verdict, observation, record) is not None
+    # A value the step writes is still needed: the same "done" without the text on any screen.
+    judge.seen_texts.clear()
+    elsewhere = screen("fair_ant_XOdi.txt", "Actions speak louder than words")
+    refused = judge.judge(
+        STEP, "executor", Evidence(True, '"fair_ant_XOdi.txt"', "model"), elsewhere, record
+    )
+    assert refused is None
