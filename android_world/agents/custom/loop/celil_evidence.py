@@ -138,10 +138,9 @@ def ground_text(
 
 
 # Small words that name nothing ("the", "with") in a goal, next to the screen-describing ones.
-_STOP_WORDS = frozenset(
-    "a an and as at by for from in into of on onto or the to with then when it its all any each "
-    "every my your our their his her new".split()
-)
+_STOP_WORD_LIST = """a an and as at by for from in into of on onto or the to with then when it
+    its all any each every my your our their his her new"""
+_STOP_WORDS = frozenset(_STOP_WORD_LIST.split())
 # A number standing on its own ("16 minutes", "12:30"), not a piece of a name
 # ("2023_08_05.txt"); its parts are what a screen may show on their own ("12", "30").
 _WHOLE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:,]\d+)*(?![\w])")
