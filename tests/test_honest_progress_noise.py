@@ -145,3 +145,20 @@ def test_a_filled_fields_vanished_hint_does_not_refuse_a_grounded_done():
         STEP, "executor", Evidence(True, '"fair_ant_XOdi.txt"', "model"), elsewhere, record
     )
     assert refused is None
+
+
+# --- the scripted model's noise, in the loop -----------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_wrong_done_quoting_a_date_fragment_no_longer_completes_a_gallery_copy():
+    # Before (main 2f25a21): under noise, seed 0, the executor said "complete" too early and
+    # the planner confirmed it quoting "01" (a piece of receipt_2023_01_22_sure_frog.jpg on the
+    # screen); the copy was never saved and the agent claimed complete.
+    import scripted_model as sm
+    import verifier_value as vv
+
+    rates = sm.Rates(p=0.3, q=0.8, progress_wrong=0.2, plan_style="neutral")
+    row = vv.run_row("adaptive", rates, ["SaveCopyOfReceiptTaskEval"], "independent", [0])
+    assert row.episodes == 1
+    assert row.false_complete == 0, row.failures
