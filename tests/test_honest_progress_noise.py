@@ -162,3 +162,11 @@ def test_a_wrong_done_quoting_a_date_fragment_no_longer_completes_a_gallery_copy
     row = vv.run_row("adaptive", rates, ["SaveCopyOfReceiptTaskEval"], "independent", [0])
     assert row.episodes == 1
     assert row.false_complete == 0, row.failures
+
+
+def test_relevance_reads_any_text_without_raising():
+    # Untrusted model text: superscripts are digits to str.isdigit but no int.
+    assert celil_evidence.relevant('"x²" and "²"', ["Set the volume to 2"])[0] is False
+    assert celil_evidence.relevant('"٣"', ["Add 3 apples"])[0] is True
+    assert celil_evidence.relevant("", [""])[0] is False
+    assert celil_evidence.relevant(None, [TIMER])[0] is False

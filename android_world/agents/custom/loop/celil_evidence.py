@@ -152,13 +152,13 @@ def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
     words = {
         w
         for w in _words(subject)
-        if len(w) >= 3 and not w.isdigit() and w not in _GENERIC and w not in _STOP_WORDS
+        if len(w) >= 3 and not w.isdecimal() and w not in _GENERIC and w not in _STOP_WORDS
     }
     numbers = {
         int(part)
         for match in _WHOLE_NUMBER.findall(normalise(subject))
         for part in re.split(r"[.:,]", match)
-        if part.isdigit()
+        if part.isdecimal()
     }
     return words, numbers
 
@@ -175,7 +175,7 @@ def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
         words |= more_words
         numbers |= more_numbers
     for word in _words(text or ""):
-        if word.isdigit():
+        if word.isdecimal():
             if int(word) in numbers:
                 return True, f"names {word!r}"
         elif len(word) >= 3 and word not in _GENERIC and _word_found(word, words):
