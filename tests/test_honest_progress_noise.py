@@ -170,3 +170,22 @@ def test_relevance_reads_any_text_without_raising():
     assert celil_evidence.relevant('"٣"', ["Add 3 apples"])[0] is True
     assert celil_evidence.relevant("", [""])[0] is False
     assert celil_evidence.relevant(None, [TIMER])[0] is False
+
+
+# --- a sentence quoted from the screen is not the model's claim ----------------------------------
+
+
+def test_a_screen_hint_quoted_as_evidence_is_not_a_claim_that_the_switch_is_on():
+    # Before: with vendor wording (Wi-Fi -> WLAN) the whole-goal check cannot read "Turn wifi
+    # off", the planner rightly quoted the off screen's hint, and the agent read the hint's
+    # "turn WLAN on" as the model saying the switch is on: refused, the task never claimed.
+    wlan = fakes.element("WLAN", class_name="android.widget.Switch", box=(0, 500, 300, 390))
+    wlan.is_checkable, wlan.is_checked = True, False
+    hint = fakes.element("To see available networks, turn WLAN on", box=(0, 500, 400, 490))
+    observation = screen()
+    observation.ui_elements.extend([wlan, hint])
+    ok, why = celil_evidence.ground_text('"To see available networks, turn WLAN on"', observation)
+    assert ok, why
+    # The model's own words, or a short quote, still claim a position the screen must show.
+    assert not celil_evidence.ground_text("The WLAN switch is on", observation)[0]
+    assert not celil_evidence.ground_text('"WLAN" is "on"', observation)[0]

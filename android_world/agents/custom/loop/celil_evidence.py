@@ -87,8 +87,23 @@ def _word_found(word: str, screen_words: set[str]) -> bool:
     return any(len(w) >= 4 and (w.startswith(word) or word.startswith(w)) for w in screen_words)
 
 
+def _screen_sentences_removed(text: str, observation: Observation) -> str:
+    """The evidence without the sentences it quotes from the screen: "To see available
+    networks, turn WLAN on", quoted from a screen whose WLAN is off, is the screen's hint, not
+    the model saying the switch is on. A short quote ("Wi-Fi on") stays: it is a claim."""
+    texts = screen_texts(observation)
+
+    def keep(match: re.Match[str]) -> str:
+        quoted = normalise(match.group(1))
+        on_screen = any(quoted in t for t in texts)
+        return " " if on_screen and len(_words(quoted)) >= 4 else match.group(0)
+
+    return _QUOTED.sub(keep, text)
+
+
 def switch_contradiction(text: str, observation: Observation) -> str | None:
     """The evidence says a named switch is on (off) while the screen shows it off (on)."""
+    text = _screen_sentences_removed(text, observation)
     words = set(_words(text))
     says_on, says_off = bool(words & _ON_WORDS), bool(words & _OFF_WORDS)
     if says_on == says_off:
