@@ -87,8 +87,23 @@ def _word_found(word: str, screen_words: set[str]) -> bool:
     return any(len(w) >= 4 and (w.startswith(word) or word.startswith(w)) for w in screen_words)
 
 
+def _screen_sentences_removed(text: str, observation: Observation) -> str:
+    """The evidence without the sentences it quotes from the screen: "To see available
+    networks, turn WLAN on", quoted from a screen whose WLAN is off, is the screen's hint, not
+    the model saying the switch is on. A short quote ("Wi-Fi on") stays: it is a claim."""
+    texts = screen_texts(observation)
+
+    def keep(match: re.Match[str]) -> str:
+        quoted = normalise(match.group(1))
+        on_screen = any(quoted in t for t in texts)
+        return " " if on_screen and len(_words(quoted)) >= 4 else match.group(0)
+
+    return _QUOTED.sub(keep, text)
+
+
 def switch_contradiction(text: str, observation: Observation) -> str | None:
     """The evidence says a named switch is on (off) while the screen shows it off (on)."""
+    text = _screen_sentences_removed(text, observation)
     words = set(_words(text))
     says_on, says_off = bool(words & _ON_WORDS), bool(words & _OFF_WORDS)
     if says_on == says_off:
@@ -135,6 +150,52 @@ def ground_text(
         missing_words = [w for w in naming if w not in hits][:3]
         return False, "evidence names what is not on screen: " + ", ".join(missing_words or ["-"])
     return True, "on screen: " + ", ".join(hits[:5])
+
+
+# Small words that name nothing ("the", "with") in a goal, next to the screen-describing ones.
+_STOP_WORD_LIST = """a an and as at by for from in into of on onto or the to with then when it
+    its all any each every my your our their his her new"""
+_STOP_WORDS = frozenset(_STOP_WORD_LIST.split())
+# A number standing on its own ("16 minutes", "12:30"), not a piece of a name
+# ("2023_08_05.txt"); its parts are what a screen may show on their own ("12", "30").
+_WHOLE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:,]\d+)*(?![\w])")
+
+
+def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
+    """The naming words (3+ letters, not generic) and the standalone numbers of a sub-goal or
+    goal: what evidence about it can be expected to name."""
+    words = {
+        w
+        for w in _words(subject)
+        if len(w) >= 3 and not w.isdecimal() and w not in _GENERIC and w not in _STOP_WORDS
+    }
+    numbers = {
+        int(part)
+        for match in _WHOLE_NUMBER.findall(normalise(subject))
+        for part in re.split(r"[.:,]", match)
+        if part.isdecimal()
+    }
+    return words, numbers
+
+
+def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
+    """Whether a model's evidence is about what it was asked: it names at least one naming word
+    or standalone number of the sub-goal or the goal. A text that is on the screen but names
+    none of them ("Simple Calendar Pro" for a maze in Chrome, the "08" of a file's date for a
+    merge) shows the screen, not the sub-goal's end state."""
+    words: set[str] = set()
+    numbers: set[int] = set()
+    for subject in subjects:
+        more_words, more_numbers = _subject_terms(subject)
+        words |= more_words
+        numbers |= more_numbers
+    for word in _words(text or ""):
+        if word.isdecimal():
+            if int(word) in numbers:
+                return True, f"names {word!r}"
+        elif len(word) >= 3 and word not in _GENERIC and _word_found(word, words):
+            return True, f"names {word!r}"
+    return False, f"the evidence names nothing the task names ({normalise(text)[:60]!r})"
 
 
 def accept(

@@ -46,6 +46,23 @@ EvidenceRecord = dict[str, Any]
 _READING_STEP = re.compile(r"^\s*(?:read|note(?:\s+down)?|look\s+up|write\s+down)\b", re.I)
 
 
+# Where a step acts, not what it writes: the field it types into ("... in 'Name'") or the
+# control it taps ("Tap 'OK'"). Such a label is no value the end state shows: a field's hint
+# goes when it is filled, and a tapped control is checked as a control (`missing_control`).
+_QUOTED_LABEL = re.compile(r"['\"“‘]([^'\"”’]{1,80})['\"”’]")
+_ACTS_ON = re.compile(r"\b(?:in|into|tap|press|click|hit)(?:\s+on)?(?:\s+the)?\s*$", re.I)
+
+
+def place_labels(sub_goal: str) -> set[str]:
+    """The quoted labels a step names as the field or control it acts on."""
+    text = sub_goal or ""
+    return {
+        celil_evidence.normalise(match.group(1))
+        for match in _QUOTED_LABEL.finditer(text)
+        if _ACTS_ON.search(text[max(0, match.start() - 24) : match.start()])
+    }
+
+
 def is_reading_step(sub_goal: str) -> bool:
     return bool(_READING_STEP.match(sub_goal or ""))
 
@@ -84,6 +101,7 @@ class ProgressJudge:
         self.sub_goal_actions: collections.Counter[str] = collections.Counter()
         self._controls_seen: set[str] = set()
         self._controls_replanned: set[str] = set()
+        self._goal = ""  # the episode's goal, once a check has named it
 
     # --- what the episode saw and did -----------------------------------------------------------
 
@@ -143,6 +161,7 @@ class ProgressJudge:
         self, goal: str, sub_goal: str, observation: Observation, context: str, record: StepData
     ) -> tuple[str, Evidence, bool]:
         """(who checked, the verdict, whether it is the planner's) for the current sub-goal."""
+        self._goal = goal
         whole = self._goal_worded(goal, sub_goal, observation, record)
         if whole is not None:
             return "goal_check", whole, False
@@ -231,6 +250,8 @@ class ProgressJudge:
             accepted, why = celil_evidence.accept(verdict, observation, self.seen_texts)
             if accepted and verdict.kind == "model":
                 accepted, why = self._values_seen(asked or sub_goal, observation, why)
+            if accepted and verdict.kind == "model":
+                accepted, why = self._about_task(asked or sub_goal, verdict.text, why)
         else:
             accepted, why = verdict.done, verdict.text or "evidence not required"
         judged = {**verdict.as_dict(), "accepted": accepted, "why": why}
@@ -246,9 +267,18 @@ class ProgressJudge:
         text) shown on a screen of this episode: evidence for "Create a contact for Ann Lee"
         that never showed "Ann Lee" is about something else."""
         missing = self._checker.values_missing(sub_goal, observation, sorted(self.seen_texts))
+        places = place_labels(sub_goal)
+        missing = [v for v in missing if celil_evidence.normalise(v) not in places]
         if missing:
             return False, f"{missing[0]!r}, which the sub-goal names, was never on the screen"
         return True, why
+
+    def _about_task(self, subject: str, text: str, why: str) -> tuple[bool, str]:
+        """A model's "done" also needs evidence about the sub-goal or the goal: a text that is
+        on the screen but names nothing either names (a model done too early quoting whatever
+        it sees) shows where the agent is, not that the step is done."""
+        about, reason = celil_evidence.relevant(text, [subject, self._goal])
+        return (True, why) if about else (False, reason)
 
     def missing_control(self, sub_goal: str, observation: Observation) -> str | None:
         """Why to replan a step whose named control never showed ("Tap 'Save'" where the app
@@ -290,6 +320,7 @@ class ProgressJudge:
         own reading of the goal, or a remembered success. Returns the evidence record, or None
         and why the finish is not confirmed.
         """
+        self._goal = goal
         if not self.require_evidence:
             unchecked = Evidence(True, "", "none")
             return self.judge(sub_goal, "executor", unchecked, observation, record), ""
@@ -395,6 +426,7 @@ class ProgressJudge:
         """Why the finished plan has not done the goal, or None when it has. `unknown` goes to a
         model planner, shown the screen, whose "done" counts only with evidence on it; the
         offline planner's plan is its own reading of the goal, so its evidence stands."""
+        self._goal = goal
         verdict = self.goal_verdict(goal, observation, record)
         if verdict.status == GOAL_DONE:
             return None

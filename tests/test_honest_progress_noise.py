@@ -1,0 +1,191 @@
+"""Issue 26, model path under noise: a planner's "done" counts only with evidence about what it
+was asked. Each test here failed before its fix: the scripted model's wrong progress answers
+(`benchmarks/scripted_model.py`, `--progress_wrong`) quote a text that is on the screen but
+names nothing of the task, and the agent used to take that as the whole goal done."""
+
+from __future__ import annotations
+
+import pytest
+import test_celil_fakes as fakes
+
+from android_world.agents.custom.celil_protocols import Evidence, Observation, Plan
+from android_world.agents.custom.loop import celil_evidence
+from android_world.agents.custom.loop.celil_events import EventLog
+from android_world.agents.custom.loop.celil_progress import ProgressJudge
+from android_world.agents.custom.loop.celil_step_data import StepData
+from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+
+MAZE = (
+    "Open the file task.html in Downloads in the file manager; when prompted open it with "
+    "Chrome. Then navigate the X to the bottom-right cell, by using the direction buttons."
+)
+MERGE = (
+    "Merge the contents of Markor notes tough_frog_2023_08_05.txt, bold_cat.md (in the same "
+    "order) into a new Markor note named mIObBbo4 and save it. Add a new line between the "
+    "content of each note."
+)
+TRACK = (
+    "Save a track with waypoints Schönberg, Liechtenstein, Triesen, Liechtenstein, Bendern, "
+    "Liechtenstein in the OsmAnd maps app in the same order as listed."
+)
+TIMER = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
+
+
+def screen(*labels: str) -> Observation:
+    return Observation(
+        screenshot=fakes.np.zeros((4, 4, 3), dtype=fakes.np.uint8),
+        ui_elements=[
+            fakes.element(label, box=(0, 500, 300 + 100 * i, 390 + 100 * i))
+            for i, label in enumerate(labels)
+        ],
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=(1080, 2400),
+        frame_hash="x",
+    )
+
+
+# --- the rule ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ('"Simple Calendar Pro"', MAZE),  # a launcher label, seen while the maze is not solved
+        ('"08" is shown', MERGE),  # a piece of a file's date, not a value the goal names
+        ('"Start"', TRACK),  # a button on the route screen, before any track is saved
+    ],
+)
+def test_evidence_that_names_nothing_of_the_task_is_not_about_it(text, subject):
+    about, why = celil_evidence.relevant(text, [subject, "Do the whole task as asked"])
+    assert not about and "names nothing the task names" in why
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ('"00:16:35"', TIMER),  # the timer's digits: numbers the goal names on their own
+        ('"mIObBbo4.md"', MERGE),
+        ('"Bendern, Liechtenstein"', TRACK),
+        ("the Downloads folder lists task.html", MAZE),
+    ],
+)
+def test_evidence_naming_a_value_or_word_of_the_task_is_about_it(text, subject):
+    assert celil_evidence.relevant(text, [subject])[0]
+
+
+# --- the judge -------------------------------------------------------------------------------
+
+
+class _SaysDone(fakes.ScriptedPlanner):
+    reads_screen = False  # a model planner
+
+
+def _judge(evidence: Evidence) -> ProgressJudge:
+    planner = _SaysDone(initial=[Plan([MAZE])], progress=[evidence])
+    return ProgressJudge(
+        planner, OfflinePlanner(), EventLog(), require_evidence=True, progress_check="screen"
+    )
+
+
+def test_a_planners_done_quoting_an_unrelated_on_screen_text_does_not_end_the_goal():
+    # Before: the whole-goal check said "unknown", the planner said done quoting a launcher
+    # label that is on the screen, and the agent claimed complete (BrowserMaze, seed 0).
+    observation = screen("Simple Calendar Pro", "Chrome", "Files")
+    judge = _judge(Evidence(True, '"Simple Calendar Pro"', "model"))
+    record = StepData(goal=MAZE)
+    unmet = judge.goal_not_shown(MAZE, observation, "", record, own_plan=False)
+    assert unmet is not None
+    assert record.evidence[-1]["accepted"] is False
+    assert "names nothing the task names" in record.evidence[-1]["why"]
+
+
+def test_a_planners_done_quoting_what_the_task_names_still_ends_the_goal():
+    observation = screen("task.html", "Chrome", "You reached the bottom-right cell")
+    judge = _judge(Evidence(True, '"task.html", "bottom-right cell"', "model"))
+    record = StepData(goal=MAZE)
+    assert judge.goal_not_shown(MAZE, observation, "", record, own_plan=False) is None
+
+
+# --- a step's field and control labels are not values ------------------------------------------
+
+NOTE = (
+    "Create a new note in Markor named fair_ant_XOdi.txt with the following text: Actions "
+    "speak louder than words."
+)
+STEP = "Tap 'OK', then enter 'Actions speak louder than words.' in 'Write something…'"
+
+
+def test_the_labels_a_step_acts_on_are_places_not_values():
+    from android_world.agents.custom.loop.celil_progress import place_labels
+
+    assert place_labels(STEP) == {"ok", "write something…"}
+    assert place_labels("Enter 'Bob' in 'Name', then tap the 'Save' button") == {"name", "save"}
+    assert place_labels("Rename the note to 'b.md'") == set()
+    assert place_labels("Create a contact named 'Ann Lee'") == set()
+
+
+def test_a_filled_fields_vanished_hint_does_not_refuse_a_grounded_done():
+    # Before: the planner's right "done" for a fine-grained step quoted the typed text, which is
+    # on the screen, and was refused because the field's hint 'Write something…' (gone once the
+    # field is filled) was taken for a value the step must show (MarkorCreateNoteAndSms, fine).
+    observation = screen("fair_ant_XOdi.txt", "Actions speak louder than words.")
+    planner = _SaysDone(initial=[Plan([STEP])])
+    judge = ProgressJudge(
+        planner, OfflinePlanner(), EventLog(), require_evidence=True, progress_check="screen"
+    )
+    record = StepData(goal=NOTE)
+    verdict = Evidence(True, '"Actions speak louder than words."', "model")
+    assert judge.judge(STEP, "executor", verdict, observation, record) is not None
+    # A value the step writes is still needed: the same "done" without the text on any screen.
+    judge.seen_texts.clear()
+    elsewhere = screen("fair_ant_XOdi.txt", "Actions speak louder than words")
+    refused = judge.judge(
+        STEP, "executor", Evidence(True, '"fair_ant_XOdi.txt"', "model"), elsewhere, record
+    )
+    assert refused is None
+
+
+# --- the scripted model's noise, in the loop -----------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_wrong_done_quoting_a_date_fragment_no_longer_completes_a_gallery_copy():
+    # Before (main 2f25a21): under noise, seed 0, the executor said "complete" too early and
+    # the planner confirmed it quoting "01" (a piece of receipt_2023_01_22_sure_frog.jpg on the
+    # screen); the copy was never saved and the agent claimed complete.
+    import scripted_model as sm
+    import verifier_value as vv
+
+    rates = sm.Rates(p=0.3, q=0.8, progress_wrong=0.2, plan_style="neutral")
+    row = vv.run_row("adaptive", rates, ["SaveCopyOfReceiptTaskEval"], "independent", [0])
+    assert row.episodes == 1
+    assert row.false_complete == 0, row.failures
+
+
+def test_relevance_reads_any_text_without_raising():
+    # Untrusted model text: superscripts are digits to str.isdigit but no int.
+    assert celil_evidence.relevant('"x²" and "²"', ["Set the volume to 2"])[0] is False
+    assert celil_evidence.relevant('"٣"', ["Add 3 apples"])[0] is True
+    assert celil_evidence.relevant("", [""])[0] is False
+    assert celil_evidence.relevant(None, [TIMER])[0] is False
+
+
+# --- a sentence quoted from the screen is not the model's claim ----------------------------------
+
+
+def test_a_screen_hint_quoted_as_evidence_is_not_a_claim_that_the_switch_is_on():
+    # Before: with vendor wording (Wi-Fi -> WLAN) the whole-goal check cannot read "Turn wifi
+    # off", the planner rightly quoted the off screen's hint, and the agent read the hint's
+    # "turn WLAN on" as the model saying the switch is on: refused, the task never claimed.
+    wlan = fakes.element("WLAN", class_name="android.widget.Switch", box=(0, 500, 300, 390))
+    wlan.is_checkable, wlan.is_checked = True, False
+    hint = fakes.element("To see available networks, turn WLAN on", box=(0, 500, 400, 490))
+    observation = screen()
+    observation.ui_elements.extend([wlan, hint])
+    ok, why = celil_evidence.ground_text('"To see available networks, turn WLAN on"', observation)
+    assert ok, why
+    # The model's own words, or a short quote, still claim a position the screen must show.
+    assert not celil_evidence.ground_text("The WLAN switch is on", observation)[0]
+    assert not celil_evidence.ground_text('"WLAN" is "on"', observation)[0]
