@@ -781,14 +781,18 @@ def list_items(observation: Observation) -> list[list[int]]:
     outer = element_box(elements[container], size)
     if outer is None:
         return []
-    boxes = []
+    inside = []
     for i in content_indices(observation):
         box = element_box(elements[i], size)
         if i == container or box is None or not labels(elements[i]):
             continue
         if outer.y_min - 2 <= box.y_min and box.y_max <= outer.y_max + 2:
-            boxes.append((box.y_min, box.y_max, i))
-    boxes.sort()
+            inside.append((i, box))
+    boxes = sorted(
+        (box.y_min, box.y_max, i)
+        for n, (i, box) in enumerate(inside)
+        if not any(_overlaps_partly(box, earlier) for _, earlier in inside[:n])
+    )
     items: list[list[int]] = []
     bottom = -1.0
     for top, end, i in boxes:
@@ -799,6 +803,17 @@ def list_items(observation: Observation) -> list[list[int]]:
             items.append([i])
             bottom = end
     return items
+
+
+def _overlaps_partly(a, b) -> bool:
+    """Whether two boxes cross without one holding the other. The screen lists an overlay (a
+    floating button) after what it covers, so an element crossing an earlier one is drawn on
+    top of the list, not part of a row: joined to the rows it spans, it would merge them."""
+    crosses = a.x_min < b.x_max and b.x_min < a.x_max and a.y_min < b.y_max and b.y_min < a.y_max
+    holds = (
+        a.x_min <= b.x_min and a.y_min <= b.y_min and b.x_max <= a.x_max and b.y_max <= a.y_max
+    ) or (b.x_min <= a.x_min and b.y_min <= a.y_min and a.x_max <= b.x_max and a.y_max <= b.y_max)
+    return crosses and not holds
 
 
 def item_texts(observation: Observation, item: Sequence[int]) -> list[str]:
