@@ -1767,6 +1767,13 @@ class OfflineActionGenerator(ActionGenerator):
             chosen = self._click(obs, best[1], signature, f"open the {field} chooser")
             if chosen is not None:
                 return chosen
+        # No control is named for the slot, but the form has one drop-down: its value is chosen
+        # there ("Phone Label: Home" next to a phone number); the open list is handled above.
+        spinners = screen.drop_downs(obs)
+        if best is None and form and len(spinners) == 1:
+            chosen = self._click(obs, spinners[0], signature, f"open the drop-down for {field}")
+            if chosen is not None:
+                return chosen
         # No labelled field: a single empty field that no other slot claims takes the text.
         others = [f for f, _ in other_fields if f != field]
         empty = [i for i in form if not screen.field_text(elements[i])]
@@ -2376,10 +2383,22 @@ def intent_target_ok(
         if label == text_lib.normalize(intent.value):
             return True
         terms = text_lib.field_terms(intent.field or "")
-        return (
-            max((text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0)
-            >= 0.8
+        best = max(
+            (
+                text_lib.label_relevance(terms, n)
+                for i in screen.content_indices(obs)
+                if not screen.is_field(obs.ui_elements[i])
+                and not screen.in_title_bar(obs.ui_elements[i], obs.screen_size)
+                for n in screen.labels(obs.ui_elements[i])
+            ),
+            default=0.0,
         )
+        mine = max((text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0)
+        if mine >= 0.8:
+            return True
+        # No control is named for the slot: the form's only drop-down is where its value goes.
+        spinners = screen.drop_downs(obs)
+        return best < 0.8 and spinners == [index] and bool(screen.form_fields(obs))
     if intent.kind == "first_item":
         return any(obs.ui_elements[i].is_scrollable for i in screen.content_indices(obs))
     if intent.kind in ("tap", "generic") and label in OVERFLOW_LABELS and info is not None:

@@ -369,6 +369,19 @@ def form_fields(observation: Observation) -> list[int]:
     return out
 
 
+def drop_downs(observation: Observation) -> list[int]:
+    """Clickable drop-downs on the screen (Android's Spinner, or a control its app names a
+    spinner), such as the label next to a contact's phone number."""
+    out = []
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        kind = (element.class_name or "").rsplit(".", 1)[-1].lower()
+        resource = (element.resource_name or "").rsplit("/", 1)[-1].lower()
+        if element.is_clickable and not is_field(element) and "spinner" in (kind, resource):
+            out.append(i)
+    return out
+
+
 def field_text(element: Element) -> str:
     """What a field holds (a hint shown as text is not content)."""
     value = (element.text or "").strip()
