@@ -38,6 +38,7 @@ from android_world.agents.custom.celil_protocols import (
     Verifier,
     Vote,
 )
+from android_world.agents.custom.offline_roles import offline_clear as clear
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_reading as reading
 from android_world.agents.custom.offline_roles import offline_screen as screen
@@ -132,6 +133,8 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     if match:
         subject = f"{match.group(1).casefold()} {match.group(2).casefold()}"
         return Intent("when", sub_goal, subject=subject, value=match.group(3).strip())
+    if kind := clear.parse_sub_goal(text):
+        return Intent("clear", sub_goal, subject=kind)
     match = _DELETE_ALL.match(text)
     if match:
         return Intent("delete_all", sub_goal, subject=match.group(1), value=match.group(2))
@@ -337,6 +340,8 @@ def sub_goal_done(
             ):
                 return True, f"{intent.subject!r} is open"
         return False, f"{intent.subject!r} is not open yet"
+    if intent.kind == "clear":
+        return clear.emptied(observation)
     if intent.kind == "delete_all":
         day, rows = screen.day_view(observation)
         target = text_lib.parse_date(intent.value, default_year=screen.shown_year(observation))
@@ -377,6 +382,7 @@ _STATE_KINDS = frozenset(
         "when",
         "find",
         "delete_all",
+        "clear",
         "search",
         "open_item",
     }
@@ -726,6 +732,9 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if text_lib.is_relative_day(day) and DATE_SOURCE_APP not in info.apps:
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
         subs.append(f"Delete every {obj} on {day}")
+    elif kind := clear.list_kind(info.goal):
+        # "Delete all my notes": the app's whole list, whatever its items are called.
+        subs.append(clear.sub_goal(kind))
     elif verbs & {"delete", "remove"} and info.targets:
         if info.folder:
             subs.append(f"Tap {info.folder}")
@@ -1241,6 +1250,7 @@ class OfflineActionGenerator(ActionGenerator):
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
         self._dated: dict[tuple[str, datetime.date], bool] = {}
         self._menu_for_done = False
+        self._selected_all: set[str] = set()  # sub-goals whose selection holds every item
         self._next_offset = 0
         self._when_targets: dict[str, datetime.datetime] = {}
 
@@ -1407,6 +1417,7 @@ class OfflineActionGenerator(ActionGenerator):
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
             "delete_all": lambda: self._delete_all(intent, obs, signature),
+            "clear": lambda: self._clear(intent, obs, signature),
             "search": lambda: self._search(intent, obs, signature),
             "open_item": lambda: self._open_item(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
@@ -1565,6 +1576,20 @@ class OfflineActionGenerator(ActionGenerator):
         if target is not None:
             return self._go_to_day(intent, obs, signature, target)
         return None
+
+    def _clear(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Empty the app's list (offline_clear): select a row, Select all, Delete, confirm."""
+        tap = clear.next_tap(obs, intent.sub_goal in self._selected_all)
+        if tap is None:
+            return None
+        chosen = self._click(obs, tap.index, signature, tap.why, long=tap.long)
+        if chosen is not None and tap.selects_all:
+            self._selected_all.add(intent.sub_goal)
+        elif chosen is not None and not tap.long:
+            self._selected_all.discard(intent.sub_goal)  # deleted: a new round selects anew
+        return chosen
 
     def _search(
         self, intent: Intent, obs: Observation, signature: str
@@ -2415,6 +2440,8 @@ def intent_target_ok(
             or label == "more options"
             or index == screen.confirm_button(obs, "delet")
         )
+    if intent.kind == "clear":
+        return clear.target_ok(obs, index)
     if intent.kind == "delete_all":  # the day's cell, its rows (any name), delete, confirm
         if label in DELETE_LABELS or index == screen.confirm_button(obs, "delet"):
             return True
