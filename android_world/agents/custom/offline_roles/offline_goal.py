@@ -790,11 +790,14 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
     ]
     if not clauses:
         return False
+    opens_only = text_lib.parse_open(sub_goal) is not None
     for clause in clauses:
         wanted = _word_keys(clause, apps)
         found = sum(1 for key in wanted if key & have)
         if found < _RESTATED_SHARE * len(wanted):
             return False
+        if opens_only and not text_lib.parse_open(clause):
+            return False  # "Open Pro Expense" is not "Delete ... from pro expense: X"
     return True
 
 
