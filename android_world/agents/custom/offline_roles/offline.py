@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -1200,6 +1201,23 @@ def _key(action: json_action.JSONAction) -> str:
     return action.json_str()
 
 
+def _typing_took(key: str, observation: Observation) -> bool:
+    """The last action typed into a field and the field now holds the text. The screen's
+    signature leaves typed text out, so a form looks unchanged after typing; counted a dud, the
+    same typing on the next record's empty form (same name twice) was never proposed again."""
+    try:
+        action = json.loads(key)
+    except ValueError:
+        return False
+    index = action.get("index")
+    if action.get("action_type") != json_action.INPUT_TEXT or not isinstance(index, int):
+        return False
+    if not 0 <= index < len(observation.ui_elements):
+        return False
+    held = screen.field_text(observation.ui_elements[index])
+    return bool(held) and text_lib.normalize(held) == text_lib.normalize(action.get("text"))
+
+
 def _claimed_by_other_slot(
     obs: Observation, index: int, field: str, fields: list[tuple[str, str]]
 ) -> bool:
@@ -1280,7 +1298,11 @@ class OfflineActionGenerator(ActionGenerator):
     ) -> ProposedAction:
         info = self._goal_info(context_summary, observation)
         signature = screen.screen_signature(observation)
-        if self._last is not None and self._last[0] == signature:
+        if (
+            self._last is not None
+            and self._last[0] == signature
+            and not _typing_took(self._last[1], observation)
+        ):
             # The last action ran and the screen did not change: it is a dud here.
             self._duds.setdefault(signature, set()).add(self._last[1])
         self._last = None
