@@ -2295,6 +2295,11 @@ class OfflineActionGenerator(ActionGenerator):
         elements = obs.ui_elements
         terms = intent_terms(intent, info)
         tried = self._tried.get((intent.sub_goal, signature), set())
+        accept = screen.dialog_accept(obs, intent.subject) if intent.kind == "tap" else None
+        if accept is not None:  # "Tap Move" in the "Move to" folder chooser: its OK
+            chosen = self._click(obs, accept, signature, f"{intent.subject} with the dialog's")
+            if chosen is not None:
+                return chosen
         best: tuple[float, int] | None = None
         for i in screen.content_indices(obs):
             element = elements[i]
@@ -2448,6 +2453,8 @@ def intent_target_ok(
         return best < 0.8 and spinners == [index] and bool(screen.form_fields(obs))
     if intent.kind == "first_item":
         return any(obs.ui_elements[i].is_scrollable for i in screen.content_indices(obs))
+    if intent.kind == "tap" and index == screen.dialog_accept(obs, intent.subject):
+        return True
     if intent.kind in ("tap", "generic") and label in OVERFLOW_LABELS and info is not None:
         # The named control is nowhere on screen: the overflow menu is where it would hide.
         terms = intent_terms(intent, info)

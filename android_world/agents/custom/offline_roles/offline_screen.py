@@ -181,6 +181,29 @@ def confirm_button(observation: Observation, topic: str) -> int | None:
     return None
 
 
+ACCEPT_LABELS = ("ok", "done", "yes", "confirm")
+
+
+def dialog_accept(observation: Observation, verb: str) -> int | None:
+    """The accepting button of a dialog titled with `verb` ("Move to", with Cancel and OK)
+    when no button says the verb itself: there the dialog's OK is the "Move". A verb that is
+    the whole title ("Move to") names the dialog, not its OK."""
+    want = text_lib.normalize(verb)
+    if not want or " " in want:
+        return None
+    indices = content_indices(observation)
+    elements = observation.ui_elements
+    names = {i: text_lib.normalize(element_label(elements[i])) for i in indices}
+    titled = any(
+        not elements[i].is_clickable and name.split()[:1] == [want] and name != want
+        for i, name in names.items()
+    )
+    buttons = {name: i for i, name in names.items() if elements[i].is_clickable}
+    if not titled or "cancel" not in buttons or any(want in n.split() for n in buttons):
+        return None
+    return next((buttons[label] for label in ACCEPT_LABELS if label in buttons), None)
+
+
 def keypad_digits(observation: Observation) -> str | None:
     """Digits a keypad entry display shows ("01h 43m 53s" -> "14353"), when there is a keypad."""
     digits = {
