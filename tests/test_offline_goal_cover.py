@@ -20,6 +20,16 @@ DELETE = "Delete the following expenses from pro expense: Environmental."
         (DELETE, DELETE, True),
         ("Open the Clock app.", "Open Clock", True),
         ("Open the contacts app.", "Open Contacts", True),
+        (DELETE, "Open the Pro Expense app", False),
+        # a restated goal that starts by opening an app still says the rest (plan style
+        # "restated"): it is the goal
+        (
+            "Open the contacts app. Clear any pop-ups that may appear by granting all "
+            "permissions that are required.",
+            "Start the contacts app. Clear any pop-ups that may appear by granting all "
+            "permissions that are required.",
+            True,
+        ),
     ],
 )
 def test_an_open_step_covers_only_an_open_goal(goal, sub_goal, covers):

@@ -801,7 +801,7 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
     ]
     if not clauses:
         return False
-    opens_only = text_lib.parse_open(sub_goal) is not None
+    opens_only = _only_opens(sub_goal)
     for clause in clauses:
         wanted = _word_keys(clause, apps)
         found = sum(1 for key in wanted if key & have)
@@ -810,6 +810,19 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
         if opens_only and not text_lib.parse_open(clause):
             return False  # "Open Pro Expense" is not "Delete ... from pro expense: X"
     return True
+
+
+def _only_opens(sub_goal: str) -> bool:
+    """A step that opens an app and says nothing more ("Open Pro Expense"); "Start the contacts
+    app. Clear any pop-ups ..." opens an app on its way to more."""
+    app = text_lib.parse_open(sub_goal)
+    if app is None:
+        return False
+    hint = text_lib.app_hint(app)
+    names = (hint.label, *hint.aliases) if hint else (app,)
+    known = {w for n in names for w in text_lib.words(n)} | {"app", "application"}
+    known |= next(group for group in _SAME_VERB if "open" in group)
+    return not set(text_lib.content_words(sub_goal)) - known
 
 
 _EXAMPLE_SENTENCE = re.compile(
