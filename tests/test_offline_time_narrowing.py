@@ -158,3 +158,19 @@ def test_more_ways_to_say_when():
         "location",
         "Gym",
     )
+
+
+@pytest.mark.parametrize(
+    "goal, item",
+    [
+        # an event whose title ends in a kind word keeps it (SimpleCalendarLocationOfEvent seed 2)
+        (
+            "What is the location of my Doctor's appointment event in Simple Calendar Pro?",
+            "Doctor's appointment",
+        ),
+        ("Where is my Team meeting event?", "Team meeting"),
+        ("What is the location of my Team lunch event?", "Team lunch"),
+    ],
+)
+def test_an_event_title_ending_in_a_kind_word_is_read_whole(goal, item):
+    assert offline_text.attribute_question(goal) == ("location", item)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,6 +39,7 @@ from android_world.agents.custom.celil_protocols import (
     Verifier,
     Vote,
 )
+from android_world.agents.custom.offline_roles import offline_clear as clear
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_reading as reading
 from android_world.agents.custom.offline_roles import offline_screen as screen
@@ -132,6 +134,8 @@ def parse_sub_goal(sub_goal: str, info: text_lib.GoalInfo) -> Intent:
     if match:
         subject = f"{match.group(1).casefold()} {match.group(2).casefold()}"
         return Intent("when", sub_goal, subject=subject, value=match.group(3).strip())
+    if kind := clear.parse_sub_goal(text):
+        return Intent("clear", sub_goal, subject=kind)
     match = _DELETE_ALL.match(text)
     if match:
         return Intent("delete_all", sub_goal, subject=match.group(1), value=match.group(2))
@@ -337,6 +341,8 @@ def sub_goal_done(
             ):
                 return True, f"{intent.subject!r} is open"
         return False, f"{intent.subject!r} is not open yet"
+    if intent.kind == "clear":
+        return clear.emptied(observation)
     if intent.kind == "delete_all":
         day, rows = screen.day_view(observation)
         target = text_lib.parse_date(intent.value, default_year=screen.shown_year(observation))
@@ -377,6 +383,7 @@ _STATE_KINDS = frozenset(
         "when",
         "find",
         "delete_all",
+        "clear",
         "search",
         "open_item",
     }
@@ -726,6 +733,9 @@ def build_plan(info: text_lib.GoalInfo, max_sub_goals: int = 12) -> tuple[list[s
         if text_lib.is_relative_day(day) and DATE_SOURCE_APP not in info.apps:
             subs[:0] = [f"Open {DATE_SOURCE_APP}", READ_DATE_SUB_GOAL]
         subs.append(f"Delete every {obj} on {day}")
+    elif kind := clear.list_kind(info.goal):
+        # "Delete all my notes": the app's whole list, whatever its items are called.
+        subs.append(clear.sub_goal(kind))
     elif verbs & {"delete", "remove"} and info.targets:
         if info.folder:
             subs.append(f"Tap {info.folder}")
@@ -1191,6 +1201,23 @@ def _key(action: json_action.JSONAction) -> str:
     return action.json_str()
 
 
+def _typing_took(key: str, observation: Observation) -> bool:
+    """The last action typed into a field and the field now holds the text. The screen's
+    signature leaves typed text out, so a form looks unchanged after typing; counted a dud, the
+    same typing on the next record's empty form (same name twice) was never proposed again."""
+    try:
+        action = json.loads(key)
+    except ValueError:
+        return False
+    index = action.get("index")
+    if action.get("action_type") != json_action.INPUT_TEXT or not isinstance(index, int):
+        return False
+    if not 0 <= index < len(observation.ui_elements):
+        return False
+    held = screen.field_text(observation.ui_elements[index])
+    return bool(held) and text_lib.normalize(held) == text_lib.normalize(action.get("text"))
+
+
 def _claimed_by_other_slot(
     obs: Observation, index: int, field: str, fields: list[tuple[str, str]]
 ) -> bool:
@@ -1241,6 +1268,7 @@ class OfflineActionGenerator(ActionGenerator):
         self._rows: dict[tuple[str, tuple[int, int], tuple[int, int]], datetime.date] = {}
         self._dated: dict[tuple[str, datetime.date], bool] = {}
         self._menu_for_done = False
+        self._selected_all: set[str] = set()  # sub-goals whose selection holds every item
         self._next_offset = 0
         self._when_targets: dict[str, datetime.datetime] = {}
 
@@ -1270,7 +1298,11 @@ class OfflineActionGenerator(ActionGenerator):
     ) -> ProposedAction:
         info = self._goal_info(context_summary, observation)
         signature = screen.screen_signature(observation)
-        if self._last is not None and self._last[0] == signature:
+        if (
+            self._last is not None
+            and self._last[0] == signature
+            and not _typing_took(self._last[1], observation)
+        ):
             # The last action ran and the screen did not change: it is a dud here.
             self._duds.setdefault(signature, set()).add(self._last[1])
         self._last = None
@@ -1407,6 +1439,7 @@ class OfflineActionGenerator(ActionGenerator):
             "keypad": lambda: self._keypad(intent, obs, signature),
             "delete": lambda: self._delete(intent, obs, signature),
             "delete_all": lambda: self._delete_all(intent, obs, signature),
+            "clear": lambda: self._clear(intent, obs, signature),
             "search": lambda: self._search(intent, obs, signature),
             "open_item": lambda: self._open_item(intent, obs, signature),
             "first_item": lambda: self._first_item(obs, signature),
@@ -1565,6 +1598,20 @@ class OfflineActionGenerator(ActionGenerator):
         if target is not None:
             return self._go_to_day(intent, obs, signature, target)
         return None
+
+    def _clear(
+        self, intent: Intent, obs: Observation, signature: str
+    ) -> tuple[json_action.JSONAction, str, str] | None:
+        """Empty the app's list (offline_clear): select a row, Select all, Delete, confirm."""
+        tap = clear.next_tap(obs, intent.sub_goal in self._selected_all)
+        if tap is None:
+            return None
+        chosen = self._click(obs, tap.index, signature, tap.why, long=tap.long)
+        if chosen is not None and tap.selects_all:
+            self._selected_all.add(intent.sub_goal)
+        elif chosen is not None and not tap.long:
+            self._selected_all.discard(intent.sub_goal)  # deleted: a new round selects anew
+        return chosen
 
     def _search(
         self, intent: Intent, obs: Observation, signature: str
@@ -1765,6 +1812,13 @@ class OfflineActionGenerator(ActionGenerator):
                 best = (score, i)
         if best is not None and form:
             chosen = self._click(obs, best[1], signature, f"open the {field} chooser")
+            if chosen is not None:
+                return chosen
+        # No control is named for the slot, but the form has one drop-down: its value is chosen
+        # there ("Phone Label: Home" next to a phone number); the open list is handled above.
+        spinners = screen.drop_downs(obs)
+        if best is None and form and len(spinners) == 1:
+            chosen = self._click(obs, spinners[0], signature, f"open the drop-down for {field}")
             if chosen is not None:
                 return chosen
         # No labelled field: a single empty field that no other slot claims takes the text.
@@ -2241,6 +2295,11 @@ class OfflineActionGenerator(ActionGenerator):
         elements = obs.ui_elements
         terms = intent_terms(intent, info)
         tried = self._tried.get((intent.sub_goal, signature), set())
+        accept = screen.dialog_accept(obs, intent.subject) if intent.kind == "tap" else None
+        if accept is not None:  # "Tap Move" in the "Move to" folder chooser: its OK
+            chosen = self._click(obs, accept, signature, f"{intent.subject} with the dialog's")
+            if chosen is not None:
+                return chosen
         best: tuple[float, int] | None = None
         for i in screen.content_indices(obs):
             element = elements[i]
@@ -2376,12 +2435,26 @@ def intent_target_ok(
         if label == text_lib.normalize(intent.value):
             return True
         terms = text_lib.field_terms(intent.field or "")
-        return (
-            max((text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0)
-            >= 0.8
+        best = max(
+            (
+                text_lib.label_relevance(terms, n)
+                for i in screen.content_indices(obs)
+                if not screen.is_field(obs.ui_elements[i])
+                and not screen.in_title_bar(obs.ui_elements[i], obs.screen_size)
+                for n in screen.labels(obs.ui_elements[i])
+            ),
+            default=0.0,
         )
+        mine = max((text_lib.label_relevance(terms, n) for n in screen.labels(element)), default=0)
+        if mine >= 0.8:
+            return True
+        # No control is named for the slot: the form's only drop-down is where its value goes.
+        spinners = screen.drop_downs(obs)
+        return best < 0.8 and spinners == [index] and bool(screen.form_fields(obs))
     if intent.kind == "first_item":
         return any(obs.ui_elements[i].is_scrollable for i in screen.content_indices(obs))
+    if intent.kind == "tap" and index == screen.dialog_accept(obs, intent.subject):
+        return True
     if intent.kind in ("tap", "generic") and label in OVERFLOW_LABELS and info is not None:
         # The named control is nowhere on screen: the overflow menu is where it would hide.
         terms = intent_terms(intent, info)
@@ -2396,6 +2469,8 @@ def intent_target_ok(
             or label == "more options"
             or index == screen.confirm_button(obs, "delet")
         )
+    if intent.kind == "clear":
+        return clear.target_ok(obs, index)
     if intent.kind == "delete_all":  # the day's cell, its rows (any name), delete, confirm
         if label in DELETE_LABELS or index == screen.confirm_button(obs, "delet"):
             return True

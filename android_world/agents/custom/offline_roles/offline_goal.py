@@ -440,7 +440,7 @@ def given_values(info: text_lib.GoalInfo) -> list[str]:
     file and item names (a storage volume's name only says where, so it is not one)."""
     raw = info.goal
     values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
-    values += [v for _, v in info.fields]
+    values += [v for _, v in info.fields if not _the_move(v, info)]
     # A "|" table's header row names columns, not values.
     header = next((line for line in raw.splitlines() if "|" in line), "")
     for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
@@ -453,6 +453,17 @@ def given_values(info: text_lib.GoalInfo) -> list[str]:
         if value and not any(value in v for v in out):
             out = [v for v in out if v not in value] + [value]
     return out
+
+
+def _the_move(value: str, info: text_lib.GoalInfo) -> bool:
+    """A field read off a move ("the note X from A to B" read as a name): its parts are the
+    move's item and folders, which the move's own steps use."""
+    if info.move is None:
+        return False
+    rest = value
+    for part in info.move:
+        rest = rest.replace(part, " ")
+    return not set(text_lib.words(rest)) - {"from", "to", "into", "the", "folder"}
 
 
 def _without_lone_capitals(info: text_lib.GoalInfo, values: list[str]) -> list[str]:
@@ -790,12 +801,28 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
     ]
     if not clauses:
         return False
+    opens_only = _only_opens(sub_goal)
     for clause in clauses:
         wanted = _word_keys(clause, apps)
         found = sum(1 for key in wanted if key & have)
         if found < _RESTATED_SHARE * len(wanted):
             return False
+        if opens_only and not text_lib.parse_open(clause):
+            return False  # "Open Pro Expense" is not "Delete ... from pro expense: X"
     return True
+
+
+def _only_opens(sub_goal: str) -> bool:
+    """A step that opens an app and says nothing more ("Open Pro Expense"); "Start the contacts
+    app. Clear any pop-ups ..." opens an app on its way to more."""
+    app = text_lib.parse_open(sub_goal)
+    if app is None:
+        return False
+    hint = text_lib.app_hint(app)
+    names = (hint.label, *hint.aliases) if hint else (app,)
+    known = {w for n in names for w in text_lib.words(n)} | {"app", "application"}
+    known |= next(group for group in _SAME_VERB if "open" in group)
+    return not set(text_lib.content_words(sub_goal)) - known
 
 
 _EXAMPLE_SENTENCE = re.compile(

@@ -181,6 +181,29 @@ def confirm_button(observation: Observation, topic: str) -> int | None:
     return None
 
 
+ACCEPT_LABELS = ("ok", "done", "yes", "confirm")
+
+
+def dialog_accept(observation: Observation, verb: str) -> int | None:
+    """The accepting button of a dialog titled with `verb` ("Move to", with Cancel and OK)
+    when no button says the verb itself: there the dialog's OK is the "Move". A verb that is
+    the whole title ("Move to") names the dialog, not its OK."""
+    want = text_lib.normalize(verb)
+    if not want or " " in want:
+        return None
+    indices = content_indices(observation)
+    elements = observation.ui_elements
+    names = {i: text_lib.normalize(element_label(elements[i])) for i in indices}
+    titled = any(
+        not elements[i].is_clickable and name.split()[:1] == [want] and name != want
+        for i, name in names.items()
+    )
+    buttons = {name: i for i, name in names.items() if elements[i].is_clickable}
+    if not titled or "cancel" not in buttons or any(want in n.split() for n in buttons):
+        return None
+    return next((buttons[label] for label in ACCEPT_LABELS if label in buttons), None)
+
+
 def keypad_digits(observation: Observation) -> str | None:
     """Digits a keypad entry display shows ("01h 43m 53s" -> "14353"), when there is a keypad."""
     digits = {
@@ -365,6 +388,19 @@ def form_fields(observation: Observation) -> list[int]:
             [*element_names(observation, i), observation.ui_elements[i].resource_name or ""]
         )
         if not any(w in text_lib.normalize(names) for w in SEARCH_WORDS):
+            out.append(i)
+    return out
+
+
+def drop_downs(observation: Observation) -> list[int]:
+    """Clickable drop-downs on the screen (Android's Spinner, or a control its app names a
+    spinner), such as the label next to a contact's phone number."""
+    out = []
+    for i in content_indices(observation):
+        element = observation.ui_elements[i]
+        kind = (element.class_name or "").rsplit(".", 1)[-1].lower()
+        resource = (element.resource_name or "").rsplit("/", 1)[-1].lower()
+        if element.is_clickable and not is_field(element) and "spinner" in (kind, resource):
             out.append(i)
     return out
 
@@ -781,14 +817,18 @@ def list_items(observation: Observation) -> list[list[int]]:
     outer = element_box(elements[container], size)
     if outer is None:
         return []
-    boxes = []
+    inside = []
     for i in content_indices(observation):
         box = element_box(elements[i], size)
         if i == container or box is None or not labels(elements[i]):
             continue
         if outer.y_min - 2 <= box.y_min and box.y_max <= outer.y_max + 2:
-            boxes.append((box.y_min, box.y_max, i))
-    boxes.sort()
+            inside.append((i, box))
+    boxes = sorted(
+        (box.y_min, box.y_max, i)
+        for n, (i, box) in enumerate(inside)
+        if not any(_overlaps_partly(box, earlier) for _, earlier in inside[:n])
+    )
     items: list[list[int]] = []
     bottom = -1.0
     for top, end, i in boxes:
@@ -799,6 +839,17 @@ def list_items(observation: Observation) -> list[list[int]]:
             items.append([i])
             bottom = end
     return items
+
+
+def _overlaps_partly(a, b) -> bool:
+    """Whether two boxes cross without one holding the other. The screen lists an overlay (a
+    floating button) after what it covers, so an element crossing an earlier one is drawn on
+    top of the list, not part of a row: joined to the rows it spans, it would merge them."""
+    crosses = a.x_min < b.x_max and b.x_min < a.x_max and a.y_min < b.y_max and b.y_min < a.y_max
+    holds = (
+        a.x_min <= b.x_min and a.y_min <= b.y_min and b.x_max <= a.x_max and b.y_max <= a.y_max
+    ) or (b.x_min <= a.x_min and b.y_min <= a.y_min and a.x_max <= b.x_max and a.y_max <= b.y_max)
+    return crosses and not holds
 
 
 def item_texts(observation: Observation, item: Sequence[int]) -> list[str]:

@@ -1450,14 +1450,15 @@ _TOTAL_FORMS = (
 
 _ATTRIBUTE = re.compile(
     r"\b(?:what(?:'s|\s+is|\s+was)|tell\s+me|give\s+me|find)\s+the\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+of\s+(?:my\s+|the\s+)?"
-    r"(?P<item>.+?)\s+(?P<object>event|appointment|meeting|note|contact|expense|task|recipe|file)\b",
+    r"(?P<item>.+?)\s+(?P<object>event|appointment|meeting|note|contact|expense|task|recipe|file)\b"
+    r"(?!\s+(?:event|appointment|meeting)\b)",  # "my Doctor's appointment event": the title is whole
     re.I,
 )
 
 
 _WHERE = re.compile(
     r"\bwhere\s+(?:is|'s|does)\s+(?:my|the)\s+(?P<item>.+?)\s+"
-    r"(?P<object>event|appointment|meeting)\b",
+    r"(?P<object>event|appointment|meeting)\b(?!\s+(?:event|appointment|meeting)\b)",
     re.I,
 )
 
