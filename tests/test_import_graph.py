@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "android_world"
 
-# A cycle another branch of issue 28 is removing right now (`models`: infer <-> celil_models;
+# A cycle another branch of issue 28 is removing right now (`models`: infer <-> the model clients;
 # `report`'s report <-> episode_export is already gone on main). Empty this once it is merged: an
 # entry whose cycle is gone fails `test_the_allow_lists_hold_only_live_exceptions`, so it cannot
 # be forgotten.

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from android_world.agents.custom import celil_models
 from android_world.agents.custom.dialects import uitars
+from android_world.agents.custom.model_clients.call_types import ModelRequest
 from android_world.agents.custom.roles import celil_maestro
 from android_world.agents.custom.roles import celil_quality_control as qc
 
@@ -27,7 +27,7 @@ Accept = Callable[[str], str | None]
 
 @dataclasses.dataclass(frozen=True)
 class Probe:
-    request: celil_models.ModelRequest
+    request: ModelRequest
     accept: Accept
 
 
@@ -46,7 +46,7 @@ def plan_probe(screenshot: np.ndarray | None) -> Probe:
         return None if answer is not None else f"no usable plan: {problem}"
 
     images = (screenshot,) if screenshot is not None else ()
-    return Probe(celil_models.ModelRequest(prompt, images, celil_maestro.PLAN_SCHEMA), accept)
+    return Probe(ModelRequest(prompt, images, celil_maestro.PLAN_SCHEMA), accept)
 
 
 def vote_probe(screenshot: np.ndarray | None) -> Probe:
@@ -64,7 +64,7 @@ def vote_probe(screenshot: np.ndarray | None) -> Probe:
         return None if vote.parseable else f"unusable vote: {vote.error}"
 
     images = (screenshot,) if screenshot is not None else ()
-    return Probe(celil_models.ModelRequest(prompt, images, qc.VOTE_SCHEMA), accept)
+    return Probe(ModelRequest(prompt, images, qc.VOTE_SCHEMA), accept)
 
 
 ROLE_PROBES: dict[str, Callable[[np.ndarray | None], Probe]] = {
@@ -77,7 +77,7 @@ ROLE_PROBES: dict[str, Callable[[np.ndarray | None], Probe]] = {
 class GroundingRequest:
     """A tap request on `pixels` and what is needed to map the answer back to the screen."""
 
-    request: celil_models.ModelRequest
+    request: ModelRequest
     sent_size: tuple[int, int]
     screen_size: tuple[int, int]
 
@@ -92,7 +92,7 @@ def grounding_request(pixels: np.ndarray, target_name: str) -> GroundingRequest:
         f"Tap the '{target_name}' element on the screen.", sent, [earlier], max_images=2
     )
     screen_size = (int(pixels.shape[1]), int(pixels.shape[0]))
-    return GroundingRequest(celil_models.ModelRequest.chat(messages), sent_size, screen_size)
+    return GroundingRequest(ModelRequest.chat(messages), sent_size, screen_size)
 
 
 def grounding_point(text: str, probe: GroundingRequest, coordinates: str) -> tuple[int, int] | str:
