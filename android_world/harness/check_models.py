@@ -24,7 +24,7 @@ from android_world.agents.custom.model_clients.call_types import ModelRequest
 from android_world.agents.custom.model_clients.client import CelilModel
 from android_world.agents.custom.model_clients.errors import ModelSetupError
 from android_world.agents.custom.model_clients.ledger import UsageLedger
-from android_world.agents.custom.model_clients.resolution import resolve_role
+from android_world.agents.custom.model_clients.resolution import Resolution, resolve_role
 from android_world.agents.custom.model_clients.settings import RoleSettings
 from android_world.agents.custom.roles import celil_check_requests
 from android_world.env import representation_utils
@@ -286,63 +286,65 @@ def run_checks(
         try:
             resolution = resolve_role(role, settings, ledger)
         except ModelSetupError as exc:
-            message = redact(str(exc))
-            if log:
-                log(discover.wrap_line(message))
-            rows.append(
-                CheckRow(
-                    role,
-                    settings.backend,
-                    settings.model,
-                    "setup",
-                    FAIL,
-                    None,
-                    message,
-                    _fix_for(message),
-                )
-            )
+            rows.append(_setup_failed(role, settings, redact(str(exc)), log))
             continue
         if log:
             log(discover.wrap_line(redact(resolution.line())))
         wrapper = resolution.wrapper
         if wrapper is None:
-            rows.append(
-                CheckRow(
-                    role,
-                    "offline",
-                    "",
-                    "setup",
-                    SKIP,
-                    None,
-                    resolution.reason,
-                )
-            )
+            rows.append(CheckRow(role, "offline", "", "setup", SKIP, None, resolution.reason))
             continue
         rows.append(_call_row(role, wrapper, "ping", ModelRequest(_PING_PROMPT), _accept_text))
         if probe_screen is None and (
             role in celil_check_requests.ROLE_PROBES or role == "section_leader"
         ):
             probe_screen = sim_screen()
-        screen_or_none = None if isinstance(probe_screen, str) else probe_screen
-        if role in celil_check_requests.ROLE_PROBES:
-            screenshot = screen_or_none[0] if screen_or_none is not None else None
-            probe = celil_check_requests.ROLE_PROBES[role](screenshot)
-            rows.append(_call_row(role, wrapper, "run-shape", probe.request, probe.accept))
-        elif role in _JSON_ROLES:
-            request = ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
-            rows.append(_call_row(role, wrapper, "json", request, _accept_json))
-        if role == "section_leader":
-            if isinstance(probe_screen, str):
-                rows.append(
-                    CheckRow(
-                        role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
-                    )
+        rows += _shape_rows(role, resolution, settings, probe_screen, executor_format)
+    return rows
+
+
+def _setup_failed(
+    role: str, settings: RoleSettings, message: str, log: Callable[[str], None] | None
+) -> CheckRow:
+    """The row of a role whose model could not be set up (the message is already redacted)."""
+    if log:
+        log(discover.wrap_line(message))
+    return CheckRow(
+        role, settings.backend, settings.model, "setup", FAIL, None, message, _fix_for(message)
+    )
+
+
+def _shape_rows(
+    role: str,
+    resolution: Resolution,
+    settings: RoleSettings,
+    probe_screen: Screen | str | None,
+    executor_format: str,
+) -> list[CheckRow]:
+    """After the ping: the role's run-shaped request (or a JSON answer), and for the executor
+    the grounding probe in its dialect (skipped, with the reason, when no screen could be made)."""
+    wrapper = resolution.wrapper
+    rows: list[CheckRow] = []
+    screen_or_none = None if isinstance(probe_screen, str) else probe_screen
+    if role in celil_check_requests.ROLE_PROBES:
+        screenshot = screen_or_none[0] if screen_or_none is not None else None
+        probe = celil_check_requests.ROLE_PROBES[role](screenshot)
+        rows.append(_call_row(role, wrapper, "run-shape", probe.request, probe.accept))
+    elif role in _JSON_ROLES:
+        request = ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
+        rows.append(_call_row(role, wrapper, "json", request, _accept_json))
+    if role == "section_leader":
+        if isinstance(probe_screen, str):
+            rows.append(
+                CheckRow(
+                    role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
                 )
-            elif executor_format == "json":
-                rows.append(index_probe(wrapper, probe_screen))
-            else:
-                key = model_key_for(settings, resolution.backend)
-                rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
+            )
+        elif executor_format == "json":
+            rows.append(index_probe(wrapper, probe_screen))
+        else:
+            key = model_key_for(settings, resolution.backend)
+            rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
     return rows
 
 
