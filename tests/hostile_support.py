@@ -1,6 +1,6 @@
 """Every parser of model answers, called as the agent calls it, and hostile answers to feed them.
 
-Shared by tests/test_hostile_answers.py (the 1 s bound) and benchmarks/hostile_answers.py (the
+Shared by tests/agent/test_hostile_answers.py (the 1 s bound) and benchmarks/hostile_answers.py (the
 timing table). A parser here is an entry point that reads model text: the pure functions, and the
 role objects with a wrapper that answers every call with one text. Holds no tests itself.
 """

@@ -13,7 +13,7 @@ import itertools
 import os
 from pathlib import Path
 
-from test_harness_fakes import TASKS, FakeAnswer, FakeEnv, FakeWifiOn  # noqa: F401
+from harness_fakes import TASKS, FakeAnswer, FakeEnv, FakeWifiOn  # noqa: F401
 
 from android_world.env import json_action
 

@@ -12,7 +12,7 @@ are scanned, not provided): module attributes (`adb_utils.get_orientation`), cla
 (`self.env.logical_screen_size`) and on the model wrapper (`self.llm.predict_mm`). Each name gets
 upstream's signature, read from the AST of the module defining it. The result is a fixture of
 facts (tests/fixtures/upstream_agent_surface.json) and a generated block in
-docs/UPSTREAM_SURFACE.md; tests/test_upstream_agent_surface.py checks that every name exists here
+docs/UPSTREAM_SURFACE.md; tests/upstream_compat/test_upstream_agent_surface.py checks that every name exists here
 with a signature that accepts upstream's calls. Nothing of upstream is imported or copied.
 """
 
@@ -377,7 +377,7 @@ def render_block(surface: dict) -> str:
         f"Scanned upstream's `{'`, `'.join(surface['scanned'])}` at "
         f"`{str(surface['source']['commit'])[:12]}`: {len(surface['names'])} names, each present "
         "here with a signature that accepts upstream's calls "
-        "(`tests/test_upstream_agent_surface.py`). `llm` is the model wrapper an agent is "
+        "(`tests/upstream_compat/test_upstream_agent_surface.py`). `llm` is the model wrapper an agent is "
         "given; `AsyncEnv` members are read on `self.env`.",
         "",
         "| module | name | upstream's signature | keywords passed | used by |",

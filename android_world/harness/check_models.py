@@ -19,8 +19,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from android_world.agents import agent_utils
-from android_world.agents.custom import celil_models
-from android_world.agents.custom.roles import celil_probes
+from android_world.agents.custom.celil_secrets import redact
+from android_world.agents.custom.model_clients.call_types import ModelRequest
+from android_world.agents.custom.model_clients.client import CelilModel
+from android_world.agents.custom.model_clients.errors import ModelSetupError
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.resolution import Resolution, resolve_role
+from android_world.agents.custom.model_clients.settings import RoleSettings
+from android_world.agents.custom.roles import celil_check_requests
 from android_world.env import representation_utils
 from android_world.harness import discover
 from android_world.harness.model_config import ModelsConfig
@@ -76,9 +82,9 @@ def _fix_for(error: str) -> str:
 
 def _call_row(
     role: str,
-    wrapper: celil_models.CelilModel,
+    wrapper: CelilModel,
     check: str,
-    request: celil_models.ModelRequest,
+    request: ModelRequest,
     accept: Callable[[str], str | None],
 ) -> CheckRow:
     """Run one request; `accept(text)` returns None when the answer is acceptable, else why not."""
@@ -156,7 +162,7 @@ def pick_target(
     return (best[1], best[2]) if best else None
 
 
-def model_key_for(settings: celil_models.RoleSettings, backend: str) -> str:
+def model_key_for(settings: RoleSettings, backend: str) -> str:
     """The config key naming the model `settings` runs on `backend`: `model` for an explicit
     backend and for an OpenAI-compatible server; under `auto`, Gemini's and Ollama's own keys
     (their role defaults would win over `model`)."""
@@ -166,7 +172,7 @@ def model_key_for(settings: celil_models.RoleSettings, backend: str) -> str:
 
 
 def grounding_probe(
-    wrapper: celil_models.CelilModel,
+    wrapper: CelilModel,
     screen: Screen,
     coordinates: str = "absolute_resized",
     model_key: str = "models.section_leader.model",
@@ -187,7 +193,7 @@ def grounding_probe(
     if target is None:
         return row(SKIP, None, "no suitable element on the probe screen")
     index, name = target
-    probe = celil_probes.grounding_request(pixels, name)
+    probe = celil_check_requests.grounding_request(pixels, name)
     started = time.monotonic()
     result = wrapper.call(probe.request)
     latency = time.monotonic() - started
@@ -196,7 +202,7 @@ def grounding_probe(
     if not result.ok:
         error = result.record.error or "error"
         return row(FAIL, latency, error + note, _fix_for(error), model)
-    point = celil_probes.grounding_point(result.text, probe, coordinates)
+    point = celil_check_requests.grounding_point(result.text, probe, coordinates)
     if isinstance(point, str):
         detail = f"unusable UI-TARS output ({point}): {_short(result.text)!r}{note}"
         return row(FAIL, latency, detail, f"use a UI-TARS model ({model_key})", model)
@@ -218,7 +224,7 @@ def grounding_probe(
     return row(FAIL, latency, detail, fix, model)
 
 
-def index_probe(wrapper: celil_models.CelilModel, screen: Screen) -> CheckRow:
+def index_probe(wrapper: CelilModel, screen: Screen) -> CheckRow:
     """The JSON executor (`executor_format: json`) acts by element index, not by a point: ask the
     real executor to tap a named element on the probe screen; PASS when it clicks that element."""
     from android_world.agents.custom.roles import celil_perception, celil_section_leader
@@ -266,7 +272,7 @@ def run_checks(
     models_config: ModelsConfig,
     *,
     screen: Screen | None = None,
-    ledger: celil_models.UsageLedger | None = None,
+    ledger: UsageLedger | None = None,
     log: Callable[[str], None] | None = None,
     executor_format: str = "uitars",
 ) -> list[CheckRow]:
@@ -278,65 +284,67 @@ def run_checks(
     for role in models_config.roles():
         settings = models_config.role_settings(role)
         try:
-            resolution = celil_models.resolve_role(role, settings, ledger)
-        except celil_models.ModelSetupError as exc:
-            message = celil_models.redact(str(exc))
-            if log:
-                log(discover.wrap_line(message))
-            rows.append(
-                CheckRow(
-                    role,
-                    settings.backend,
-                    settings.model,
-                    "setup",
-                    FAIL,
-                    None,
-                    message,
-                    _fix_for(message),
-                )
-            )
+            resolution = resolve_role(role, settings, ledger)
+        except ModelSetupError as exc:
+            rows.append(_setup_failed(role, settings, redact(str(exc)), log))
             continue
         if log:
-            log(discover.wrap_line(celil_models.redact(resolution.line())))
+            log(discover.wrap_line(redact(resolution.line())))
         wrapper = resolution.wrapper
         if wrapper is None:
+            rows.append(CheckRow(role, "offline", "", "setup", SKIP, None, resolution.reason))
+            continue
+        rows.append(_call_row(role, wrapper, "ping", ModelRequest(_PING_PROMPT), _accept_text))
+        if probe_screen is None and (
+            role in celil_check_requests.ROLE_PROBES or role == "section_leader"
+        ):
+            probe_screen = sim_screen()
+        rows += _shape_rows(role, resolution, settings, probe_screen, executor_format)
+    return rows
+
+
+def _setup_failed(
+    role: str, settings: RoleSettings, message: str, log: Callable[[str], None] | None
+) -> CheckRow:
+    """The row of a role whose model could not be set up (the message is already redacted)."""
+    if log:
+        log(discover.wrap_line(message))
+    return CheckRow(
+        role, settings.backend, settings.model, "setup", FAIL, None, message, _fix_for(message)
+    )
+
+
+def _shape_rows(
+    role: str,
+    resolution: Resolution,
+    settings: RoleSettings,
+    probe_screen: Screen | str | None,
+    executor_format: str,
+) -> list[CheckRow]:
+    """After the ping: the role's run-shaped request (or a JSON answer), and for the executor
+    the grounding probe in its dialect (skipped, with the reason, when no screen could be made)."""
+    wrapper = resolution.wrapper
+    rows: list[CheckRow] = []
+    screen_or_none = None if isinstance(probe_screen, str) else probe_screen
+    if role in celil_check_requests.ROLE_PROBES:
+        screenshot = screen_or_none[0] if screen_or_none is not None else None
+        probe = celil_check_requests.ROLE_PROBES[role](screenshot)
+        rows.append(_call_row(role, wrapper, "run-shape", probe.request, probe.accept))
+    elif role in _JSON_ROLES:
+        request = ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
+        rows.append(_call_row(role, wrapper, "json", request, _accept_json))
+    if role == "section_leader":
+        if isinstance(probe_screen, str):
             rows.append(
                 CheckRow(
-                    role,
-                    "offline",
-                    "",
-                    "setup",
-                    SKIP,
-                    None,
-                    resolution.reason,
+                    role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
                 )
             )
-            continue
-        rows.append(
-            _call_row(role, wrapper, "ping", celil_models.ModelRequest(_PING_PROMPT), _accept_text)
-        )
-        if probe_screen is None and (role in celil_probes.ROLE_PROBES or role == "section_leader"):
-            probe_screen = sim_screen()
-        screen_or_none = None if isinstance(probe_screen, str) else probe_screen
-        if role in celil_probes.ROLE_PROBES:
-            screenshot = screen_or_none[0] if screen_or_none is not None else None
-            probe = celil_probes.ROLE_PROBES[role](screenshot)
-            rows.append(_call_row(role, wrapper, "run-shape", probe.request, probe.accept))
-        elif role in _JSON_ROLES:
-            request = celil_models.ModelRequest(_JSON_PROMPT, schema=_JSON_SCHEMA)
-            rows.append(_call_row(role, wrapper, "json", request, _accept_json))
-        if role == "section_leader":
-            if isinstance(probe_screen, str):
-                rows.append(
-                    CheckRow(
-                        role, wrapper.backend, wrapper.model, "grounding", SKIP, None, probe_screen
-                    )
-                )
-            elif executor_format == "json":
-                rows.append(index_probe(wrapper, probe_screen))
-            else:
-                key = model_key_for(settings, resolution.backend)
-                rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
+        elif executor_format == "json":
+            rows.append(index_probe(wrapper, probe_screen))
+        else:
+            key = model_key_for(settings, resolution.backend)
+            rows.append(grounding_probe(wrapper, probe_screen, resolution.coordinates, key))
     return rows
 
 
@@ -377,7 +385,7 @@ def format_table(rows: Sequence[CheckRow], wide: bool = False) -> list[str]:
                 break_on_hyphens=False,
                 break_long_words=False,
             )
-    return [celil_models.redact(text) for text in lines]
+    return [redact(text) for text in lines]
 
 
 def check_models(

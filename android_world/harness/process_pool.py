@@ -87,7 +87,7 @@ _PRELOAD = (
     "android_world.agents.registry",
     "android_world.agents.celil_factory",
     "android_world.env.sim.sim_env",
-    "android_world.agents.custom.celil_models",
+    "android_world.agents.custom.model_clients.resolution",
     "android_world.agents.custom.roles.celil_perception",
     "openai",  # a missing optional module is skipped by the fork server
 )

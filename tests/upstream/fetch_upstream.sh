@@ -49,7 +49,7 @@ if [[ ! -f "$VENV/.complete" ]]; then
 fi
 
 # Upstream's own agents (T3A, M3A, SeeAct) run on this harness: its Python and packages plus what
-# the agents import (tests/upstream/requirements-agents.txt), for tests/test_upstream_agents_here.py.
+# the agents import (tests/upstream/requirements-agents.txt), for tests/upstream_compat/test_upstream_agents_here.py.
 AGENTS_VENV="$DEST/agents-venv"
 if [[ ! -f "$AGENTS_VENV/.complete" ]]; then
   _say "installing what upstream's agents import into $AGENTS_VENV (once) ..."

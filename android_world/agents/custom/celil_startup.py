@@ -15,7 +15,10 @@ import errno
 import urllib.parse
 from typing import Any
 
-from android_world.agents.custom import celil_models
+from android_world.agents.custom.celil_secrets import read_secret, redact
+from android_world.agents.custom.model_clients.gemini import gemini_key
+from android_world.agents.custom.model_clients.probes import probe_ollama
+from android_world.agents.custom.model_clients.settings import DEFAULT_OLLAMA_HOST, RoleSettings
 
 OPENAI_EXAMPLE_URL = "http://127.0.0.1:8000/v1"
 
@@ -38,7 +41,7 @@ class StartupCheckError(ValueError):
 
     def __init__(self, key: str, message: str):
         self.key = key
-        self.message = celil_models.redact(message)
+        self.message = redact(message)
         super().__init__(f"{key}: {self.message}")
 
 
@@ -61,7 +64,7 @@ def url_problem(url: str, scheme_optional: bool = False) -> str | None:
     return None
 
 
-def _url_key(settings: celil_models.RoleSettings, backend: str) -> str:
+def _url_key(settings: RoleSettings, backend: str) -> str:
     """The config key the role's URL for `backend` came from."""
     if settings.backend == backend and settings.base_url:
         return f"models.{settings.role}.base_url"
@@ -99,7 +102,7 @@ def openai_server_problem(
     import httpx
 
     headers = {}
-    key = celil_models.read_secret(api_key_env) if api_key_env else None
+    key = read_secret(api_key_env) if api_key_env else None
     if key:
         headers["Authorization"] = f"Bearer {key}"
     root = base_url.rstrip("/")
@@ -160,7 +163,7 @@ def _chat_endpoint_problem(
     return None
 
 
-def _check_openai(settings: celil_models.RoleSettings, probed: dict[tuple, Any]) -> None:
+def _check_openai(settings: RoleSettings, probed: dict[tuple, Any]) -> None:
     role = settings.role
     url = settings.url_for("openai")
     if not url:
@@ -196,9 +199,9 @@ def _check_openai(settings: celil_models.RoleSettings, probed: dict[tuple, Any])
         )
 
 
-def _check_ollama(settings: celil_models.RoleSettings, probed: dict[tuple, Any]) -> None:
+def _check_ollama(settings: RoleSettings, probed: dict[tuple, Any]) -> None:
     role = settings.role
-    host = settings.url_for("ollama") or celil_models.DEFAULT_OLLAMA_HOST
+    host = settings.url_for("ollama") or DEFAULT_OLLAMA_HOST
     key = _url_key(settings, "ollama")
     problem = url_problem(host, scheme_optional=True)
     if problem:
@@ -208,14 +211,14 @@ def _check_ollama(settings: celil_models.RoleSettings, probed: dict[tuple, Any])
     model = settings.model_for("ollama")
     cache_key = ("ollama", host, model)
     if cache_key not in probed:
-        probed[cache_key] = celil_models.probe_ollama(host, model, settings.probe_timeout_s)
+        probed[cache_key] = probe_ollama(host, model, settings.probe_timeout_s)
     ok, why = probed[cache_key]
     if not ok:
         raise StartupCheckError(key, f"{role} (backend ollama, model {model}): {why}")
 
 
-def _check_gemini(settings: celil_models.RoleSettings) -> None:
-    _, key_env = celil_models.gemini_key(settings.api_key_env)
+def _check_gemini(settings: RoleSettings) -> None:
+    _, key_env = gemini_key(settings.api_key_env)
     if key_env:
         return
     role = settings.role
@@ -232,7 +235,7 @@ def _check_gemini(settings: celil_models.RoleSettings) -> None:
     )
 
 
-def check_role(settings: celil_models.RoleSettings, probed: dict[tuple, Any]) -> None:
+def check_role(settings: RoleSettings, probed: dict[tuple, Any]) -> None:
     """Raise StartupCheckError when the role's explicit backend cannot work; `probed` caches
     probes across roles (three roles on one server cost one request). `auto`, `replay` and
     `offline` have nothing to check here (`resolve_role` probes `auto` itself)."""

@@ -37,9 +37,13 @@ from pydantic import (
     field_validator,
 )
 
-from android_world.agents.custom import celil_model_config, celil_models, celil_startup
+from android_world.agents.custom import celil_model_config, celil_startup
+from android_world.agents.custom.celil_secrets import redact
 from android_world.agents.custom.loop import celil_agent
 from android_world.agents.custom.memory import celil_memory_mode
+from android_world.agents.custom.model_clients.errors import ModelSetupError
+from android_world.agents.custom.model_clients.ledger import UsageLedger
+from android_world.agents.custom.model_clients.resolution import Resolution, resolve_role
 from android_world.agents.custom.roles import celil_maestro, celil_perception, celil_quality_control
 from android_world.env import interface
 
@@ -208,7 +212,7 @@ class CelilAgentConfig(BaseModel):
         return value
 
 
-def coordinate_convention(params: CelilAgentConfig, leader: celil_models.Resolution) -> str:
+def coordinate_convention(params: CelilAgentConfig, leader: Resolution) -> str:
     """The agent key when set, else `models.section_leader.coordinates` as resolved for the
     backend that answers (`auto` settles there), so the convention has one source."""
     if params.coordinate_convention is not None:
@@ -254,10 +258,10 @@ def _resolve(
     params: CelilAgentConfig,
     ledger: Any,
     console_line: Callable[[str], str] = str,
-) -> celil_models.Resolution:
+) -> Resolution:
     try:
-        resolution = celil_models.resolve_role(role, _role_settings(context, role, params), ledger)
-    except celil_models.ModelSetupError as error:
+        resolution = resolve_role(role, _role_settings(context, role, params), ledger)
+    except ModelSetupError as error:
         raise _config_error("", f"models.{role}: {error}") from None
     context.log(console_line(resolution.line()))
     return resolution
@@ -281,13 +285,13 @@ def check_startup(params: CelilAgentConfig, models: celil_model_config.ModelsCon
                 # What check_role leaves: a recording that cannot be read, and `auto`, which
                 # fails only on a configured OpenAI-compatible server it cannot use. Anything
                 # else would only build clients, or repeat probes, the agent makes anyway.
-                celil_models.resolve_role(role, settings, None)
+                resolve_role(role, settings, None)
         except celil_startup.StartupCheckError as error:
             raise _config_error(error.key, error.message) from None
-        except celil_models.ModelSetupError as error:
+        except ModelSetupError as error:
             # `auto` refuses only a configured openai_base_url it cannot use.
             key = "models.openai_base_url" if settings.backend == "auto" else f"models.{role}"
-            raise _config_error(key, celil_models.redact(str(error))) from None
+            raise _config_error(key, redact(str(error))) from None
     try:  # the run directory does not exist yet: `fresh` is checked when the agent is built
         plan = celil_memory_mode.plan_memory(params.memory, params.episodic_memory_path or "", None)
     except celil_memory_mode.MemorySetupError as error:
@@ -335,7 +339,7 @@ def _offline_role(role: str, reason: str, class_name: str, **kwargs: Any) -> Any
         return cls()
 
 
-def _planner(params: CelilAgentConfig, maestro: celil_models.Resolution) -> Any:
+def _planner(params: CelilAgentConfig, maestro: Resolution) -> Any:
     if maestro.wrapper is None:
         return _offline_role(
             "maestro", maestro.reason, "OfflinePlanner", max_sub_goals=params.max_sub_goals
@@ -347,7 +351,7 @@ def _planner(params: CelilAgentConfig, maestro: celil_models.Resolution) -> Any:
     )
 
 
-def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
+def _executor(params: CelilAgentConfig, leader: Resolution) -> Any:
     if leader.wrapper is None:
         return _offline_role("section_leader", leader.reason, "OfflineActionGenerator")
     from android_world.agents.custom.roles import celil_section_leader
@@ -363,7 +367,7 @@ def _executor(params: CelilAgentConfig, leader: celil_models.Resolution) -> Any:
     )
 
 
-def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> Any:
+def _verifier(params: CelilAgentConfig, verifiers: Resolution) -> Any:
     if params.verification == "off":
         return celil_quality_control.NoVerification()
     if verifiers.wrapper is None:
@@ -393,10 +397,10 @@ def _verifier(params: CelilAgentConfig, verifiers: celil_models.Resolution) -> A
 def _vision_selector(
     params: CelilAgentConfig,
     context: BuildContext,
-    ledger: celil_models.UsageLedger,
-    leader: celil_models.Resolution,
+    ledger: UsageLedger,
+    leader: Resolution,
     console_line: Callable[[str], str],
-) -> tuple[Any, celil_models.Resolution | None]:
+) -> tuple[Any, Resolution | None]:
     """The element picker used when the executor's output is unusable, and its resolution."""
     if context.models.vision_fallback is not None:
         vision = _resolve("vision_fallback", context, params, ledger, console_line)
@@ -439,7 +443,7 @@ def build_agent(
                 "(ignored in the score); remove it from the config"
             )
         )
-    ledger = celil_models.UsageLedger(prices=context.models.price_table())
+    ledger = UsageLedger(prices=context.models.price_table())
     maestro = _resolve("maestro", context, params, ledger, console_line)
     leader = _resolve("section_leader", context, params, ledger, console_line)
     verifiers = _resolve("verifiers", context, params, ledger, console_line)

@@ -162,7 +162,7 @@ clean_answer = celil_plan_answers.clean_answer
 
 _JSON_PLAN = '{"sub_goals": ["first milestone", "second milestone"], "rationale": "one sentence"}'
 PLAN_EXAMPLES = celil_json.example_strings(_JSON_PLAN)
-PLAN_FORMAT = _JSON_PLAN  # the plan's answer shape as prompts show it (celil_probes too)
+PLAN_FORMAT = _JSON_PLAN  # the plan's answer shape as prompts show it (celil_check_requests too)
 
 _PLAN_GUIDE = """Guidelines:
 - Write 1 to {max_sub_goals} sub-goals. Each is a milestone a person could confirm by looking at

@@ -3,8 +3,8 @@ progress verdicts and final answers.
 
 Pure functions over untrusted text: none raises, and each is linear in the answer's length (lines
 are whitespace-collapsed before any pattern runs, and no pattern nests quantifiers over them).
-The table of shapes, with where each was seen, is in tests/test_answer_parsers.py,
-tests/test_answer_shapes.py and tests/fixtures/answer_shapes/.
+The table of shapes, with where each was seen, is in tests/agent/test_answer_parsers.py,
+tests/agent/test_answer_shapes.py and tests/fixtures/answer_shapes/.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Pure and linear: the answer is cut to `celil_json.MAX_ANSWER_CHARS`, its lines are
 whitespace-collapsed before any prose pattern runs, and the JSON is read by celil_json.
 
-What is read (table tests in tests/test_answer_parsers.py and tests/test_answer_shapes.py):
+What is read (table tests in tests/agent/test_answer_parsers.py and tests/agent/test_answer_shapes.py):
 - the final JSON vote outside any reasoning block; two votes in one answer that disagree make it
   unreadable (a model that answers both 0 and 10 has not decided);
 - a score with its scale ("8/10", "3/8", "74%", "Score (0-100): 74", "6 de 10") rescaled to 0-10;

@@ -132,7 +132,7 @@ Rules and building blocks
 * Accessibility: the tree agents see comes from your nodes, with upstream's rule (leaves,
   described nodes and scrollables become elements). A clickable row is reached through its title
   text; give icon-only buttons a `desc` ("Add contact", "More options", "Delete").
-* Tests: `tests/test_sim_<app>.py`, drive the app through `SimEnv.execute_action` only.
+* Tests: `tests/sim/test_sim_<app>.py`, drive the app through `SimEnv.execute_action` only.
 """
 
 from __future__ import annotations
