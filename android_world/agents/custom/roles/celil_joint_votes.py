@@ -8,7 +8,7 @@ and read by celil_json), and every persona's vote is read on its own: a persona 
 missing, unreadable, given twice with different scores or copied from the prompt is absent, never
 a 0 that vetoes; an answer nothing can be read from leaves every asked persona absent.
 
-Shapes read (tests/test_joint_votes.py): `{"votes": [{"persona": .., "score": .., "reasoning":
+Shapes read (tests/agent/test_joint_votes.py): `{"votes": [{"persona": .., "score": .., "reasoning":
 ..}]}` (also under `reviews`/`evaluations`/`judgements`, with `name`/`role`/`reviewer` for the
 persona), a bare list of such entries, a map keyed by persona name (`{"Skeptic": {"score": 8}}`,
 `{"skeptic": 8}`, `{"efficiency_expert": ...}`), one JSON object per persona written one after the

@@ -11,7 +11,7 @@ from pathlib import Path
 from android_world.agents.custom.offline_roles import offline_text
 from android_world.harness.run_records import ReportPacer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_parse_goal_is_cached_but_every_caller_gets_its_own_copy():
@@ -48,7 +48,7 @@ def test_report_pacer_rebuilds_first_then_at_most_every_interval():
 def test_a_paced_run_still_ends_with_the_full_report(tmp_path):
     """A serial fake run of several episodes: report.html lists every episode at the end."""
     script = (
-        "import sys, test_harness_fakes as f\n"
+        "import sys, harness_fakes as f\n"
         "from android_world.harness import run\n"
         "run.task_registry = lambda family: dict(f.TASKS)\n"
         "run.make_env = lambda cfg, *a, **k: f.FakeEnv()\n"

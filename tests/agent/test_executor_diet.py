@@ -4,9 +4,9 @@ smaller screenshot than the executor, or none."""
 
 from __future__ import annotations
 
+import celil_fakes as fakes
 import numpy as np
 import pytest
-import test_celil_fakes as fakes
 from test_section_leader_generator import _generator, _observation
 
 from android_world.agents.custom import factory

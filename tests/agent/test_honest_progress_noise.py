@@ -5,8 +5,8 @@ names nothing of the task, and the agent used to take that as the whole goal don
 
 from __future__ import annotations
 
+import celil_fakes as fakes
 import pytest
-import test_celil_fakes as fakes
 
 from android_world.agents.custom.celil_protocols import Evidence, Observation, Plan
 from android_world.agents.custom.loop import celil_evidence

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import parallel_fakes
 import pytest
-from test_harness_fakes import TASKS
+from harness_fakes import TASKS
 from test_parallel_scheduler import ScriptedPool, _jobs
 
 from android_world.harness import config as config_lib
@@ -116,7 +116,7 @@ def test_ray_actor_is_reused_across_scheduler_runs(tmp_path, monkeypatch):
     ray = pytest.importorskip("ray", reason="Ray is not installed")
     (tmp_path / "markers").mkdir()
     monkeypatch.setenv("PARALLEL_MARKER_DIR", str(tmp_path / "markers"))
-    tests = Path(__file__).resolve().parent
+    tests = Path(__file__).resolve().parents[1]
     path = os.pathsep.join([str(tests.parent), str(tests)])
     ray.init(
         num_cpus=1,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import time
 
+import celil_fakes as fakes
 import numpy as np
 import pytest
-import test_celil_fakes as fakes
 
 from android_world.agents.custom.celil_protocols import Observation, ProposedAction
 from android_world.agents.custom.roles import celil_quality_control as qc

@@ -10,14 +10,14 @@ import threading
 import time
 from pathlib import Path
 
+import harness_fakes as fakes
 import numpy as np
 import pytest
-import test_harness_fakes as fakes
 from PIL import Image
 
 from android_world.harness import png_writer, run_output, suite_utils
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _frame(value: int, shape=(40, 30, 3)) -> np.ndarray:
