@@ -189,3 +189,20 @@ def test_a_screen_hint_quoted_as_evidence_is_not_a_claim_that_the_switch_is_on()
     # The model's own words, or a short quote, still claim a position the screen must show.
     assert not celil_evidence.ground_text("The WLAN switch is on", observation)[0]
     assert not celil_evidence.ground_text('"WLAN" is "on"', observation)[0]
+
+
+@pytest.mark.parametrize(
+    ("sub_goal", "activity", "in_front"),
+    [
+        ("Open the Settings app", "com.android.settings/.Settings", True),
+        ("Launch Clock", "com.google.android.deskclock/.DeskClock", True),
+        ("Open the Settings app", "com.google.android.apps.nexuslauncher/.Launcher", False),
+        ("Open Network & internet", "com.android.settings/.Settings", False),  # a page, no app
+        ("Open the Settings app and turn on Wi-Fi", "com.android.settings/.Settings", False),
+        ("Open the Settings app", None, False),
+    ],
+)
+def test_a_step_that_only_opens_an_app_is_shown_by_that_app_in_front(sub_goal, activity, in_front):
+    """A model's 'done' for 'Open the Settings app' that quotes the app's own screen ("'Network &
+    internet'") names nothing the step names; the app in front is the evidence instead."""
+    assert celil_evidence.opened_app_in_front(sub_goal, activity) is in_front

@@ -46,8 +46,11 @@ def test_scale_out_prints_a_speed_up_table_with_equal_answers():
     lines = result.stdout.splitlines()
     assert lines[0].startswith("2 episodes (2 tasks x 1), model 0.3 s per call")
     assert f"cores {os.cpu_count()}" in lines[0]
+    [header] = [line for line in lines if line.startswith("| backend")]
+    column = {name.strip(): i for i, name in enumerate(header.split("|")[1:-1])}
     rows = [line.split("|")[1:-1] for line in lines if line.startswith("| local")]
-    assert [r[1].strip() for r in rows] == ["1", "2"]
-    assert all(r[5].strip() == "yes" for r in rows), result.stdout  # same scores and steps
-    calls = {r[6].strip() for r in rows}
+    assert [r[column["workers"]].strip() for r in rows] == ["1", "2"]
+    same = column["same scores+steps"]
+    assert all(r[same].strip() == "yes" for r in rows), result.stdout
+    calls = {r[column["model calls"]].strip() for r in rows}
     assert len(calls) == 1 and int(calls.pop()) > 0  # every model call went over HTTP

@@ -131,8 +131,10 @@ class FakeModels:
         self.roles: list[str] = []
 
     def __call__(self, request: dict[str, Any]) -> tuple[int, Any]:
-        body = request["body"]
-        messages = body["messages"]
+        body = request["body"] or {}
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            return 400, {"error": {"message": "fake server: a chat completion needs messages"}}
         prompt = "\n".join(_text_of(m) for m in messages if m["role"] != "assistant")
         response_format = body.get("response_format") or {}
         schema = (response_format.get("json_schema") or {}).get("schema") or {}
@@ -141,6 +143,7 @@ class FakeModels:
             ("planner", self.plan, "sub_goals"),
             ("progress", self.progress, "done"),
             ("verifier", self.verifier, "score"),
+            ("verifier", self.joint_vote, "votes"),
         ):
             if wanted in fields:
                 self.roles.append(role)
@@ -168,7 +171,12 @@ class FakeModels:
         # Evidence quotes the screen, as the agent only counts evidence it finds there.
         done, evidence = {
             "Open the Settings app": ("com.android.settings" in prompt, "'Network & internet'"),
-            "Open Network & internet": ("Airplane mode" in prompt, "'Airplane mode' is listed"),
+            # Evidence names the step's place as well as what shows it (a quote of the page's
+            # content alone names nothing the task names, which the agent refuses).
+            "Open Network & internet": (
+                "Airplane mode" in prompt,
+                "the Network & internet page lists 'Airplane mode'",
+            ),
             "Turn on Wi-Fi": (WIFI_SWITCH_ON in prompt, "the Wi-Fi switch is on"),
         }.get(sub_goal, (False, ""))
         app = re.match(r"Open the (.+?) app$", sub_goal)
@@ -182,6 +190,13 @@ class FakeModels:
         if DECOY_THOUGHT in prompt:
             return _json({"score": 1, "reasoning": "Battery settings do not lead to Wi-Fi"})
         return _json({"score": 9, "reasoning": "the right next step"})
+
+    @classmethod
+    def joint_vote(cls, prompt: str) -> str:
+        """The personas asked in one request (verifier_mode joint), each judging alike."""
+        verdict = json.loads(cls.verifier(prompt))
+        asked = [p for p in ("Pragmatist", "Skeptic", "Efficiency Expert") if p in prompt]
+        return _json({"votes": [{"persona": p, **verdict} for p in asked]})
 
     def executor(self, prompt: str, messages: list[dict[str, Any]]) -> str:
         instruction = prompt.split("## User Instruction", 1)[1].strip().splitlines()[0]
@@ -320,7 +335,8 @@ def test_a_recorded_run_replays_with_the_same_actions_and_scores(tmp_path):
     # only on user turns, the current screen last.
     wifi_chats = [c for c in fake.executor_chats if "Turn on Wi-Fi" in _text_of(c[0])]
     chat = max(wifi_chats, key=len)
-    assert [m["role"] for m in chat] == ["user", "user", "assistant", "user"]
+    # history_images 1 (the default since the context diet): the current screen is the only image.
+    assert [m["role"] for m in chat] == ["user", "assistant", "user"]
     for message in chat:
         has_image = isinstance(message["content"], list)
         assert has_image == (message["role"] == "user" and not _text_of(message))

@@ -198,6 +198,23 @@ def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
     return False, f"the evidence names nothing the task names ({normalise(text)[:60]!r})"
 
 
+_OPEN_APP_STEP = re.compile(
+    r"^\s*(?:open|launch|start)\s+(?:the\s+)?(?P<app>[\w &'.-]{2,40}?)(?:\s+app)?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def opened_app_in_front(sub_goal: str, activity: str | None) -> bool:
+    """Whether `sub_goal` only opens an app ("Open the Settings app") and that app is in front:
+    every naming word of the app appears in the foreground activity's name."""
+    match = _OPEN_APP_STEP.match(sub_goal or "")
+    if not match or not activity:
+        return False
+    front = activity.casefold()
+    names = [w for w in _words(match.group("app")) if len(w) >= 3 and not w.isdecimal()]
+    return bool(names) and all(name in front for name in names)
+
+
 def accept(
     evidence: Evidence, observation: Observation, seen: Iterable[str] = ()
 ) -> tuple[bool, str]:

@@ -251,7 +251,7 @@ class ProgressJudge:
             if accepted and verdict.kind == "model":
                 accepted, why = self._values_seen(asked or sub_goal, observation, why)
             if accepted and verdict.kind == "model":
-                accepted, why = self._about_task(asked or sub_goal, verdict.text, why)
+                accepted, why = self._about_task(asked or sub_goal, verdict.text, why, observation)
         else:
             accepted, why = verdict.done, verdict.text or "evidence not required"
         judged = {**verdict.as_dict(), "accepted": accepted, "why": why}
@@ -273,12 +273,20 @@ class ProgressJudge:
             return False, f"{missing[0]!r}, which the sub-goal names, was never on the screen"
         return True, why
 
-    def _about_task(self, subject: str, text: str, why: str) -> tuple[bool, str]:
+    def _about_task(
+        self, subject: str, text: str, why: str, observation: Observation
+    ) -> tuple[bool, str]:
         """A model's "done" also needs evidence about the sub-goal or the goal: a text that is
         on the screen but names nothing either names (a model done too early quoting whatever
-        it sees) shows where the agent is, not that the step is done."""
+        it sees) shows where the agent is, not that the step is done. For a step that only
+        opens an app, where the agent is is the evidence: the app it names in front counts,
+        whatever the model quoted of that app's screen."""
         about, reason = celil_evidence.relevant(text, [subject, self._goal])
-        return (True, why) if about else (False, reason)
+        if about:
+            return True, why
+        if celil_evidence.opened_app_in_front(subject, observation.foreground_activity):
+            return True, f"{why}; the app the step opens is in front"
+        return False, reason
 
     def missing_control(self, sub_goal: str, observation: Observation) -> str | None:
         """Why to replan a step whose named control never showed ("Tap 'Save'" where the app
