@@ -73,6 +73,11 @@ def _fix_for(error: str) -> str:
         return "raise the role's timeout_s"
     if "HTTP 429" in error:
         return "rate-limited or out of quota: wait and re-run, raise retry_initial_delay_s, or check the quota"
+    if "HTTP 501" in error:
+        return (
+            "the server does not implement this request (an endpoint, images or structured "
+            "output it lacks): check its version and the options it was started with"
+        )
     if re.search(r"HTTP 5\d\d", error):
         return "the server failed: re-run later"
     if "safety" in error:

@@ -10,7 +10,13 @@ import pytest
 from models_fakes import decode_png, free_port_url, gemini_ok, ollama_ok
 
 from android_world.env.representation_utils import BoundingBox, UIElement
-from android_world.harness.check_models import EXIT_NO_MODEL, check_models, pick_target, run_checks
+from android_world.harness.check_models import (
+    EXIT_NO_MODEL,
+    _fix_for,
+    check_models,
+    pick_target,
+    run_checks,
+)
 from android_world.harness.model_config import ModelsConfig, RoleModelConfig
 
 SECRET = "sk-SECRET-123"
@@ -218,3 +224,16 @@ def test_json_executor_is_probed_by_index_not_by_a_point(server, pick_other, sta
     assert "UI-TARS" not in row.fix
     if status == "FAIL":
         assert "element index" in row.fix
+
+
+@pytest.mark.parametrize(
+    ("error", "fix"),
+    [
+        ("openai fake: HTTP 501: Not Implemented", "does not implement this request"),
+        ("openai fake: HTTP 503: overloaded", "the server failed: re-run later"),
+        ("openai fake: HTTP 429: slow down", "rate-limited"),
+    ],
+)
+def test_a_501_names_a_missing_feature_not_a_passing_failure(error, fix):
+    """501 Not Implemented does not go away on a re-run: the fix is the server's version or options."""
+    assert fix in _fix_for(error)
