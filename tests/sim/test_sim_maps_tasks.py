@@ -251,6 +251,24 @@ def test_note_questions_write_notebooks_notes_and_search_copies(env):
     assert env.controller.sqlite_query(joplin_facts.DB, "SELECT * FROM folders") == []
 
 
+def test_the_same_draw_writes_the_same_note_ids(env):
+    """The notebook list breaks ties (equal titles and times) by id: random uuid4 ids made the
+    rows of one draw come in another order on every run, and an agent's count with them."""
+
+    def rows() -> list[dict]:
+        task = started(env, "NotesTodoItemCount")
+        try:
+            return env.controller.sqlite_query(
+                joplin_facts.DB, "SELECT id, parent_id, title FROM notes ORDER BY title, id"
+            )
+        finally:
+            task.tear_down(env)
+
+    first = rows()
+    assert first == rows()
+    assert len({r["id"] for r in first}) == len(first)  # still one id per note
+
+
 def test_is_todo_and_ingredient_answers(env):
     task = started(env, "NotesIsTodo")
     try:

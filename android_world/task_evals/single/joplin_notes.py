@@ -11,6 +11,7 @@ notebook's list, and read the answer off the note's page or the list's check box
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import uuid
@@ -90,17 +91,28 @@ def _insert(env: interface.AsyncEnv, table: str, rows: list[dict[str, Any]]) -> 
 
 
 def write_notes(env: interface.AsyncEnv, notes: list[Note], folders: list[str]) -> None:
-    """Notebooks (ids are random, as upstream's), then the notes and their search copies."""
+    """Notebooks, then the notes and their search copies.
+
+    Ids look random, as upstream's uuid4s do, but are drawn from the notes themselves: the
+    notebook list sorts equal titles and times by id, so uuid4 ids made the row order (and an
+    agent's count of what it saw) change from one run of the same draw to the next.
+    """
     stamps = dict.fromkeys(
         ("created_time", "updated_time", "user_created_time", "user_updated_time"), YESTERDAY_MS
     )
+    draw = random.Random(json.dumps([folders, notes], sort_keys=True, default=str))
+
+    def new_id() -> str:
+        return uuid.UUID(int=draw.getrandbits(128), version=4).hex
+
     ids: dict[str, str] = {}
     for title in folders + [n["folder"] for n in notes]:
-        ids.setdefault(title, uuid.uuid4().hex)
+        if title not in ids:
+            ids[title] = new_id()
     _insert(env, facts.FOLDERS, [{"id": i, "title": t, **stamps} for t, i in ids.items()])
     rows = [
         {
-            "id": uuid.uuid4().hex,
+            "id": new_id(),
             "parent_id": ids[n["folder"]],
             "title": n["title"],
             "body": n["body"],
