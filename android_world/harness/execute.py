@@ -19,7 +19,6 @@ from android_world.harness.run_records import (
     env_manifest,
     instance_seeds,
     parallel_history,
-    read_manifest,
     write_outputs,
 )
 from android_world.harness.run_summary import finish
@@ -96,7 +95,7 @@ def _run_in(
     checkpointer_lib.write_text_atomic(run_dir / "config.yaml", config_lib.dump_yaml(cfg))
 
     manifest_path = run_dir / "manifest.json"
-    manifest = read_manifest(manifest_path)
+    manifest = checkpointer_lib.read_json_object(manifest_path)
     now = run_output.utc_now()
     resumed_at = manifest.get("resumed_at")
     manifest = run_output.build_manifest(

@@ -10,7 +10,6 @@ from typing import Any
 
 from absl import flags
 
-from android_world.harness import checkpointer as checkpointer_lib
 from android_world.harness import config as config_lib
 from android_world.harness import live_view, run_output, suite_utils
 from android_world.harness.prepare import Prepared
@@ -93,11 +92,6 @@ def merged_servers(known: Any, learned: list[dict[str, Any]]) -> list[dict[str, 
 
     earlier = [e for e in known if isinstance(e, dict)] if isinstance(known, list) else []
     return negotiation.merge_snapshots(earlier, learned)
-
-
-def read_manifest(path: Path) -> dict[str, Any]:
-    """A damaged or hand-edited manifest is started afresh rather than stopping a resume."""
-    return checkpointer_lib.read_json_object(path)
 
 
 def env_manifest(cfg: config_lib.CelilConfig) -> dict[str, Any]:
