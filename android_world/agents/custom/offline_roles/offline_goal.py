@@ -39,16 +39,24 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
-
-# Verbs whose goal leaves its values saved or sent somewhere; a copy, a search or a share leaves
-# them nowhere the screens can be read for.
-_WRITING_VERBS = frozenset(
-    {"create", "add", "new", "send", "reply", "edit", "rename", "update", "write", "save", "enter"}
-    | {"fill", "type", "record", "set", "change", "make", "log", "schedule", "text", "compose"}
+from android_world.agents.custom.offline_roles.offline_goal_screens import (
+    form_fields,
+    item_shown,
+    screen_key,
+    value_shown,
 )
-_DELETE_VERBS = frozenset({"delete", "remove"})
-# Goals whose names are of things that exist already (copied, moved): no values to enter.
-_ELSEWHERE_VERBS = frozenset({"copy", "move", "duplicate"})
+from android_world.agents.custom.offline_roles.offline_goal_screens import texts as _texts
+from android_world.agents.custom.offline_roles.offline_goal_values import (
+    DELETE_VERBS,
+    WRITING_VERBS,
+    each_value,
+    given_values,
+    goal_values,
+    identity_value,
+    without_lone_capitals,
+    writing_goal,
+)
+
 _TAPS = ("click", "long_press", "double_tap")
 # Taps that commit what was typed.
 _COMMIT_LABELS = frozenset(
@@ -69,72 +77,7 @@ def _norm(text: str | None) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# What the screens showed
-
-
-def _texts(observation: Observation, *, editable: bool | None = None) -> list[str]:
-    """Texts a person can read on the screen (element texts and descriptions, OCR lines);
-    `editable` narrows to what sits in text fields (True) or outside them (False)."""
-    out: list[str] = []
-    for i in screen.content_indices(observation):
-        element = observation.ui_elements[i]
-        if editable is not None and screen.is_field(element) != editable:
-            continue
-        values = [screen.field_text(element)] if screen.is_field(element) else []
-        values += [] if screen.is_field(element) else [element.text or ""]
-        values.append(element.content_description or "")
-        out += [v for v in values if v and v.strip()]
-    if editable is not True:
-        out += [line.text for line in observation.ocr_lines if line.text.strip()]
-    return out
-
-
-def _digits(text: str) -> str:
-    return re.sub(r"\D", "", text)
-
-
-def value_shown(value: str, texts: Sequence[str]) -> bool:
-    """A goal value among shown texts: phone numbers by their digits, amounts by their number,
-    anything else as words (case, spacing and punctuation at the ends ignored)."""
-    want = _norm(value)
-    if not want:
-        return True
-    # "Downloads" in a goal is the folder a file manager shows as "Download".
-    wants = (
-        [want, want[:-1]] if " " not in want and len(want) > 4 and want.endswith("s") else [want]
-    )
-    # A player or gallery titles "clip_7.mp4" as "clip_7".
-    stem = _norm(_EXTENSION.sub("", value.strip()))
-    if stem != want and len(stem) >= 4:
-        wants.append(stem)
-    digits = _digits(value)
-    phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
-    money = wording.money_values(value)
-    for text in texts:
-        if phone and len(_digits(text)) >= 7 and _digits(text)[-10:] == digits[-10:]:
-            return True
-        if money and _same_amount(money[0], text):
-            return True
-        if any(w in _norm(text) for w in wants):
-            return True
-    return False
-
-
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
-
-
-def item_shown(item: str, texts: Sequence[str]) -> bool:
-    """An item of a list (a file, a recipe, an expense) shown as a whole entry: its text is
-    the item's name, with or without a file extension ("notes" is not "notes_edited.md")."""
-    want = _norm(_EXTENSION.sub("", item.strip()))
-    return bool(want) and any(_norm(_EXTENSION.sub("", t.strip())) == want for t in texts)
-
-
-def _same_amount(value: str, text: str) -> bool:
-    want = screen.money(value)
-    return want is not None and any(
-        screen.money(m) == want for m in re.findall(r"\$?\d[\d,]*(?:\.\d+)?", text)
-    )
+# The screens of the episode (what each showed: offline_goal_screens, memoised)
 
 
 def _screens(trail: Sequence[TrailStep], current: Observation) -> list[Observation]:
@@ -287,7 +230,7 @@ def specific_targets(info: text_lib.GoalInfo) -> list[str]:
 def _delete_checks(
     info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
 ) -> list[GoalCheck]:
-    if not _DELETE_VERBS & set(info.verbs):
+    if not DELETE_VERBS & set(info.verbs):
         return []
     checks = []
     deletes = [t.step for t in trail if t.ok and _deletes(t)]
@@ -368,8 +311,7 @@ def _mentions_delete(observation: Observation) -> bool:
 
 def _is_listing(observation: Observation) -> bool:
     return screen.shows_empty_list(observation) or (
-        any(e.is_scrollable for e in observation.ui_elements)
-        and not screen.form_fields(observation)
+        any(e.is_scrollable for e in observation.ui_elements) and not form_fields(observation)
     )
 
 
@@ -425,124 +367,13 @@ def _titled(observation: Observation, folder: str) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# Values the goal gives, and whether what holds them was committed
-
-
-def _writing(info: text_lib.GoalInfo) -> bool:
-    """A goal that leaves values behind; a delete goal's names ("New Jacket") are no entries."""
-    verbs = set(info.verbs) | set(text_lib.words(info.goal)) & _ELSEWHERE_VERBS
-    elsewhere = (_DELETE_VERBS | _ELSEWHERE_VERBS) & verbs
-    return bool(_WRITING_VERBS & verbs) and not elsewhere and not info.is_question
-
-
-def given_values(info: text_lib.GoalInfo) -> list[str]:
-    """Values a goal gives that a plan for it must use: quoted texts, phone numbers, amounts,
-    file and item names (a storage volume's name only says where, so it is not one)."""
-    raw = info.goal
-    values = [*info.quoted, *wording.phone_numbers(raw), *wording.money_values(raw)]
-    values += [v for _, v in info.fields if not _the_move(v, info)]
-    # A "|" table's header row names columns, not values.
-    header = next((line for line in raw.splitlines() if "|" in line), "")
-    for name in [*wording.file_names(raw), *wording.identifiers(raw.replace(header, ""))]:
-        if not re.search(rf"{re.escape(name)}\s+(?:storage|drive|volume|device|sd\b)", raw, re.I):
-            values.append(name)
-    values += wording.capitalised_words(raw, text_lib.app_names())
-    out: list[str] = []
-    for value in values:
-        value = value.strip()
-        if value and not any(value in v for v in out):
-            out = [v for v in out if v not in value] + [value]
-    return out
-
-
-def _the_move(value: str, info: text_lib.GoalInfo) -> bool:
-    """A field read off a move ("the note X from A to B" read as a name): its parts are the
-    move's item and folders, which the move's own steps use."""
-    if info.move is None:
-        return False
-    rest = value
-    for part in info.move:
-        rest = rest.replace(part, " ")
-    return not set(text_lib.words(rest)) - {"from", "to", "into", "the", "folder"}
-
-
-def _without_lone_capitals(info: text_lib.GoalInfo, values: list[str]) -> list[str]:
-    """Drop a lone capitalised word ("Downloads", "Memory" in "Internal Memory/VLCVideos"):
-    it says where or what kind as often as what to write, so it counts only when a field or a
-    quote holds it."""
-    stated = {_norm(v) for _, v in info.fields} | {_norm(q) for q in info.quoted}
-    capitals = {_norm(w) for w in wording.capitalised_words(info.goal, text_lib.app_names())}
-    return [
-        v
-        for v in values
-        if not (_norm(v) in capitals and len(v.split()) == 1 and _norm(v) not in stated)
-    ]
-
-
-def _source(goal: str, value: str) -> bool:
-    """A value the goal reads from ("Add the recipes from recipes.txt"): what is written is
-    the file's content, which the goal does not spell out, not its name."""
-    pattern = rf"\bfrom\s+(?:the\s+)?(?:file\s+|note\s+|image\s+)?[\"'“‘]?{re.escape(value)}"
-    if re.search(pattern, goal, re.I):
-        return True
-    # "Merge the contents of notes a.txt, b.txt and c.md into a new note named x": a, b, c.
-    sources = _SOURCE_SPAN.search(goal)
-    return sources is not None and value.casefold() in sources.group(1).casefold()
-
-
-_SOURCE_SPAN = re.compile(r"\b(?:contents?|text)\s+of\s+(.{1,400}?)\s+(?:into|to)\b", re.I)
-
-
-def goal_values(info: text_lib.GoalInfo) -> list[str]:
-    """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
-    each record's, appended text."""
-    values = [
-        v
-        for v in _without_lone_capitals(info, given_values(info))
-        if not _source(info.goal, v) and "clipboard" not in v.casefold()
-    ]
-    values += [v for r in info.records for _, v in r if not _source(info.goal, v)]
-    if info.append:
-        values.append(info.append)
-    if info.prepend:
-        values.append(info.prepend)
-    return _each_value(values)
-
-
-def _each_value(values: list[str]) -> list[str]:
-    """Values once each, a listed value ("a.mp4, b.mp4, c.mp4") as its items: each is
-    entered or picked on its own."""
-    keep = []
-    for value in values:
-        value = value.strip().strip("\"'")
-        parts = wording.listed_items(value) if ", " in value else [value]
-        for part in parts if len(parts) > 1 else [value]:
-            part = part.strip().strip("\"'")
-            if part and _norm(part) not in {_norm(v) for v in keep}:
-                keep.append(part)
-    return keep
-
-
-def identity_value(info: text_lib.GoalInfo, values: Sequence[str]) -> str | None:
-    """The value that names what the goal makes (a title, a name, a file, the message): it is
-    the one that shows outside a text field once the thing is saved or sent."""
-    if info.records:
-        first = info.records[0]
-        return first[0][1] if first else None
-    for key in ("title", "name", "subject", "file", "message", "text"):
-        for field, value in info.fields:
-            if field == key and value:
-                return value
-    names = wording.file_names(info.goal) or wording.person_names(info.goal)
-    if names:
-        return names[0]
-    return values[0] if values else None
+# Whether the values the goal gives (offline_goal_values) were entered and committed
 
 
 def _value_checks(
     info: text_lib.GoalInfo, trail: Sequence[TrailStep], current: Observation
 ) -> list[GoalCheck]:
-    if not _writing(info):
+    if not writing_goal(info):
         return []
     values = goal_values(info)
     if not values:
@@ -607,10 +438,11 @@ def _form_runs(trail: Sequence[TrailStep], current: Observation) -> list[list[st
     runs: list[list[str]] = []
     open_run = False
     for observation, typed in steps:
-        if screen.form_fields(observation):
+        key = screen_key(observation)
+        if form_fields(observation, key=key):
             if not open_run:
                 runs.append([])
-            runs[-1].extend(_texts(observation))
+            runs[-1].extend(_texts(observation, key=key))
             if typed:
                 runs[-1].append(typed)
             open_run = True
@@ -665,7 +497,7 @@ def _committed(typing: TrailStep, later: Sequence[TrailStep], current: Observati
     if any(t.ok and _commits(t) for t in later):
         return True
     screens = [t.screen for t in later] + [current]
-    return any(not screen.form_fields(o) for o in screens)
+    return any(not form_fields(o) for o in screens)
 
 
 def _commits(step: TrailStep) -> bool:
@@ -695,7 +527,7 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
     if text_lib.forbidden_words(clause) or wording.negated_verbs(clause):
         return "forbidden" in kinds
     words = set(text_lib.words(clause))
-    if words & _DELETE_VERBS:
+    if words & DELETE_VERBS:
         return "delete" in kinds
     if "move" in words:
         return "move" in kinds
@@ -704,7 +536,7 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         if _unread_conditions(clause, values):
             return False
         return any(_norm(v) in _norm(clause) or _norm(clause) in _norm(v) for v in values) or (
-            bool(words & _WRITING_VERBS) and len(info.clauses) == 1
+            bool(words & WRITING_VERBS) and len(info.clauses) == 1
         )
     return False
 
@@ -841,7 +673,7 @@ def named_values(sub_goal: str) -> list[str]:
     """Values a sub-goal names (quoted texts, numbers of note, names): shown on the screen,
     they are part of its evidence."""
     info = text_lib.parse_goal(without_examples(sub_goal))
-    return _each_value(_without_lone_capitals(info, given_values(info)))
+    return each_value(without_lone_capitals(info, given_values(info)))
 
 
 def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:
