@@ -34,6 +34,7 @@ import scale_worker
 import scripted_model as sm
 
 from android_world.harness import config, parallel, suite_utils
+from android_world.harness.ray_pool import RAY_NICENESS_ENV
 from android_world.harness.warm_pool import WarmPool
 from android_world.task_evals.registry import TaskRegistry
 
@@ -208,6 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cold", action="store_true", help="a fresh pool per row, start-up timed in (old method)"
     )
+    parser.add_argument(
+        "--ray_low_priority",
+        action="store_true",
+        help="leave Ray's default worker niceness (+15): the method before the fix, to compare",
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     os.environ[scale_worker.DEVICE_DELAY_ENV] = str(args.device_delay)
@@ -226,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"skipping Ray: {exc}", file=sys.stderr)
                     continue
                 started = time.perf_counter()
+                if not args.ray_low_priority:
+                    parallel.keep_worker_priority()
                 ray.init(  # once, outside the timed rows (what `ray start --head` does)
                     num_cpus=max(os.cpu_count() or 1, *args.workers),
                     include_dashboard=False,
@@ -251,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
         else ("warm: each row's workers started before its clock, then reused for all its episodes")
     )
     print(f"Mode {mode}. Speed-up = the 1-worker row's wall / this row's wall.")
+    if "ray" in args.backends:
+        niceness = os.environ.get(RAY_NICENESS_ENV, "15 (Ray's default)")
+        print(f"Ray workers' niceness over the driver's: {niceness}; driver's: {os.nice(0)}")
     print(
         "| backend | workers | cores | workers started (start-up s) | wall s | speed-up "
         "| same scores+steps | model calls |"

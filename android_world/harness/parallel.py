@@ -58,7 +58,13 @@ from android_world.harness.parallel_jobs import (
     remove_stale_folders,
 )
 from android_world.harness.process_pool import LocalPool, start_method
-from android_world.harness.ray_pool import RayEpisodeWorker, RayPool, actor_env, import_ray
+from android_world.harness.ray_pool import (
+    RayEpisodeWorker,
+    RayPool,
+    actor_env,
+    import_ray,
+    keep_worker_priority,
+)
 from android_world.harness.scheduler import Scheduler, Stats, failed_episode
 from android_world.harness.worker_devices import (
     adb_server_port,
@@ -98,6 +104,7 @@ __all__ = [
     "import_ray",
     "install_folder",
     "jobs_for",
+    "keep_worker_priority",
     "make_pool",
     "memory_writable",
     "open_pool",

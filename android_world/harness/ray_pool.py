@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from android_world.harness.parallel_jobs import (
     ParallelError,
     WorkerSpec,
 )
+
+RAY_NICENESS_ENV = "RAY_worker_niceness"
 
 
 def import_ray() -> Any:
@@ -83,6 +86,7 @@ class RayPool:
             # Logical CPUs: a worker mostly waits on its device and models, so a small host
             # still runs many (the benchmark shows it); Ray schedules by these numbers only.
             kwargs["num_cpus"] = max(os.cpu_count() or 1, int(workers * num_cpus + 0.999))
+            keep_worker_priority()
         else:
             kwargs["address"] = address
             kwargs.pop("include_dashboard")
@@ -158,6 +162,17 @@ class RayPool:
 
 # Actors on other hosts do not see this shell's environment: these variables go with the job.
 _FORWARDED_ENV = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST")
+
+
+def keep_worker_priority(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Actors of a cluster this process starts run at its own CPU priority.
+
+    Ray's raylet lowers its workers' priority by `RAY_worker_niceness` (15 unless set): on a
+    busy host the actors then get a small share of the CPU next to every other process, so a
+    Ray run was slower than the same run on local processes, by an amount that followed the
+    host's load (scale-out at 8 workers measured 5.0x to 7.0x; issue 30). Ray's own job
+    manager sets 0 for the same reason. An explicit setting in the environment is kept."""
+    environ.setdefault(RAY_NICENESS_ENV, "0")
 
 
 def actor_env(environ: dict[str, str]) -> dict[str, str]:
