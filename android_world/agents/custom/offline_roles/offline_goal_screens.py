@@ -1,12 +1,14 @@
 """What the screens showed, for the goal check: their texts, their forms, a value among them.
 
 The goal check reads every screen of the episode's trail again after every action, so a
-40-step episode reads its first screen 40 times; reading one (content elements, form fields
-with their row labels) was most of an offline run's agent time (issue 30). What a screen shows
-is a pure function of the screen, so it is memoised here under a key made of *everything* the
-readers look at: the screen size, every field of every element (boxes as their numbers) and the
-OCR lines' texts. Two screens with the same key read the same; an element changed in place gets
-a new key, so a memo can never answer for a screen it was not computed on.
+40-step episode reads its first screen 40 times; reading them (content elements, form fields
+with their row labels) was about a quarter of an offline run's agent time under the profiler
+(issue 30). What a screen shows is a pure function of the screen, so it is memoised here under a
+key made of *everything* the readers look at: the screen size, every field of every element
+(boxes as their numbers) and the OCR lines' texts. Two screens with the same key read the same;
+an element changed in place gets a new key, so a memo can never answer for a screen it was not
+computed on. (Keys compare values: a flag typed as the int 0 would share False's key; the
+element's flags are typed bool | None.)
 """
 
 from __future__ import annotations
