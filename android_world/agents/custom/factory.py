@@ -187,6 +187,10 @@ class CelilAgentConfig(BaseModel):
     verifier_image_pixels: int = Field(default=250_880, ge=0)
     """Pixel cap of the screenshot a vote carries (at most `max_image_pixels`); the screen's
     text goes with it in full. 0: votes carry no screenshot."""
+    planner_image_pixels: int = Field(default=250_880, ge=0)
+    """Pixel cap of the screenshot the planner's calls carry (plans, answers; at most
+    `max_image_pixels`): it reads the screen's text, sent in full, and points at nothing.
+    0: the planner gets no screenshot."""
     transition_pause: float | None = Field(default=None, ge=0.0)
     """Seconds to wait after an action before observing (null = poll until stable). The runner's
     `benchmark.transition_pause` overrides it."""
@@ -347,7 +351,8 @@ def _planner(params: CelilAgentConfig, maestro: Resolution) -> Any:
     return celil_maestro.MaestroPlanner(
         maestro.wrapper,
         max_sub_goals=params.max_sub_goals,
-        max_image_pixels=params.max_image_pixels,
+        use_screenshot=params.planner_image_pixels > 0,
+        max_image_pixels=min(params.planner_image_pixels, params.max_image_pixels) or None,
     )
 
 
