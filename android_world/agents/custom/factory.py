@@ -121,11 +121,11 @@ class CelilAgentConfig(BaseModel):
     """joint: no vote where none can help (navigation, the goal's own words, a control the goal
     names, taps one step undoes); else the three personas answer in one request (one call, one
     screenshot) and the median vote decides; irreversible actions need the Skeptic and the
-    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto.
-    adaptive: the same skips, the Skeptic first, a second persona only when it is not
-    confidently for the action, a third to break a split, one request each. parallel: three
-    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
-    after another."""
+    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto,
+    and the personas are then asked one by one. adaptive: the same skips, the Skeptic first, a
+    second persona only when it is not confidently for the action, a third to break a split,
+    one request each. parallel: three calls at once; lazy: Efficiency Expert only if the gate
+    is undecided; sequential: one call after another."""
     rejection_feedback: bool = True
     """A rejected proposal (or an unconfirmed "finished") goes back to the executor with the
     reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
