@@ -179,6 +179,7 @@ _SKIP_RULES = (
     ("opens another screen", "list row"),
     ("every field holds the goal's own words", "form of the goal's words"),
     ("it selects it, and back undoes it", "list row long-pressed"),
+    ("it opens a menu or goes up a screen", "menu control"),
     ("tapping it again undoes it", "goal's switch"),
     ("it opens an editor that saves nothing", "new-record button"),
 )

@@ -18,13 +18,10 @@ def _tap(index, kind="click"):
 
 
 @pytest.mark.parametrize("label", ["More options", "Navigate up", "Sort by", "Search"])
-def test_a_menu_or_up_button_the_goal_does_not_name_is_voted(label):
-    """Such taps are where a wrong executor's random taps land: unvoted, the menu rule ran 8
-    wrong taps for 24 votes saved in 85 noisy episodes (issue 30)."""
+def test_a_menu_or_up_button_is_not_voted(label):
     screen = _obs(_element(label, "android.widget.ImageButton"))
-    assert unneeded("Delete the note named tidy.md", "s", _tap(0), screen) is None
-    named = unneeded(f"Delete the note: use {label} first", "s", _tap(0), screen)
-    assert named and "which the goal names" in named
+    reason = unneeded("Delete the note named tidy.md", "s", _tap(0), screen)
+    assert reason and "back undoes it" in reason
 
 
 def test_a_new_record_button_opens_an_editor_unvoted_but_not_on_a_form():
@@ -59,12 +56,12 @@ def test_a_row_is_skipped_only_when_the_goals_words_name_it():
 
 def test_after_trouble_and_for_irreversible_targets_every_cheap_tap_is_voted():
     screen = _obs(
-        _element("Vegetarian Chili Deluxe", "android.widget.TextView"),
+        _element("More options", "android.widget.ImageButton"),
         _element("New recipe", "android.widget.ImageButton"),
         _element("Use Bluetooth", "android.widget.Switch", is_checkable=True),
         _element("Delete", "android.widget.ImageButton"),
     )
-    goal = "Turn Bluetooth on and add a recipe like the Vegetarian Chili"
+    goal = "Turn Bluetooth on and add a recipe for soup"
     for index in range(3):
         assert unneeded(goal, "s", _tap(index), screen)
         assert unneeded(goal, "s", _tap(index), screen, cautious=True) is None
@@ -75,6 +72,10 @@ def test_after_trouble_and_for_irreversible_targets_every_cheap_tap_is_voted():
     ("reason", "rule"),
     [
         ("open_app is undone by another step; the post-check sees it fail", "navigation: open_app"),
+        (
+            "taps 'more options': it opens a menu or goes up a screen, and back undoes it",
+            "menu control",
+        ),
         (
             "toggles 'Use Bluetooth', which the goal is about; tapping it again undoes it",
             "goal's switch",

@@ -192,10 +192,25 @@ def opens_row(
     return f"taps the row {label!r}: it opens another screen, and back undoes it"
 
 
+# Controls that only open a menu, a search box or the previous screen: back undoes them, and
+# the post-check sees whether they opened anything.
+MENU_LABELS: frozenset[str] = frozenset(
+    {"more options", "navigate up", "sort by", "search", "menu", "open navigation drawer"}
+)
 # Words of a goal that name no control ("turn on the wifi": "turn" names nothing).
 _FILLER = frozenset(
     {"turn", "switch", "enable", "disable", "the", "and", "then", "use", "open", "set", "app"}
 )
+
+
+def opens_menu(element: representation_utils.UIElement | None) -> str | None:
+    """Why a tap on `element` only opens a menu, a search box or the screen before."""
+    if element is None or element.is_checkable or element.is_editable:
+        return None
+    label = " ".join(_GOAL_WORD.findall(celil_geometry.element_label(element).casefold()))
+    if label in MENU_LABELS:
+        return f"taps {label!r}: it opens a menu or goes up a screen, and back undoes it"
+    return None
 
 
 # A floating button that starts a new record opens its editor: nothing is saved until the
@@ -319,9 +334,8 @@ def _cheap_tap(
     """The skip rules for taps that one step undoes and the post-check sees work, each kept
     because it saves more votes than the wrong actions it lets run cost (issue 30, measured by
     `benchmarks/verifier_value.py --skips`): a row or a row's selection the goal's words name,
-    a form holding only the goal's words, a new-record button, and a switch the goal is about.
-    A menu, "up" or search button the goal does not name is voted on: such taps are where
-    a wrong executor's taps land (the rule saved 24 votes and ran 8 wrong taps in 85 episodes)."""
+    a form holding only the goal's words, a menu or "up" button, a new-record button, and a
+    switch the goal is about."""
     row = opens_row(element, observation) if goal_word_in(label, asked) else None
     if kind == json_action.LONG_PRESS:
         return row and f"long-presses the row {label!r}: it selects it, and back undoes it"
@@ -330,6 +344,7 @@ def _cheap_tap(
     return (
         row
         or commits_the_goals_words(element, observation, asked)
+        or opens_menu(element)
         or opens_editor(element, observation)
         or toggles_goal_switch(element, asked)
     )
