@@ -208,9 +208,9 @@ def test_an_unreadable_joint_vote_is_absent_not_a_veto():
 
 
 def test_an_unreadable_joint_answer_is_followed_by_votes_one_by_one():
-    """Left unverified, a wrong reversible tap ran: the scripted judges' unreadable joint
-    answers let about 10 of 223 wrong actions through (issue 30). Asked one by one, the
-    two heaviest personas' "no" stops it."""
+    """Left unverified, a wrong reversible tap ran (issue 30: with 5% of joint answers
+    unreadable, 23 of 226 wrong actions passed a vote or an unreadable one; 17 of 220 after).
+    Asked one by one, the two heaviest personas' "no" stops it."""
     single = '{"score": 2, "reasoning": "the target does not match the intent"}'
     ensemble, wrapper = _ensemble(['{"votes": "cut off', single, single])
     proposal, observation = _tap()
