@@ -121,6 +121,10 @@ def image_rows(screenshot: Any) -> list[tuple[str, int]]:
             f"a vote's screenshot at the old cap ({params.max_image_pixels:,})",
             image_tokens(old_vote),
         ),
+        (
+            f"the planner's screenshot (planner_image_pixels {params.planner_image_pixels:,})",
+            image_tokens(celil_maestro.downscale(screenshot, params.planner_image_pixels)),
+        ),
     ]
     for count in (1, 2, 3):
         old = image_tokens(full) * count

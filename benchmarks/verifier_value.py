@@ -77,6 +77,7 @@ class Row:
     replans: int = 0
     post_check_failures: int = 0
     calls_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
+    prompt_tokens_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
     # Per skip rule (skip_rule): proposals it let run unvoted, and how many of them were wrong.
     skips: dict[str, list[int]] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
@@ -217,6 +218,8 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     row.prompt_tokens += int(usage.get("prompt_tokens") or 0)
     for role, totals in (usage.get("by_role") or {}).items():
         row.calls_by_role[role] = row.calls_by_role.get(role, 0) + int(totals["model_calls"])
+        tokens = int(totals.get("prompt_tokens") or 0)
+        row.prompt_tokens_by_role[role] = row.prompt_tokens_by_role.get(role, 0) + tokens
     data = episode.get("episode_data") or {}
     gates = data.get("gate") or []
     proposals = data.get("proposals") or []
@@ -446,9 +449,12 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         steps = max(row.steps, 1)
         roles = ", ".join(f"{k} {v / steps:.2f}" for k, v in sorted(row.calls_by_role.items()))
+        by_role = ", ".join(
+            f"{k} {v / steps:.0f}" for k, v in sorted(row.prompt_tokens_by_role.items())
+        )
         print(
             f"{row.style} {row.policy} {row.regime}: calls/step by role: {roles}; "
-            f"prompt tokens/step {row.prompt_tokens / steps:.0f}; "
+            f"prompt tokens/step {row.prompt_tokens / steps:.0f} ({by_role}); "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
         if args.skips:

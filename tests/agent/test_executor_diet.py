@@ -7,13 +7,14 @@ from __future__ import annotations
 import celil_fakes as fakes
 import numpy as np
 import pytest
-from test_section_leader_generator import _generator, _observation
+from test_section_leader_generator import ScriptedWrapper, _generator, _observation
 
 from android_world.agents.custom import factory
 from android_world.agents.custom.celil_protocols import ProposedAction
 from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.model_clients.call_types import ModelRequest
 from android_world.agents.custom.model_clients.ledger import estimate_tokens
+from android_world.agents.custom.model_clients.resolution import Resolution
 from android_world.agents.custom.roles import celil_quality_control as qc
 from android_world.env import json_action
 
@@ -85,12 +86,37 @@ def test_a_vote_carries_the_votes_own_smaller_screenshot_or_none():
     assert wrapper.image_counts == [0]
 
 
+PLAN = '{"sub_goals": ["Open Settings", "Turn Wi-Fi off"], "rationale": "two steps"}'
+
+
+def _plan_images(**settings) -> list[np.ndarray]:
+    wrapper = ScriptedWrapper(PLAN)
+    maestro = Resolution("maestro", "openai", "m", "test", wrapper)
+    planner = factory._planner(factory.CelilAgentConfig(**settings), maestro)
+    plan = planner.generate_initial_plan("Turn Wi-Fi off", _observation(), None)
+    assert plan.sub_goals == ["Open Settings", "Turn Wi-Fi off"]
+    (_, images), *_ = wrapper.calls
+    return images
+
+
+def test_the_planner_reads_a_small_screenshot_or_none():
+    """The plan call carried the executor's full-size screenshot (~1.3k prompt tokens) though
+    the planner points at nothing and gets the screen's text in full."""
+    (image,) = _plan_images()
+    assert image.shape[0] * image.shape[1] <= 250_880
+    assert _plan_images(planner_image_pixels=0) == []
+    (image,) = _plan_images(planner_image_pixels=5_000_000)  # never above max_image_pixels
+    assert image.shape[0] * image.shape[1] <= factory.CelilAgentConfig().max_image_pixels
+
+
 def test_the_image_settings_are_validated():
     with pytest.raises(ValueError):
         factory.CelilAgentConfig(history_image_pixels=10)
     with pytest.raises(ValueError):
         factory.CelilAgentConfig(verifier_image_pixels=-1)
     assert factory.CelilAgentConfig(verifier_image_pixels=0).verifier_image_pixels == 0
+    with pytest.raises(ValueError):
+        factory.CelilAgentConfig(planner_image_pixels=-1)
 
 
 def test_a_tiny_history_cap_still_sends_a_readable_image():

@@ -194,15 +194,41 @@ def test_joint_mode_asks_every_persona_in_one_call_and_takes_the_median():
 
 
 def test_an_unreadable_joint_vote_is_absent_not_a_veto():
-    ensemble, _ = _ensemble(["I cannot decide."])
+    # nothing readable, neither jointly nor from the personas asked one by one after it
+    ensemble, wrapper = _ensemble(["I cannot decide.", "no", "no", "no"])
     proposal, observation = _tap()
     _, votes = ensemble.verify_action("Go on", proposal, observation, "ctx")
+    assert len(wrapper.prompts) == 4
     assert not any(v.parseable for v in votes)
     details = ensemble.verification_details()
     assert details.unverified and "no verifier vote could be read" in details.unverified
     # the gate runs a reversible action without a verdict and never an irreversible one
     assert qc.gate_verdict(0.0, 7.0, None, details.unverified)
     assert not qc.gate_verdict(0.0, 8.5, "delete", details.unverified)
+
+
+def test_an_unreadable_joint_answer_is_followed_by_votes_one_by_one():
+    """Left unverified, a wrong reversible tap ran (issue 30: with 5% of joint answers
+    unreadable, 23 of 226 wrong actions passed a vote or an unreadable one; 17 of 220 after).
+    Asked one by one, the two heaviest personas' "no" stops it."""
+    single = '{"score": 2, "reasoning": "the target does not match the intent"}'
+    ensemble, wrapper = _ensemble(['{"votes": "cut off', single, single])
+    proposal, observation = _tap()
+    score, votes = ensemble.verify_action("Go on", proposal, observation, "ctx")
+    assert len(wrapper.prompts) == 3 and "Answer as each of these" not in wrapper.prompts[1]
+    details = ensemble.verification_details()
+    assert details.unverified is None and {v.persona for v in votes} == {"Skeptic", "Pragmatist"}
+    assert not qc.gate_verdict(score, details.threshold, None, details.unverified)
+
+
+def test_a_failed_joint_call_is_not_asked_again_one_by_one():
+    """A server that failed the call (down, timing out) would fail three more: no verdict,
+    and the reversible action runs unverified as before."""
+    ensemble, wrapper = _ensemble([ConnectionError("refused"), "unused"])
+    proposal, observation = _tap()
+    ensemble.verify_action("Go on", proposal, observation, "ctx")
+    assert len(wrapper.prompts) == 1
+    assert "no verifier vote could be read" in ensemble.verification_details().unverified
 
 
 @pytest.mark.parametrize(

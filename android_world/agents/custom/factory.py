@@ -121,11 +121,11 @@ class CelilAgentConfig(BaseModel):
     """joint: no vote where none can help (navigation, the goal's own words, a control the goal
     names, taps one step undoes); else the three personas answer in one request (one call, one
     screenshot) and the median vote decides; irreversible actions need the Skeptic and the
-    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto.
-    adaptive: the same skips, the Skeptic first, a second persona only when it is not
-    confidently for the action, a third to break a split, one request each. parallel: three
-    calls at once; lazy: Efficiency Expert only if the gate is undecided; sequential: one call
-    after another."""
+    Pragmatist both at the threshold; an answer that cannot be read is no vote, never a veto,
+    and the personas are then asked one by one. adaptive: the same skips, the Skeptic first, a
+    second persona only when it is not confidently for the action, a third to break a split,
+    one request each. parallel: three calls at once; lazy: Efficiency Expert only if the gate
+    is undecided; sequential: one call after another."""
     rejection_feedback: bool = True
     """A rejected proposal (or an unconfirmed "finished") goes back to the executor with the
     reasons; a second one in a row on the same sub-goal costs a replan; false replans at once."""
@@ -187,6 +187,10 @@ class CelilAgentConfig(BaseModel):
     verifier_image_pixels: int = Field(default=250_880, ge=0)
     """Pixel cap of the screenshot a vote carries (at most `max_image_pixels`); the screen's
     text goes with it in full. 0: votes carry no screenshot."""
+    planner_image_pixels: int = Field(default=250_880, ge=0)
+    """Pixel cap of the screenshot the planner's calls carry (plans, answers; at most
+    `max_image_pixels`): it reads the screen's text, sent in full, and points at nothing.
+    0: the planner gets no screenshot."""
     transition_pause: float | None = Field(default=None, ge=0.0)
     """Seconds to wait after an action before observing (null = poll until stable). The runner's
     `benchmark.transition_pause` overrides it."""
@@ -347,7 +351,8 @@ def _planner(params: CelilAgentConfig, maestro: Resolution) -> Any:
     return celil_maestro.MaestroPlanner(
         maestro.wrapper,
         max_sub_goals=params.max_sub_goals,
-        max_image_pixels=params.max_image_pixels,
+        use_screenshot=params.planner_image_pixels > 0,
+        max_image_pixels=min(params.planner_image_pixels, params.max_image_pixels) or None,
     )
 
 

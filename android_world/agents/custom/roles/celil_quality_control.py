@@ -643,16 +643,17 @@ class VerifierEnsemble(Verifier):
         unverified = None if decided else unverified_reason(votes, needed)
         return score, self._ordered(votes), self._skipped(votes), gate, unverified
 
-    def _ask_jointly(self, personas: list[str], body: str, images: list[Any] | None) -> list[Vote]:
-        """One request, one vote per persona in `personas` (celil_joint_votes); a failed call or
-        an answer that cannot be read leaves them all absent (never a veto)."""
+    def _ask_jointly(
+        self, personas: list[str], body: str, images: list[Any] | None
+    ) -> tuple[list[Vote], bool]:
+        """One request, one vote per persona in `personas` (celil_joint_votes), and whether the
+        server answered; a failed call or an answer that cannot be read leaves them all absent
+        (never a veto)."""
         prompt = celil_joint_votes.joint_prompt({p: self._prompts[p] for p in personas}, body)
         reply = call_model(self._wrapper, prompt, images, celil_joint_votes.JOINT_SCHEMA)
         if not reply.ok:
-            return [
-                Vote(p, self.unparseable_vote_score, "", parseable=False, error=reply.error)
-                for p in personas
-            ]
+            error = reply.error
+            return [Vote(p, self.unparseable_vote_score, "", False, error) for p in personas], False
         votes = celil_joint_votes.parse_joint_votes(personas, reply.text)
         for vote in votes:
             if vote.error and "prompt's example" in vote.error:
@@ -662,26 +663,25 @@ class VerifierEnsemble(Verifier):
         return [
             v if v.parseable else Vote(v.persona, self.unparseable_vote_score, "", False, v.error)
             for v in votes
-        ]
+        ], True
 
     def _joint(
-        self, body: str, images: list[Any] | None, irreversible: str | None
+        self, body: str, prompts: dict[str, str], images: list[Any] | None, irreversible: str | None
     ) -> tuple[float, list[Vote], list[str], float, str | None]:
         """Every persona in one request. A reversible action gets the median readable vote (one
         confident objection still rejects: `robust_score`); an irreversible one is judged, as in
         adaptive mode, by the first two readable votes in weight order: either one under the
         threshold rejects, else their weighted score must reach the irreversible threshold, and
-        fewer than two readable votes give no verdict (it does not run)."""
+        fewer than two readable votes give no verdict (it does not run). An answer in which no
+        vote can be read is followed by adaptive voting (left unverified, a wrong reversible
+        action would run: issue 30); a failed call is not, the server being down."""
         ranked = self._by_weight()
-        votes = self._ask_jointly(ranked, body, images)
+        votes, answered = self._ask_jointly(ranked, body, images)
+        if answered and not readable(votes):
+            return self._adaptive(prompts, images, irreversible)
         if not irreversible:
-            return (
-                robust_score(votes),
-                self._ordered(votes),
-                [],
-                self.threshold,
-                (unverified_reason(votes)),
-            )
+            unverified = unverified_reason(votes)
+            return robust_score(votes), self._ordered(votes), [], self.threshold, unverified
         counted = readable(votes)[:2]
         vetoes = [v.score for v in counted if v.score < self.threshold]
         score = min(vetoes) if vetoes else weighted_score(counted, self.weights)
@@ -707,13 +707,8 @@ class VerifierEnsemble(Verifier):
     ) -> tuple[float, list[Vote]]:
         irreversible = irreversible_reason(proposed_action, observation)
         threshold = self.irreversible_threshold if irreversible else self.threshold
-        images = None
-        if (
-            self._use_screenshot
-            and observation.screenshot is not None
-            and observation.screenshot.size
-        ):
-            images = [downscale(observation.screenshot, self._max_pixels)]
+        shot = observation.screenshot if self._use_screenshot else None
+        images = [downscale(shot, self._max_pixels)] if shot is not None and shot.size else None
         prompts = {
             p: verifier_prompt(
                 self._prompts[p],
@@ -731,7 +726,7 @@ class VerifierEnsemble(Verifier):
                     sub_goal, proposed_action, observation, context_summary, irreversible
                 )
                 score, votes, skipped, threshold, unverified = self._joint(
-                    body, images, irreversible
+                    body, prompts, images, irreversible
                 )
             else:
                 score, votes, skipped, threshold, unverified = self._adaptive(
