@@ -297,11 +297,13 @@ def task_table() -> str:
 
 
 def contract_reference() -> str:
-    from android_world.agents.custom import celil_model_config
-    from android_world.agents.custom.dialects import uitars
-    from android_world.agents.custom.model_clients import negotiation
+    out = [*_schema_section(), *_structured_output_section(), *_role_defaults_section()]
+    out += _action_space_section()
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _schema_section() -> list[str]:
     from android_world.agents.custom.roles import celil_joint_votes, celil_maestro, celil_votes
-    from android_world.env import json_action
 
     schemas = [
         ("PLAN_SCHEMA", "planner: a plan or a corrective plan", celil_maestro.PLAN_SCHEMA),
@@ -330,8 +332,15 @@ def contract_reference() -> str:
             "```",
             "",
         ]
+    return out
+
+
+def _structured_output_section() -> list[str]:
+    from android_world.agents.custom.model_clients import negotiation
+    from android_world.agents.custom.roles import celil_votes
+
     example = celil_votes.VOTE_SCHEMA
-    out += ["### How a schema is sent (`structured_output`)", ""]
+    out = ["### How a schema is sent (`structured_output`)", ""]
     for form in negotiation.JSON_FORMS:
         payload = negotiation.response_format(form, example)
         shown = (
@@ -344,7 +353,13 @@ def contract_reference() -> str:
             )
         )
         out.append(f"- `{form}`: {shown}")
-    out += ["", "### Role defaults", ""]
+    return out
+
+
+def _role_defaults_section() -> list[str]:
+    from android_world.agents.custom import celil_model_config
+
+    out = ["", "### Role defaults", ""]
     out += [
         "| role | max_tokens | auto tries | gemini_model | ollama_model |",
         "|---|---|---|---|---|",
@@ -355,7 +370,14 @@ def contract_reference() -> str:
             f"| {role} | {defaults['max_output_tokens']} | {order} | {defaults['gemini_model']} | "
             f"{defaults['ollama_model']} |"
         )
-    out += [
+    return out
+
+
+def _action_space_section() -> list[str]:
+    from android_world.agents.custom.dialects import uitars
+    from android_world.env import json_action
+
+    return [
         "",
         "### The executor's UI-TARS action space (`executor_format: uitars`)",
         "",
@@ -376,7 +398,6 @@ def contract_reference() -> str:
         "",
         *prompt_section(),
     ]
-    return "\n".join(out).rstrip() + "\n"
 
 
 def _role_prompts() -> list[tuple[str, dict[str, str]]]:

@@ -150,32 +150,8 @@ def prepare(
     agent's own start-up check (Celil: its model servers). `tasks_of` is the run command's
     task-registry seam."""
     cfg, config_path, resuming, flag_sources = _load_run_config(argv_rest)
-    if resuming:
-        log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
-    elif FLAGS.checkpoint_dir:
-        from android_world.harness import upstream_checkpoints
-
-        found = len(upstream_checkpoints.files_in(FLAGS.checkpoint_dir))
-        if found:
-            log(
-                f"Resuming an upstream AndroidWorld run in {FLAGS.checkpoint_dir}: its {found} "
-                "checkpoint file(s) (*.pkl.gz) hold finished episodes; the rest run here."
-            )
-
-    registered = agent_registry.list_agents()
-    config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
-
-    def source(path: str) -> str:
-        return config_lib.source_of(path, str(config_path), list(FLAGS.set), flag_sources)
-
-    try:
-        params = agent_registry.validate_kwargs(registry_name, kwargs)
-    except agent_registry.UnknownAgentError as exc:
-        path = f"agent.configurations.{config_name}.registry_name"
-        raise UsageError(f"{source(path)}: {path}: {exc}") from None
-    except agent_registry.AgentConfigError as exc:
-        raise agent_key_error(config_name, exc, source) from None
-
+    _announce_resume(resuming)
+    config_name, registry_name, kwargs, params = _validated_agent(cfg, config_path, flag_sources)
     free_goal_spec = requested_free_goal(resuming)
     if free_goal_spec is not None:
         classes, suite = goal_suite(cfg, flag_sources, free_goal_spec)
@@ -201,6 +177,42 @@ def prepare(
     if check_startup:
         startup_check(prep)
     return prep
+
+
+def _announce_resume(resuming: bool) -> None:
+    """Say which run is being resumed: ours (its config.yaml) or an upstream checkpoint dir."""
+    if resuming:
+        log(f"Resuming {FLAGS.checkpoint_dir} with its config.yaml (flags still override it).")
+    elif FLAGS.checkpoint_dir:
+        from android_world.harness import upstream_checkpoints
+
+        found = len(upstream_checkpoints.files_in(FLAGS.checkpoint_dir))
+        if found:
+            log(
+                f"Resuming an upstream AndroidWorld run in {FLAGS.checkpoint_dir}: its {found} "
+                "checkpoint file(s) (*.pkl.gz) hold finished episodes; the rest run here."
+            )
+
+
+def _validated_agent(
+    cfg: config_lib.CelilConfig, config_path: Path, flag_sources: dict[str, str]
+) -> tuple[str, str, dict[str, Any], agent_registry.AgentParams]:
+    """(config name, registry name, kwargs, validated params) of the active agent; a bad key is
+    a usage error that names where it was set."""
+    registered = agent_registry.list_agents()
+    config_name, registry_name, kwargs = config_lib.resolve_agent(cfg, registered)
+
+    def source(path: str) -> str:
+        return config_lib.source_of(path, str(config_path), list(FLAGS.set), flag_sources)
+
+    try:
+        params = agent_registry.validate_kwargs(registry_name, kwargs)
+    except agent_registry.UnknownAgentError as exc:
+        path = f"agent.configurations.{config_name}.registry_name"
+        raise UsageError(f"{source(path)}: {path}: {exc}") from None
+    except agent_registry.AgentConfigError as exc:
+        raise agent_key_error(config_name, exc, source) from None
+    return config_name, registry_name, kwargs, params
 
 
 def task_suite(

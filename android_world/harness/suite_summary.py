@@ -122,32 +122,48 @@ def process_episodes(
         + (_USAGE_COLUMNS if any_usage else [])
         + (_MEMORY_COLUMNS if any_memory else [])
     )
-    rows: list[dict[str, Any]] = []
-    for template in sorted(by_template):
-        eps = by_template[template]
-        complete = [ep for ep in eps if not is_failed(ep) and ep.get("is_successful") is not None]
-        # Unscored episodes (a free goal) ran to an end but have no score: not failures either.
-        unscored = [ep for ep in eps if is_unscored(ep) and not is_failed(ep)]
-        ran = complete + unscored
-        row: dict[str, Any] = {
-            "task_template": template,
-            "num_complete_trials": len(complete),
-            "mean_success_rate": _mean([float(ep["is_successful"]) for ep in complete]),
-            "mean_episode_length": _mean([float(ep.get("episode_length") or 0) for ep in ran]),
-            "total_runtime_s": round(sum(float(ep.get("run_time") or 0) for ep in eps), 1),
-            "num_fail_trials": len(eps) - len(ran),
-        }
-        if any_usage:
-            usage = usage_totals(ran)
-            row["model_calls_per_step"] = usage.per_step(usage.calls)
-            row["tokens_per_step"] = usage.per_step(usage.tokens)
-            row["model_seconds_per_step"] = usage.per_step(usage.seconds)
-            row["cost_usd"] = round(usage.cost, 6) if usage.present else None
-            row["model_errors"] = usage.errors if usage.present else None
-        if any_memory:
-            row["memory_hits"] = sum(1 for ep in complete if ep.get("memory_hit") is True)
-        rows.append(row)
+    rows = [
+        _template_row(template, by_template[template], any_usage, any_memory)
+        for template in sorted(by_template)
+    ]
+    average = _average_row(rows, columns)
+    pivot = _tag_difficulty_pivot(rows, task_classes or {})
+    summary = Summary(rows=rows, average=average, pivot=pivot, columns=columns)
+    if print_summary:
+        print_fn(format_summary(summary))
+    return summary
 
+
+def _template_row(
+    template: str, eps: list[Mapping[str, Any]], any_usage: bool, any_memory: bool
+) -> dict[str, Any]:
+    """One task template's row: complete and unscored episodes count as run, the rest failed."""
+    complete = [ep for ep in eps if not is_failed(ep) and ep.get("is_successful") is not None]
+    # Unscored episodes (a free goal) ran to an end but have no score: not failures either.
+    unscored = [ep for ep in eps if is_unscored(ep) and not is_failed(ep)]
+    ran = complete + unscored
+    row: dict[str, Any] = {
+        "task_template": template,
+        "num_complete_trials": len(complete),
+        "mean_success_rate": _mean([float(ep["is_successful"]) for ep in complete]),
+        "mean_episode_length": _mean([float(ep.get("episode_length") or 0) for ep in ran]),
+        "total_runtime_s": round(sum(float(ep.get("run_time") or 0) for ep in eps), 1),
+        "num_fail_trials": len(eps) - len(ran),
+    }
+    if any_usage:
+        usage = usage_totals(ran)
+        row["model_calls_per_step"] = usage.per_step(usage.calls)
+        row["tokens_per_step"] = usage.per_step(usage.tokens)
+        row["model_seconds_per_step"] = usage.per_step(usage.seconds)
+        row["cost_usd"] = round(usage.cost, 6) if usage.present else None
+        row["model_errors"] = usage.errors if usage.present else None
+    if any_memory:
+        row["memory_hits"] = sum(1 for ep in complete if ep.get("memory_hit") is True)
+    return row
+
+
+def _average_row(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, Any]:
+    """Totals for count and runtime columns, means of the per-template values for the rest."""
     average: dict[str, Any] = {"task_template": AVERAGE_ROW}
     for col in columns[1:]:
         values = [r[col] for r in rows if r[col] is not None]
@@ -156,12 +172,7 @@ def process_episodes(
             average[col] = round(total, 6) if isinstance(total, float) else total
         else:
             average[col] = _mean(values)
-
-    pivot = _tag_difficulty_pivot(rows, task_classes or {})
-    summary = Summary(rows=rows, average=average, pivot=pivot, columns=columns)
-    if print_summary:
-        print_fn(format_summary(summary))
-    return summary
+    return average
 
 
 def _tag_difficulty_pivot(

@@ -436,18 +436,7 @@ def build_agent(
     RunContext); `console_line` formats each line before it is logged (the harness folds them
     to 80 columns). Every setup problem raises `CelilSetupError`.
     """
-    try:
-        perception = celil_perception.PerceptionModule(ocr=params.ocr)
-    except celil_perception.PerceptionError as error:
-        raise _config_error("ocr", str(error)) from None
-
-    if params.unparseable_vote_score != 0.0:  # the registry passes every key, so not fields_set
-        context.log(
-            console_line(
-                "note: unparseable_vote_score no longer applies: an unreadable vote is absent "
-                "(ignored in the score); remove it from the config"
-            )
-        )
+    perception = _perception(params, context, console_line)
     ledger = UsageLedger(prices=context.models.price_table())
     maestro = _resolve("maestro", context, params, ledger, console_line)
     leader = _resolve("section_leader", context, params, ledger, console_line)
@@ -457,31 +446,11 @@ def build_agent(
     verifier = _verifier(params, verifiers)
     resolutions = [maestro, leader, verifiers]
     vision_selector, vision = _vision_selector(params, context, ledger, leader, console_line)
-    if vision is not None:
-        resolutions.append(vision)
+    resolutions += [vision] if vision is not None else []
 
     episodic, memory_info = _episodic_memory(params, context, console_line)
-    # The model-free reader of progress off the screen: the offline planner's checks, a
-    # separate instance from any offline planner role (it keeps no state of its own).
-    screen_checker = _offline_role(
-        "screen_checker", "the model-free screen check", "OfflinePlanner"
-    )
-
-    roles = {
-        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
-    }
-    if context.models.vision_fallback is None and vision_selector is not None:
-        roles["vision_fallback"] = {
-            "backend": "offline",
-            "model": "",
-            "reason": "not configured; the executor is offline, so the offline element picker",
-        }
-    role_objects = {
-        "maestro": planner,
-        "section_leader": executor,
-        "verifiers": verifier,
-        "vision_fallback": vision_selector,
-    }
+    screen_checker = _screen_checker()
+    roles = _role_records(resolutions, context, vision_selector)
     agent = celil_agent.CelilAgent(
         env,
         perception,
@@ -510,16 +479,76 @@ def build_agent(
         memory_reuse_similarity=params.memory_reuse_similarity,
         memory_reuse_success_rate=params.memory_reuse_success_rate,
     )
-    agent.manifest_info = {
+    role_objects = [planner, executor, verifier, vision_selector]
+    agent.manifest_info = _manifest_info(params, leader, roles, role_objects, memory_info)
+    return agent
+
+
+def _manifest_info(
+    params: CelilAgentConfig,
+    leader: Resolution,
+    roles: dict[str, dict[str, str]],
+    role_objects: list[Any],
+    memory_info: Any,
+) -> dict[str, Any]:
+    """What manifest.json records of the agent: roles, prompt hashes, coordinates, config."""
+    planner, executor, verifier, vision_selector = role_objects
+    by_role = {
+        "maestro": planner,
+        "section_leader": executor,
+        "verifiers": verifier,
+        "vision_fallback": vision_selector,
+    }
+    return {
         "roles": roles,
         "prompt_hashes": {
-            role: prompt_hashes(obj) for role, obj in role_objects.items() if role in roles
+            role: prompt_hashes(obj) for role, obj in by_role.items() if role in roles
         },
         "coordinate_convention": coordinate_convention(params, leader),
         "config": params.model_dump(mode="json"),
         "memory": memory_info,
     }
-    return agent
+
+
+def _screen_checker() -> Any:
+    """The model-free reader of progress off the screen: the offline planner's checks, a
+    separate instance from any offline planner role (it keeps no state of its own)."""
+    return _offline_role("screen_checker", "the model-free screen check", "OfflinePlanner")
+
+
+def _perception(
+    params: CelilAgentConfig, context: BuildContext, console_line: Callable[[str], str]
+) -> celil_perception.PerceptionModule:
+    """The perception module (its OCR engine checked now), and a note for a retired key."""
+    try:
+        perception = celil_perception.PerceptionModule(ocr=params.ocr)
+    except celil_perception.PerceptionError as error:
+        raise _config_error("ocr", str(error)) from None
+
+    if params.unparseable_vote_score != 0.0:  # the registry passes every key, so not fields_set
+        context.log(
+            console_line(
+                "note: unparseable_vote_score no longer applies: an unreadable vote is absent "
+                "(ignored in the score); remove it from the config"
+            )
+        )
+    return perception
+
+
+def _role_records(
+    resolutions: list[Resolution], context: BuildContext, vision_selector: Any
+) -> dict[str, dict[str, str]]:
+    """Each role's backend, model and why, as manifest.json and the agent's provenance show it."""
+    roles = {
+        r.role: {"backend": r.backend, "model": r.model, "reason": r.reason} for r in resolutions
+    }
+    if context.models.vision_fallback is None and vision_selector is not None:
+        roles["vision_fallback"] = {
+            "backend": "offline",
+            "model": "",
+            "reason": "not configured; the executor is offline, so the offline element picker",
+        }
+    return roles
 
 
 def _episodic_memory(

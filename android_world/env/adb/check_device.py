@@ -33,49 +33,55 @@ class CheckRow:
 
 def _run_checks(runner: AdbRunner) -> list[CheckRow]:
     rows: list[CheckRow] = []
-
-    def add(name: str, status: str, detail: str) -> bool:
-        rows.append(CheckRow(name, status, detail))
-        return status in (PASS, WARN)
-
-    def skip_rest(names: list[str]) -> list[CheckRow]:
-        rows.extend(CheckRow(n, SKIP, "needs the checks above") for n in names)
-        return rows
-
     later = ["device", "screencap", "uiautomator", "root", "screen size"]
+    for position, gate in enumerate((_check_adb, _check_device_listed)):
+        rows.append(gate(runner))
+        if rows[-1].status == FAIL:
+            rows.extend(CheckRow(n, SKIP, "needs the checks above") for n in later[position:])
+            return rows
+    for check in (_check_screencap, _check_uiautomator, _check_root, _check_screen_size):
+        rows.append(check(runner))
+    return rows
+
+
+def _check_adb(runner: AdbRunner) -> CheckRow:
     try:
         version = runner.run(["version"], with_serial=False)
         first = version.text.strip().splitlines()[0] if version.text.strip() else "adb"
-        add("adb found", PASS, f"{runner.adb_path}: {first}")
+        return CheckRow("adb found", PASS, f"{runner.adb_path}: {first}")
     except AdbError as exc:
-        add("adb found", FAIL, str(exc))
-        return skip_rest(later)
+        return CheckRow("adb found", FAIL, str(exc))
 
+
+def _check_device_listed(runner: AdbRunner) -> CheckRow:
     try:
         listed = parse_devices(runner.run(["devices"], with_serial=False).text)
         problem = device_state_problem(listed, runner.serial)
     except AdbError as exc:
         problem = str(exc)
     if problem:
-        add("device", FAIL, problem)
-        return skip_rest(later[1:])
-    add("device", PASS, f"{runner.serial} online and authorized")
+        return CheckRow("device", FAIL, problem)
+    return CheckRow("device", PASS, f"{runner.serial} online and authorized")
 
+
+def _check_screencap(runner: AdbRunner) -> CheckRow:
     try:
         result = runner.exec_out("screencap -p")
         pixels = decode_png(result.stdout)
-        add("screencap", PASS, f"{pixels.shape[1]}x{pixels.shape[0]} PNG")
+        return CheckRow("screencap", PASS, f"{pixels.shape[1]}x{pixels.shape[0]} PNG")
     except (AdbError, ValueError, OSError) as exc:
-        add(
+        return CheckRow(
             "screencap",
             FAIL,
             f"{exc}: wake the screen (`adb shell input keyevent KEYCODE_WAKEUP`) and retry",
         )
 
+
+def _check_uiautomator(runner: AdbRunner) -> CheckRow:
     try:
         output = runner.exec_out("uiautomator dump /dev/tty")
         nodes = uiautomator.parse_dump(output.text + "\n" + output.error_text)
-        add("uiautomator", PASS, f"{len(nodes)} nodes")
+        return CheckRow("uiautomator", PASS, f"{len(nodes)} nodes")
     except (AdbError, uiautomator.UiDumpError) as exc:
         hint = (
             "retry (the screen was changing)"
@@ -84,36 +90,39 @@ def _run_checks(runner: AdbRunner) -> list[CheckRow]:
                 "check `adb shell uiautomator dump /dev/tty` by hand; close other automation tools"
             )
         )
-        add("uiautomator", FAIL, f"{exc}: {hint}")
+        return CheckRow("uiautomator", FAIL, f"{exc}: {hint}")
 
+
+def _check_root(runner: AdbRunner) -> CheckRow:
     try:
         uid = runner.shell("id -u", check=False).text.strip()
-        if uid == "0":
-            add("root", PASS, "adbd runs as root")
-        else:
-            add(
-                "root",
-                WARN,
-                "not root: run `adb root` (emulator images without Google Play); needed for "
-                "sqlite3 on app databases and for freezing the clock",
-            )
     except AdbError as exc:
-        add("root", FAIL, str(exc))
+        return CheckRow("root", FAIL, str(exc))
+    if uid == "0":
+        return CheckRow("root", PASS, "adbd runs as root")
+    return CheckRow(
+        "root",
+        WARN,
+        "not root: run `adb root` (emulator images without Google Play); needed for "
+        "sqlite3 on app databases and for freezing the clock",
+    )
 
+
+def _check_screen_size(runner: AdbRunner) -> CheckRow:
     try:
         physical, override = commands.parse_wm_size(runner.shell("wm size").text)
-        if physical is None:
-            add("screen size", FAIL, "`wm size` printed no size: is the device fully booted?")
-        else:
-            shown = f"{physical[0]}x{physical[1]}"
-            if override:
-                shown += f" (override {override[0]}x{override[1]})"
-            status = PASS if physical == (1080, 2400) and not override else WARN
-            note = "" if status == PASS else "; tasks are calibrated on a Pixel 6 (1080x2400)"
-            add("screen size", status, shown + note)
     except AdbError as exc:
-        add("screen size", FAIL, str(exc))
-    return rows
+        return CheckRow("screen size", FAIL, str(exc))
+    if physical is None:
+        return CheckRow(
+            "screen size", FAIL, "`wm size` printed no size: is the device fully booted?"
+        )
+    shown = f"{physical[0]}x{physical[1]}"
+    if override:
+        shown += f" (override {override[0]}x{override[1]})"
+    status = PASS if physical == (1080, 2400) and not override else WARN
+    note = "" if status == PASS else "; tasks are calibrated on a Pixel 6 (1080x2400)"
+    return CheckRow("screen size", status, shown + note)
 
 
 def format_table(rows: list[CheckRow]) -> str:

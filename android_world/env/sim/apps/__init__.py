@@ -1,4 +1,5 @@
-"""Simulated apps. Each app is ONE module in this folder; it is found automatically.
+"""Simulated apps. Each app is ONE module in this folder; it is found automatically (a large app
+may keep parts in helper modules beside it, `calendar_dates.py`, say: they hold no `App`).
 
 How to write an app
 ===================

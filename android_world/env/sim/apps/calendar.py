@@ -11,11 +11,13 @@ Repeating events are one row with the real app's `repeat_interval` (seconds: 864
 1, the same day); the views show every occurrence. Beyond the month and day views there is an
 event list view ("Change view") and a search page (title, location or description); a long
 press in a day or list view selects events to delete several at once.
+
+This module holds the app and its views; `calendar_dates` the times, repetitions and month grid,
+`calendar_editor` the event editor and its pickers.
 """
 
 from __future__ import annotations
 
-import calendar as std_calendar
 import datetime
 from collections.abc import Callable
 
@@ -27,41 +29,64 @@ from android_world.env.device_facts.calendar import (
 )
 from android_world.env.sim import widgets as w
 from android_world.env.sim.app import App, Screen, Selecting
+from android_world.env.sim.apps.calendar_dates import (
+    DAY_S,
+    LIST_DAYS,
+    MONTH_S,
+    REPEAT_SAME_DAY,
+    REPETITIONS,
+    UTC,
+    WEEK_S,
+    WEEKDAYS,
+    YEAR_S,
+    expand_occurrences,
+    format_section,
+    from_ts,
+    month_grid,
+    month_weeks,
+    repetition_label,
+    shift_month,
+    to_ts,
+    weekly_rule,
+)
+from android_world.env.sim.apps.calendar_editor import EventEditor
 from android_world.env.sim.widgets import Node
 
-UTC = datetime.UTC
-WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
-DAY_S, WEEK_S, MONTH_S, YEAR_S = 86400, 604800, 2592001, 31536000
-REPEAT_SAME_DAY = 1
-# (label, repeat_interval) offered by the Repetition dialog, in the real app's order.
-REPETITIONS = (
-    ("No repetition", 0),
-    ("Daily", DAY_S),
-    ("Weekly", WEEK_S),
-    ("Monthly", MONTH_S),
-    ("Yearly", YEAR_S),
-)
-LIST_DAYS = 366  # how far ahead the event list view reaches
-
-
-def to_ts(when: datetime.datetime) -> int:
-    return (
-        int(when.replace(tzinfo=UTC).timestamp()) if when.tzinfo is None else int(when.timestamp())
-    )
-
-
-def from_ts(ts: int) -> datetime.datetime:
-    return datetime.datetime.fromtimestamp(ts, tz=UTC)
-
-
-def month_weeks(year: int, month: int) -> list[list[int]]:
-    """Weeks of the month, Sunday first; 0 marks a day of another month."""
-    return std_calendar.Calendar(firstweekday=6).monthdayscalendar(year, month)
-
-
-def shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
-    index = year * 12 + (month - 1) + delta
-    return index // 12, index % 12 + 1
+# The dates and the editor live in their own modules; their names stay importable from here.
+__all__ = [
+    "DAY_S",
+    "DB",
+    "LIST_DAYS",
+    "MONTH_S",
+    "PACKAGE",
+    "REPEAT_SAME_DAY",
+    "REPETITIONS",
+    "SCHEMA",
+    "UTC",
+    "WEEKDAYS",
+    "WEEK_S",
+    "YEAR_S",
+    "CalendarApp",
+    "DayScreen",
+    "EventEditor",
+    "EventListScreen",
+    "EventSelecting",
+    "MonthScreen",
+    "SearchScreen",
+    "change_view",
+    "expand_occurrences",
+    "format_day",
+    "format_section",
+    "from_ts",
+    "grouped_rows",
+    "month_grid",
+    "month_weeks",
+    "repetition_label",
+    "shift_month",
+    "to_ts",
+    "view_actions",
+    "weekly_rule",
+]
 
 
 class CalendarApp(App):
@@ -85,147 +110,8 @@ def _events_between(screen: Screen, start: datetime.datetime, end: datetime.date
     return expand_occurrences(rows, to_ts(start), to_ts(end))
 
 
-def weekly_rule(day: datetime.date) -> int:
-    """The real app's weekly repeat rule for one weekday: Monday 1, Tuesday 2, ... Sunday 64."""
-    return 1 << (day.isoweekday() - 1)
-
-
-def _occurrence_starts(row: dict, lo: int, hi: int) -> list[int]:
-    """Start times in [lo, hi) of one event, following its repetition (forever, or until
-    `repeat_limit` when that is a positive timestamp)."""
-    first, interval, rule = row["start_ts"], row["repeat_interval"], row["repeat_rule"]
-    if interval <= 0:
-        return [first] if lo <= first < hi else []
-    limit = row.get("repeat_limit") or 0
-    hi = min(hi, limit + 1) if limit > 0 else hi
-    begin = from_ts(first)
-    starts: list[int] = []
-    if interval % WEEK_S == 0 and rule:
-        weeks = interval // WEEK_S
-        monday = begin - datetime.timedelta(days=begin.weekday())
-        day = begin
-        while to_ts(day) < hi:
-            week_index = (day - monday).days // 7
-            if week_index % weeks == 0 and rule & weekly_rule(day.date()):
-                starts.append(to_ts(day))
-            day += datetime.timedelta(days=1)
-    elif interval % DAY_S == 0:
-        step = interval
-        ts = first if first >= lo else first + ((lo - first + step - 1) // step) * step
-        starts = list(range(ts, hi, step))
-    else:  # monthly or yearly on the same day (months without that day are skipped)
-        months = 12 if interval % YEAR_S == 0 else max(1, interval // MONTH_S)
-        k = 0
-        while True:
-            y, m = shift_month(begin.year, begin.month, k * months)
-            k += 1
-            if datetime.datetime(y, m, 1, tzinfo=UTC) >= from_ts(hi):
-                break
-            if begin.day <= std_calendar.monthrange(y, m)[1]:
-                starts.append(to_ts(begin.replace(year=y, month=m)))
-    return [ts for ts in starts if lo <= ts < hi]
-
-
-def expand_occurrences(rows: list[dict], lo: int, hi: int) -> list[dict]:
-    """One dict per occurrence in [lo, hi): the row with its start and end shifted."""
-    found = []
-    for row in rows:
-        duration = row["end_ts"] - row["start_ts"]
-        for ts in _occurrence_starts(row, lo, hi):
-            found.append(dict(row, start_ts=ts, end_ts=ts + duration))
-    return sorted(found, key=lambda r: (r["start_ts"], r["id"]))
-
-
-def repetition_label(interval: int) -> str:
-    for text, value in REPETITIONS:
-        if value == interval:
-            return text
-    if interval % WEEK_S == 0:
-        return f"Every {interval // WEEK_S} weeks"
-    if interval % DAY_S == 0:
-        return f"Every {interval // DAY_S} days"
-    return "Custom"
-
-
-def format_section(day: datetime.date) -> str:
-    """A day's header in the event list and in search results, e.g. "Monday, October 16, 2023"."""
-    return f"{day:%A, %B} {day.day}, {day.year}"
-
-
 def _today(screen: Screen) -> datetime.date:
     return screen.device.device_time().astimezone(UTC).date()
-
-
-def _day_cell(
-    day: int,
-    *,
-    selected: bool,
-    today: bool,
-    dots: int,
-    on_click: Callable[[], None] | None,
-    h: int,
-    size: int,
-) -> Node:
-    if not day:
-        return w.spacer(h=h)
-    marks = [
-        Node(kind="box", cls="android.view.View", w=16, h=16, style={"bg": "accent"})
-        for _ in range(min(dots, 3))
-    ]
-    return w.column(
-        w.label(
-            str(day),
-            size=size,
-            center=True,
-            color="accent" if today else "text",
-            bold=today,
-            h=int(size * 1.5),
-        ),
-        w.row(*marks, h=24, gap=10, align="center") if marks else w.spacer(h=24),
-        kind="box",
-        h=h,
-        pad=(0, 12, 0, 0),
-        clickable=on_click is not None,
-        focusable=True,
-        on_click=on_click,
-        selected=selected,
-        style={"bg": "tonal"} if selected else {},
-    )
-
-
-def month_grid(
-    year: int,
-    month: int,
-    *,
-    on_pick: Callable[[int], None],
-    selected: int | None,
-    today: int | None,
-    dots: dict[int, int] | None = None,
-    cell_h: int = 220,
-    size: int = 44,
-) -> Node:
-    """Weekday header and the weeks of a month; tapping a day calls on_pick(day)."""
-    dots = dots or {}
-    header = w.row(*[w.label(d, size=34, color="secondary", center=True) for d in WEEKDAYS], h=70)
-    weeks = [
-        w.row(
-            *[
-                _day_cell(
-                    day,
-                    selected=day == selected,
-                    today=day == today,
-                    dots=dots.get(day, 0),
-                    on_click=(lambda d=day: on_pick(d)) if day else None,
-                    h=cell_h,
-                    size=size,
-                )
-                for day in week
-            ],
-            h=cell_h,
-        )
-        for week in month_weeks(year, month)
-    ]
-    return w.column(header, *weeks, res_id="month_view")
 
 
 def view_actions(screen: Screen) -> list[Node]:
@@ -508,337 +394,3 @@ class SearchScreen(EventSelecting, Screen):
     def _set_query(self, text: str) -> None:
         self.query = text
         self.scroll_offsets.clear()
-
-
-class EventEditor(Screen):
-    """New event (event_id None) or an existing one, with delete and save in the app bar."""
-
-    def __init__(self, app: App, event_id: int | None, day: datetime.date):
-        super().__init__(app)
-        self.event_id = event_id
-        self.title = self.location = self.description = ""
-        self.repeat_interval = self.repeat_rule = 0
-        now = self.device.device_time().astimezone(UTC)
-        start_hour = min(23, now.hour + 1)
-        self.start = datetime.datetime(day.year, day.month, day.day, start_hour, tzinfo=UTC)
-        self.end = self.start + datetime.timedelta(hours=1)
-        if event_id is not None:
-            rows = self.device.sqlite_query(DB, "SELECT * FROM events WHERE id = ?", (event_id,))
-            if rows:
-                r = rows[0]
-                self.title, self.location, self.description = (
-                    r["title"],
-                    r["location"],
-                    r["description"],
-                )
-                self.start, self.end = from_ts(r["start_ts"]), from_ts(r["end_ts"])
-                self.repeat_interval, self.repeat_rule = r["repeat_interval"], r["repeat_rule"]
-        # picker drafts
-        self.pick_target = "start"
-        self.pick_date = self.start.date()
-        self.view_year, self.view_month = self.start.year, self.start.month
-        self.pick_hour, self.pick_minute, self.pick_mode = self.start.hour, 0, "hour"
-
-    def build(self) -> Node:
-        actions = [w.icon_button("Save", "check", self.save, res_id="save")]
-        if self.event_id is not None:
-            actions.insert(
-                0, w.icon_button("Delete", "delete", self.confirm_delete, res_id="delete")
-            )
-        return w.column(
-            w.app_bar(
-                "New Event" if self.event_id is None else "Edit Event",
-                on_up=self.close,
-                actions=actions,
-            ),
-            w.scroll_list(
-                "event_form",
-                w.text_field(self.title, self._set("title"), hint="Title", key="event_title"),
-                w.text_field(
-                    self.location, self._set("location"), hint="Location", key="event_location"
-                ),
-                w.text_field(
-                    self.description,
-                    self._set("description"),
-                    hint="Description",
-                    key="event_description",
-                ),
-                w.divider(),
-                self._when_row("Starts", self.start, "start"),
-                self._when_row("Ends", self.end, "end"),
-                w.divider(),
-                w.list_row("Reminder", "No reminder", icon="bell", on_click=lambda: None),
-                w.list_row(
-                    "Repetition",
-                    repetition_label(self.repeat_interval),
-                    icon="refresh",
-                    on_click=self.open_repetition,
-                    key="event_repetition",
-                ),
-                w.list_row(
-                    "Repeat till",
-                    "Forever",
-                    on_click=lambda: self.toast("Repeats forever"),
-                    key="event_repetition_limit",
-                )
-                if self.repeat_interval
-                else None,
-            ),
-            flex=1,
-        )
-
-    def _when_row(self, caption: str, when: datetime.datetime, which: str) -> Node:
-        return w.row(
-            w.label(caption, size=w.SECONDARY_SIZE, color="secondary", w=170),
-            w.label(
-                format_day(when.date()),
-                clickable=True,
-                focusable=True,
-                on_click=lambda: self.open_date_picker(which),
-                res_id=f"event_{which}_date",
-                flex=1,
-            ),
-            w.label(
-                f"{when:%H:%M}",
-                clickable=True,
-                focusable=True,
-                on_click=lambda: self.open_time_picker(which),
-                res_id=f"event_{which}_time",
-                w=180,
-            ),
-            h=150,
-            pad=(48, 0, 24, 0),
-            gap=12,
-        )
-
-    def _set(self, attr: str) -> Callable[[str], None]:
-        def setter(text: str) -> None:
-            setattr(self, attr, text)
-
-        return setter
-
-    def _current(self, which: str) -> datetime.datetime:
-        return self.start if which == "start" else self.end
-
-    def _apply(self, which: str, value: datetime.datetime) -> None:
-        if which == "start":
-            duration = self.end - self.start
-            self.start, self.end = value, value + duration
-            if self.repeat_interval % WEEK_S == 0 and self.repeat_rule.bit_count() == 1:
-                self.repeat_rule = weekly_rule(value.date())  # a single weekday follows the start
-        else:
-            self.end = value
-
-    # repetition ----------------------------------------------------------------------------
-    def open_repetition(self) -> None:
-        self.show_dialog(
-            lambda: w.dialog(
-                "Repetition",
-                body=[
-                    w.radio_row(
-                        text, value == self.repeat_interval, lambda v=value: self._repeat(v)
-                    )
-                    for text, value in REPETITIONS
-                ],
-                buttons=[("Cancel", self.dismiss)],
-            )
-        )
-
-    def _repeat(self, interval: int) -> None:
-        """As the real app: weekly repeats on the start's weekday, monthly and yearly on the
-        same day of the month."""
-        self.repeat_interval = interval
-        if interval == WEEK_S:
-            self.repeat_rule = weekly_rule(self.start.date())
-        elif interval in (MONTH_S, YEAR_S):
-            self.repeat_rule = REPEAT_SAME_DAY
-        else:
-            self.repeat_rule = 0
-        self.dismiss()
-
-    # date picker ---------------------------------------------------------------------------
-    def open_date_picker(self, which: str) -> None:
-        current = self._current(which)
-        self.pick_target, self.pick_date = which, current.date()
-        self.view_year, self.view_month = current.year, current.month
-        self.show_dialog(self._date_dialog)
-
-    def _date_dialog(self) -> Node:
-        shown = datetime.date(self.view_year, self.view_month, 1)
-        selected = (
-            self.pick_date.day
-            if (self.pick_date.year, self.pick_date.month) == (self.view_year, self.view_month)
-            else None
-        )
-        return w.dialog(
-            "Select date",
-            body=[
-                w.label(
-                    self.pick_date.strftime("%a, %b %d"), size=60, h=90, res_id="date_picker_header"
-                ),
-                w.row(
-                    w.icon_button("Previous month", "left", lambda: self._view_month(-1)),
-                    w.label(shown.strftime("%B %Y"), center=True, flex=1),
-                    w.icon_button("Next month", "right", lambda: self._view_month(1)),
-                    h=144,
-                ),
-                month_grid(
-                    self.view_year,
-                    self.view_month,
-                    on_pick=self._pick_day,
-                    selected=selected,
-                    today=None,
-                    cell_h=110,
-                    size=40,
-                ),
-            ],
-            buttons=[("Cancel", self.dismiss), ("OK", self._confirm_date)],
-        )
-
-    def _view_month(self, delta: int) -> None:
-        self.view_year, self.view_month = shift_month(self.view_year, self.view_month, delta)
-
-    def _pick_day(self, day: int) -> None:
-        self.pick_date = datetime.date(self.view_year, self.view_month, day)
-
-    def _confirm_date(self) -> None:
-        current = self._current(self.pick_target)
-        d = self.pick_date
-        self._apply(self.pick_target, current.replace(year=d.year, month=d.month, day=d.day))
-        self.dismiss()
-
-    # time picker ---------------------------------------------------------------------------
-    def open_time_picker(self, which: str) -> None:
-        current = self._current(which)
-        self.pick_target, self.pick_hour, self.pick_minute, self.pick_mode = (
-            which,
-            current.hour,
-            current.minute,
-            "hour",
-        )
-        self.show_dialog(self._time_dialog)
-
-    def _time_dialog(self) -> Node:
-        def header(text: str, mode: str) -> Node:
-            return w.label(
-                text,
-                size=72,
-                center=True,
-                h=130,
-                w=180,
-                clickable=True,
-                on_click=lambda: setattr(self, "pick_mode", mode),
-                bold=self.pick_mode == mode,
-                res_id=f"time_picker_{mode}",
-            )
-
-        if self.pick_mode == "hour":
-            values, per_row = list(range(24)), 4
-            cell = lambda v: (f"{v:02d}", lambda: self._pick_hour(v))  # noqa: E731
-            chosen = self.pick_hour
-        else:
-            values, per_row = list(range(0, 60, 5)), 4
-            cell = lambda v: (f"{v:02d}", lambda: self._pick_minute(v))  # noqa: E731
-            chosen = self.pick_minute
-        grid = []
-        for start in range(0, len(values), per_row):
-            cells = []
-            for v in values[start : start + per_row]:
-                text, handler = cell(v)
-                cells.append(
-                    w.label(
-                        text,
-                        size=46,
-                        center=True,
-                        h=110,
-                        clickable=True,
-                        on_click=handler,
-                        selected=v == chosen,
-                        color="accent" if v == chosen else "text",
-                        res_id="time_picker_cell",
-                    )
-                )
-            grid.append(w.row(*cells, h=110))
-        return w.dialog(
-            "Select time",
-            body=[
-                w.row(
-                    header(f"{self.pick_hour:02d}", "hour"),
-                    w.label(":", size=72, w=40, h=130),
-                    header(f"{self.pick_minute:02d}", "minute"),
-                    h=130,
-                    align="center",
-                ),
-                w.label(
-                    "Select hour" if self.pick_mode == "hour" else "Select minutes",
-                    size=w.SECONDARY_SIZE,
-                    color="secondary",
-                    center=True,
-                ),
-                *grid,
-            ],
-            buttons=[("Cancel", self.dismiss), ("OK", self._confirm_time)],
-        )
-
-    def _pick_hour(self, hour: int) -> None:
-        self.pick_hour, self.pick_mode = hour, "minute"
-
-    def _pick_minute(self, minute: int) -> None:
-        self.pick_minute = minute
-
-    def _confirm_time(self) -> None:
-        current = self._current(self.pick_target)
-        self._apply(self.pick_target, current.replace(hour=self.pick_hour, minute=self.pick_minute))
-        self.dismiss()
-
-    # saving and deleting -------------------------------------------------------------------
-    def save(self) -> None:
-        title = self.title.strip()
-        if not title:
-            self.toast("Title cannot be empty")
-            return
-        if self.end < self.start:
-            self.toast("The end date cannot be before the start date")
-            return
-        now = int(self.device.device_time().timestamp() * 1000)
-        values = (
-            to_ts(self.start),
-            to_ts(self.end),
-            title,
-            self.location.strip(),
-            self.description.strip(),
-            now,
-            self.repeat_interval,
-            self.repeat_rule,
-        )
-        if self.event_id is None:
-            self.device.sqlite_execute(
-                DB,
-                "INSERT INTO events (start_ts, end_ts, title, location, description, last_updated,"
-                " repeat_interval, repeat_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-        else:
-            self.device.sqlite_execute(
-                DB,
-                "UPDATE events SET start_ts = ?, end_ts = ?, title = ?, location = ?, description = ?,"
-                " last_updated = ?, repeat_interval = ?, repeat_rule = ? WHERE id = ?",
-                (*values, self.event_id),
-            )
-        self.close()
-        self.toast("Event saved")
-
-    def confirm_delete(self) -> None:
-        self.show_dialog(
-            lambda: w.dialog(
-                "Delete event",
-                "Are you sure you want to proceed with the deletion?",
-                buttons=[("Cancel", self.dismiss), ("Delete", self.delete)],
-            )
-        )
-
-    def delete(self) -> None:
-        self.device.sqlite_execute(DB, "DELETE FROM events WHERE id = ?", (self.event_id,))
-        self.dismiss()
-        self.close()
-        self.toast("Event deleted")

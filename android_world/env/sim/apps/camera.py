@@ -66,7 +66,12 @@ class Viewfinder(Screen):
         self.last: str | None = None
 
     def build(self) -> Node:
-        top = w.row(
+        return w.column(
+            self._top_bar(), self._preview(), self._mode_tabs(), self._controls(), flex=1
+        )
+
+    def _top_bar(self) -> Node:
+        return w.row(
             w.icon_button("Settings", "menu", lambda: None),
             w.spacer(),
             w.label("REC", size=40, color="accent", w=140, h=100)
@@ -77,7 +82,10 @@ class Viewfinder(Screen):
             pad=(24, 0, 24, 0),
             align="center",
         )
-        preview = Node(
+
+    @staticmethod
+    def _preview() -> Node:
+        return Node(
             kind="box",
             cls="android.view.TextureView",
             style={
@@ -86,7 +94,9 @@ class Viewfinder(Screen):
             flex=1,
             res_id="preview_content",
         )
-        modes = w.row(
+
+    def _mode_tabs(self) -> Node:
+        return w.row(
             w.spacer(),
             Node(
                 kind="tab",
@@ -111,6 +121,9 @@ class Viewfinder(Screen):
             w.spacer(),
             h=130,
         )
+
+    def _controls(self) -> Node:
+        """Thumbnail of the last shot, the shutter (record/stop in video mode), mode options."""
         if self.video:
             shutter = w.icon_button(
                 "Stop" if self.recording else "Shutter",
@@ -131,7 +144,7 @@ class Viewfinder(Screen):
             if self.last
             else w.spacer(w=144)
         )
-        controls = w.row(
+        return w.row(
             w.spacer(),
             thumb,
             w.spacer(w=110),
@@ -142,7 +155,6 @@ class Viewfinder(Screen):
             h=260,
             align="center",
         )
-        return w.column(top, preview, modes, controls, flex=1)
 
     def _photo_mode(self) -> None:
         if not self.recording:

@@ -499,6 +499,28 @@ class RouteScreen(Screen):
 
     def build(self) -> Node:
         plan = self.plan
+        rows = self._point_rows(plan)
+        stops = plan.stops()
+        track = geo.route_through([s.point for s in stops]) if stops else []
+        rows.append(self.summary(track))
+        pins = [("start", plan.start.point)] if plan.start else []
+        pins += [("via", v.point) for v in plan.vias]
+        pins += [("end", plan.end.point)] if plan.end else []
+        picture = geo.MapPicture(self.app.view, route=tuple(track), pins=tuple(pins))  # type: ignore[attr-defined]
+        return w.column(
+            w.app_bar(
+                "Directions",
+                on_up=self.close,
+                actions=[w.button("Cancel", self.cancel, variant="text", w=220)],
+            ),
+            w.scroll_list("route_points", *rows),
+            w.divider(),
+            w.column(map_node(self, picture), flex=1),
+            flex=1,
+        )
+
+    def _point_rows(self, plan: RoutePlan) -> list[Node | None]:
+        """From, each intermediate point (removable) and To, then "Add intermediate"."""
         rows: list[Node | None] = [
             w.list_row(
                 "From",
@@ -542,24 +564,7 @@ class RouteScreen(Screen):
                 pad=(36, 15, 36, 15),
             )
         )
-        stops = plan.stops()
-        track = geo.route_through([s.point for s in stops]) if stops else []
-        rows.append(self.summary(track))
-        pins = [("start", plan.start.point)] if plan.start else []
-        pins += [("via", v.point) for v in plan.vias]
-        pins += [("end", plan.end.point)] if plan.end else []
-        picture = geo.MapPicture(self.app.view, route=tuple(track), pins=tuple(pins))  # type: ignore[attr-defined]
-        return w.column(
-            w.app_bar(
-                "Directions",
-                on_up=self.close,
-                actions=[w.button("Cancel", self.cancel, variant="text", w=220)],
-            ),
-            w.scroll_list("route_points", *rows),
-            w.divider(),
-            w.column(map_node(self, picture), flex=1),
-            flex=1,
-        )
+        return rows
 
     def summary(self, track: list[geo.LatLon]) -> Node:
         if self.plan.start is None:

@@ -130,86 +130,12 @@ _DECOR: dict[str, list[tuple[str, str]]] = {
 class SettingsHome(Screen):
     def build(self) -> Node:
         wifi = self.device.get_setting("global", "wifi_on") in ("1", "2")
-        items: list[tuple[str, str, str, Callable[[], None]]] = [
-            (
-                "Network & internet",
-                "Mobile, Wi-Fi, hotspot" if wifi else "Mobile, hotspot",
-                "wifi",
-                lambda: self.push(NetworkPage(self.app)),
-            ),
-            (
-                "Connected devices",
-                "Bluetooth, pairing",
-                "devices",
-                lambda: self.push(ConnectedDevicesPage(self.app)),
-            ),
-            ("Apps", "Assistant, recent apps, default apps", "apps", self._decor("Apps")),
-            (
-                "Notifications",
-                "Notification history, conversations",
-                "bell",
-                self._decor("Notifications"),
-            ),
-            ("Battery", "100%", "battery", lambda: self.push(BatteryPage(self.app))),
-            ("Storage", "34% used - 21.19 GB free", "storage", self._decor("Storage")),
-            (
-                "Sound & vibration",
-                "Volume, haptics, Do Not Disturb",
-                "sound",
-                self._decor("Sound & vibration"),
-            ),
-            (
-                "Display",
-                "Dark theme, font size, brightness",
-                "display",
-                lambda: self.push(DisplayPage(self.app)),
-            ),
-            (
-                "Wallpaper & style",
-                "Colors, themed icons, app grid",
-                "palette",
-                self._decor("Wallpaper & style"),
-            ),
-            (
-                "Accessibility",
-                "Display, interaction, audio",
-                "accessibility",
-                self._decor("Accessibility"),
-            ),
-            (
-                "Security & privacy",
-                "App security, device lock, permissions",
-                "lock",
-                self._decor("Security & privacy"),
-            ),
-            (
-                "Location",
-                "On - 4 apps have access to location",
-                "location",
-                self._decor("Location"),
-            ),
-            (
-                "Safety & emergency",
-                "Emergency SOS, medical info, alerts",
-                "star",
-                self._decor("Safety & emergency"),
-            ),
-            (
-                "Passwords & accounts",
-                "Saved passwords, autofill, synced accounts",
-                "key",
-                self._decor("Passwords & accounts"),
-            ),
-            ("Google", "Services & preferences", "google", self._decor("Google")),
-            ("System", "Languages, gestures, time, backup", "info", self._decor("System")),
-            (
-                "About emulated device",
-                "sdk_gphone64_x86_64",
-                "phone",
-                self._decor("About emulated device"),
-            ),
-        ]
-        rows = [w.list_row(t, s, icon=g, on_click=h, key=t) for t, s, g, h in items]
+        rows = []
+        for title, summary, glyph, page in _HOME_ROWS:
+            if page is NetworkPage:
+                summary = "Mobile, Wi-Fi, hotspot" if wifi else "Mobile, hotspot"
+            handler = self._decor(title) if page is None else self._opener(page)
+            rows.append(w.list_row(title, summary, icon=glyph, on_click=handler, key=title))
         return w.column(
             w.app_bar("Settings"),
             w.row(
@@ -227,6 +153,9 @@ class SettingsHome(Screen):
             w.scroll_list("settings_homepage", *rows, res_id="recycler_view"),
             flex=1,
         )
+
+    def _opener(self, page: type[Screen]) -> Callable[[], None]:
+        return lambda: self.push(page(self.app))
 
     def _decor(self, title: str) -> Callable[[], None]:
         return lambda: self.push(_Placeholder(self.app, title, _DECOR[title]))
@@ -450,3 +379,27 @@ class BatteryPage(_Page):
                 summary="Show battery percentage in status bar",
             ),
         ]
+
+
+# The home page's rows (title, summary, icon, the page it opens; None: a page with nothing to
+# set). "Network & internet"'s summary depends on Wi-Fi (see `SettingsHome.build`). Defined
+# after the pages it names.
+_HOME_ROWS: tuple[tuple[str, str, str, type[Screen] | None], ...] = (
+    ("Network & internet", "", "wifi", NetworkPage),
+    ("Connected devices", "Bluetooth, pairing", "devices", ConnectedDevicesPage),
+    ("Apps", "Assistant, recent apps, default apps", "apps", None),
+    ("Notifications", "Notification history, conversations", "bell", None),
+    ("Battery", "100%", "battery", BatteryPage),
+    ("Storage", "34% used - 21.19 GB free", "storage", None),
+    ("Sound & vibration", "Volume, haptics, Do Not Disturb", "sound", None),
+    ("Display", "Dark theme, font size, brightness", "display", DisplayPage),
+    ("Wallpaper & style", "Colors, themed icons, app grid", "palette", None),
+    ("Accessibility", "Display, interaction, audio", "accessibility", None),
+    ("Security & privacy", "App security, device lock, permissions", "lock", None),
+    ("Location", "On - 4 apps have access to location", "location", None),
+    ("Safety & emergency", "Emergency SOS, medical info, alerts", "star", None),
+    ("Passwords & accounts", "Saved passwords, autofill, synced accounts", "key", None),
+    ("Google", "Services & preferences", "google", None),
+    ("System", "Languages, gestures, time, backup", "info", None),
+    ("About emulated device", "sdk_gphone64_x86_64", "phone", None),
+)
