@@ -39,6 +39,7 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
+from android_world.agents.custom.offline_roles.offline_capture import capture_checks, parse_capture
 
 # Verbs whose goal leaves its values saved or sent somewhere; a copy, a search or a share leaves
 # them nowhere the screens can be read for.
@@ -103,10 +104,9 @@ def value_shown(value: str, texts: Sequence[str]) -> bool:
     wants = (
         [want, want[:-1]] if " " not in want and len(want) > 4 and want.endswith("s") else [want]
     )
-    # A player or gallery titles "clip_7.mp4" as "clip_7".
+    # A player or gallery titles "clip_7.mp4" as "clip_7"; "clip_7.mp3" is another file.
     stem = _norm(_EXTENSION.sub("", value.strip()))
-    if stem != want and len(stem) >= 4:
-        wants.append(stem)
+    bare = re.compile(re.escape(stem) + r"(?!\.\w)") if stem != want and len(stem) >= 4 else None
     digits = _digits(value)
     phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
     money = wording.money_values(value)
@@ -115,7 +115,7 @@ def value_shown(value: str, texts: Sequence[str]) -> bool:
             return True
         if money and _same_amount(money[0], text):
             return True
-        if any(w in _norm(text) for w in wants):
+        if any(w in _norm(text) for w in wants) or (bare and bare.search(_norm(text))):
             return True
     return False
 
@@ -684,6 +684,8 @@ def _commits(step: TrailStep) -> bool:
 def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
     """A clause some check read: a switch, a slider, an app, a duration, a forbidden tap, a
     value of a writing goal, a named delete or a move."""
+    if parse_capture(clause) and "capture" in kinds:
+        return True
     if text_lib.parse_toggle(clause) and "switch" in kinds:
         return True
     if text_lib.parse_level(clause) and "level" in kinds:
@@ -739,6 +741,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "delete": _delete_checks(info, trail, current),
         "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
+        "capture": capture_checks(info.clauses, trail),
     }
     checks = tuple(c for group in groups.values() for c in group)
     kinds = {kind for kind, group in groups.items() if group}
