@@ -5,15 +5,28 @@ names nothing of the task, and the agent used to take that as the whole goal don
 
 from __future__ import annotations
 
+import dataclasses
+
 import celil_fakes as fakes
 import pytest
 
-from android_world.agents.custom.celil_protocols import Evidence, Observation, Plan
+from android_world.agents.custom.celil_protocols import (
+    Evidence,
+    GoalCheck,
+    GoalVerdict,
+    Observation,
+    Plan,
+    TrailStep,
+)
 from android_world.agents.custom.loop import celil_evidence
+from android_world.agents.custom.loop.celil_agent import CelilAgent
 from android_world.agents.custom.loop.celil_events import EventLog
 from android_world.agents.custom.loop.celil_progress import ProgressJudge
 from android_world.agents.custom.loop.celil_step_data import StepData
+from android_world.agents.custom.offline_roles import offline_capture, offline_goal
 from android_world.agents.custom.offline_roles.offline import OfflinePlanner
+from android_world.agents.custom.roles.celil_perception import PerceptionModule
+from android_world.env import json_action
 
 MAZE = (
     "Open the file task.html in Downloads in the file manager; when prompted open it with "
@@ -206,3 +219,126 @@ def test_a_step_that_only_opens_an_app_is_shown_by_that_app_in_front(sub_goal, a
     """A model's 'done' for 'Open the Settings app' that quotes the app's own screen ("'Network &
     internet'") names nothing the step names; the app in front is the evidence instead."""
     assert celil_evidence.opened_app_in_front(sub_goal, activity) is in_front
+
+
+# --- the budget's last step ------------------------------------------------------------------
+
+
+CONTACT = "Add a contact named Bob"
+
+
+class _CannotReadTheGoal(OfflinePlanner):
+    """A screen checker that never decides the whole goal (a clause no check reads)."""
+
+    def check_goal(self, goal, trail, current):
+        return GoalVerdict("unknown", (GoalCheck("clause", "unknown", "no check reads it"),))
+
+
+def _budget_run(planner_says: Evidence, budget: int = 4) -> tuple[fakes.FakePhone, list]:
+    """The work ends on the budget's last step: Contacts, Add contact, type Bob, Save."""
+    env = fakes.FakePhone()
+    planner = _SaysDone(
+        initial=[Plan(["Do the whole task as asked"])], progress=[planner_says], confirm=False
+    )
+    executor = fakes.ScriptedExecutor(
+        script=[fakes.click(0), fakes.click(0), fakes.type_text(0, "Bob"), fakes.click(1)]
+    )
+    agent = CelilAgent(
+        env,
+        PerceptionModule(ocr="off"),
+        planner,
+        executor,
+        fakes.ScriptedVerifier(),
+        screen_checker=_CannotReadTheGoal(),
+        transition_pause=0.0,
+        progress_check="screen",
+    )
+    agent.reset()
+    agent.set_max_steps(budget)
+    for _ in range(budget):
+        if agent.step(CONTACT).done:
+            break
+    claims: list = [a.goal_status for a in env.actions if a.action_type == json_action.STATUS]
+    asked = sum(1 for call in planner.calls if call[0] == "progress")
+    return env, [*claims, ("planner asked", asked)]
+
+
+def test_work_finished_on_the_budgets_last_step_is_claimed_with_evidence():
+    # Before: the Save on the last step finished the task, the goal check said "unknown", and
+    # the episode ended unclaimed (SimpleCalendarDeleteEvents, ClockStopWatchRunning: the
+    # work done as the budget ran out, scored 0).
+    env, claims = _budget_run(Evidence(True, "'Bob' is listed as saved", "model"))
+    assert env.saved == ["Bob"]
+    assert claims == ["complete", ("planner asked", 1)]
+
+
+def test_a_last_step_done_whose_evidence_is_not_on_the_screen_is_not_claimed():
+    env, claims = _budget_run(Evidence(True, '"Contact saved"', "model"), budget=3)
+    assert env.saved == []  # Save never ran: the budget ended first
+    assert claims == [("planner asked", 1)]  # asked once; "Contact saved" is not on screen
+
+
+# --- a file name with another extension is another file ---------------------------------------
+
+
+CLIPBOARD_NOTE = (
+    "Create a note in Markor named 2023_09_08_active_umbrella.txt. Perform a paste operation in "
+    "the note and save the note."
+)
+
+
+def test_a_file_name_typed_with_a_typo_in_its_extension_is_not_the_name():
+    # Before: "…umbrella.ttx" (a typo that passed the gate) showed the stem of
+    # "…umbrella.txt", so the goal check said the name was entered and the planner's done
+    # quoting the typo was taken: a false completion (MarkorCreateNoteFromClipboard, seed 0).
+    typo = ["2023_09_08_active_umbrella.ttx"]
+    assert not offline_goal.value_shown("2023_09_08_active_umbrella.txt", typo)
+    assert offline_goal.values_missing(CLIPBOARD_NOTE, screen(*typo)) == [
+        "2023_09_08_active_umbrella.txt"
+    ]
+    # The name without its extension, as a list or a player titles it, is still the name.
+    assert offline_goal.value_shown(
+        "2023_09_08_active_umbrella.txt", ["2023_09_08_active_umbrella"]
+    )
+    assert offline_goal.value_shown("clip_7.mp4", ["Playing clip_7."])
+
+
+# --- a capture is read off the trail ------------------------------------------------------------
+
+
+def _camera(video: bool = False) -> Observation:
+    photo_tab, video_tab = fakes.element("Camera"), fakes.element("Video")
+    photo_tab.is_selected, video_tab.is_selected = not video, video
+    shutter = fakes.element(description="Stop" if video else "Shutter", class_name="ImageButton")
+    clock = fakes.element("15:34", clickable=False)
+    return dataclasses.replace(screen(), ui_elements=[clock, photo_tab, video_tab, shutter])
+
+
+def _tap(step: int, target: str, *, video: bool = False, ok: bool = True) -> TrailStep:
+    return TrailStep(step, _camera(video), "click", index=3, target=target, ok=ok)
+
+
+def test_one_shutter_tap_that_went_through_is_one_photo_taken():
+    # Before: "no check reads" "Take one photo", the planner's honest done could quote only the
+    # status-bar clock, which names nothing of the task, and the photo was never claimed
+    # (CameraTakePhoto unclaimed in every plan style, every answer right).
+    verdict = offline_goal.check_goal("Take one photo.", [_tap(1, "Shutter")], _camera())
+    assert verdict.status == "done", verdict.reason()
+
+
+def test_photos_beyond_the_one_asked_are_not_done():
+    two = [_tap(1, "Shutter"), _tap(2, "Shutter", ok=False)]  # the second changed nothing
+    assert offline_goal.check_goal("Take one photo.", two, _camera()).status == "unknown"
+    three = [_tap(1, "Shutter"), _tap(2, "Shutter"), _tap(3, "Shutter")]
+    assert offline_goal.check_goal("Take one photo.", three, _camera()).status == "unmet"
+    assert offline_goal.check_goal("Take one photo.", [], _camera()).status == "unknown"
+
+
+def test_a_video_is_a_recording_started_in_video_mode_and_stopped():
+    started = _tap(1, "Shutter", video=True)
+    stopped = _tap(2, "Stop", video=True)
+    goal = "Take one video."
+    assert offline_goal.check_goal(goal, [started, stopped], _camera(True)).status == "done"
+    assert offline_goal.check_goal(goal, [started], _camera(True)).status == "unknown"
+    assert offline_goal.check_goal(goal, [_tap(1, "Shutter")], _camera()).status == "unknown"
+    assert offline_capture.parse_capture("Take a photo and send it to Ann") is None

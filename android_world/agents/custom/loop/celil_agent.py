@@ -183,6 +183,9 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             return base_agent.AgentInteractionResult(True, record.as_step_data())
         try:
             done = self._step(goal, self._memory, record)
+            if not done and self._budget_spent():
+                observation = self._observer.observe(self.get_post_transition_state, self._memory)
+                done = self._ending.budget_end(goal, observation, self._memory, record)
         except Exception as error:
             if is_device_failure(error):
                 raise
@@ -201,6 +204,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         memory = self._memory
         record.finalised(self._plans.rehearsals, memory.get_plan(), memory.done_sub_goals())
         return base_agent.AgentInteractionResult(done, record.as_step_data())
+
+    def _budget_spent(self) -> bool:
+        """This step is the last the runner's step budget allows (`set_max_steps`)."""
+        return self._max_steps is not None and self._log.step >= self._max_steps
 
     def _step(self, goal: str, memory: WorkingMemory, record: StepData) -> bool:
         observation = self._observer.observe(self.get_post_transition_state, memory)

@@ -167,6 +167,27 @@ class EpisodeEnd:
             return False
         return self.end("complete", record)
 
+    def budget_end(
+        self, goal: str, observation: Observation, memory: WorkingMemory, record: StepData
+    ) -> bool:
+        """The step budget's last step ended unclaimed: whether the work is done is asked once
+        more, or a task finished on the last steps (the executor's "done" refused, a wrong
+        action drawn after the finishing one) ends unclaimed. The goal decides, as in `finish`:
+        the screens when they can, else a model planner shown the screen, whose "done" counts
+        only with evidence on it about the task. The offline planner reads every screen itself,
+        and a question ends with its answer, so neither is asked here."""
+        if not self._settings.require_evidence or is_question(goal) or self._planner.reads_screen:
+            return False
+        if not self._progress.goals.trail:
+            return False  # nothing ran: nothing can have been done
+        context = memory.get_context_summary(self._settings.history_steps)
+        unmet = self._progress.goal_not_shown(goal, observation, context, record, own_plan=False)
+        self._log.emit("budget_check", done=unmet is None, reason=unmet)
+        if unmet is not None:
+            return False
+        record.completed_by = record.completed_by or "budget_check"
+        return self.end("complete", record)
+
     def finish(
         self, goal: str, observation: Observation, memory: WorkingMemory, record: StepData
     ) -> bool:

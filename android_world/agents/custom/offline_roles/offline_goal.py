@@ -39,6 +39,7 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
+from android_world.agents.custom.offline_roles.offline_capture import capture_checks, parse_capture
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
     item_shown,
@@ -516,6 +517,8 @@ def _commits(step: TrailStep) -> bool:
 def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
     """A clause some check read: a switch, a slider, an app, a duration, a forbidden tap, a
     value of a writing goal, a named delete or a move."""
+    if parse_capture(clause) and "capture" in kinds:
+        return True
     if text_lib.parse_toggle(clause) and "switch" in kinds:
         return True
     if text_lib.parse_level(clause) and "level" in kinds:
@@ -571,6 +574,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "delete": _delete_checks(info, trail, current),
         "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
+        "capture": capture_checks(info.clauses, trail),
     }
     checks = tuple(c for group in groups.values() for c in group)
     kinds = {kind for kind, group in groups.items() if group}

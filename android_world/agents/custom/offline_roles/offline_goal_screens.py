@@ -142,10 +142,9 @@ def value_shown(value: str, shown: Sequence[str]) -> bool:
     wants = (
         [want, want[:-1]] if " " not in want and len(want) > 4 and want.endswith("s") else [want]
     )
-    # A player or gallery titles "clip_7.mp4" as "clip_7".
+    # A player or gallery titles "clip_7.mp4" as "clip_7"; "clip_7.mp3" is another file.
     stem = text_lib.normalize(_EXTENSION.sub("", value.strip()))
-    if stem != want and len(stem) >= 4:
-        wants.append(stem)
+    bare = re.compile(re.escape(stem) + r"(?!\.\w)") if stem != want and len(stem) >= 4 else None
     digits = _digits(value)
     phone = len(digits) >= 7 and re.fullmatch(r"[\d\s().+-]+", value.strip()) is not None
     money = wording.money_values(value)
@@ -154,7 +153,8 @@ def value_shown(value: str, shown: Sequence[str]) -> bool:
             return True
         if money and _same_amount(money[0], text):
             return True
-        if any(w in text_lib.normalize(text) for w in wants):
+        normalized = text_lib.normalize(text)
+        if any(w in normalized for w in wants) or (bare and bare.search(normalized)):
             return True
     return False
 
