@@ -1,4 +1,5 @@
-"""Dates, times and durations for the offline roles: what a goal's "tomorrow at 3pm for 30 minutes" means and what a form's pickers and a calendar's screens show. Re-exported by offline_text."""
+"""Dates, times and durations for the offline roles: what a goal's "tomorrow at 3pm for 30 minutes"
+means and what a form's pickers and a calendar's screens show. Re-exported by offline_text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Questions for the offline roles: what kind of reading of the screen answers a question (a total, a day's items, the next item, a week, an item's attribute) and whether an answer has the form the question asks for. Re-exported by offline_text."""
+"""Questions for the offline roles: what kind of reading of the screen answers a question (a total,
+a day's items, the next item, a week, an item's attribute) and whether an answer has the form
+the question asks for. Re-exported by offline_text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""What a goal asks beyond its fields, read off its wording for the offline roles: the apps it names, a repetition, a day to empty, forbidden steps, a duration, items to delete or move, text to add, a note to edit, a person, numbers. Re-exported by offline_text."""
+"""What a goal asks beyond its fields, read off its wording for the offline roles: the apps it
+names, a repetition, a day to empty, forbidden steps, a duration, items to delete or move, text
+to add, a note to edit, a person, numbers. Re-exported by offline_text."""
 
 from __future__ import annotations
 

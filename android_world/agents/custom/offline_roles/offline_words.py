@@ -1,4 +1,6 @@
-"""Generic phone words for the offline roles: stop words, words related to a setting, usual form-field labels, app names and hints, and the similarity of a goal's words to a screen label (normalising, stemming, fuzzy matching). Re-exported by offline_text."""
+"""Generic phone words for the offline roles: stop words, words related to a setting, usual form-
+field labels, app names and hints, and the similarity of a goal's words to a screen label
+(normalising, stemming, fuzzy matching). Re-exported by offline_text."""
 
 from __future__ import annotations
 
