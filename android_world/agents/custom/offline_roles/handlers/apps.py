@@ -8,6 +8,7 @@ from android_world.agents.custom.celil_geometry import element_label
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import (
     NAVIGATE_MIN_RELEVANCE,
     OVERFLOW_LABELS,
@@ -110,7 +111,12 @@ def step_done(
 
 
 def act_open(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, history, signature: str
+    gen: ActorBase,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
 ) -> Chosen | None:
     action = make_action(json_action.OPEN_APP, app_name=intent.app)
     if gen._usable(action, signature):
@@ -119,7 +125,12 @@ def act_open(
 
 
 def act_back(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, history, signature: str
+    gen: ActorBase,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
 ) -> Chosen | None:
     return make_action(json_action.NAVIGATE_BACK), "go back to recover", "back"
 

@@ -210,12 +210,19 @@ class DateActs(ActorBase):
         return None
 
 
-def act_when(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_when(
+    gen: DateActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._when(intent, obs, signature)
 
 
 def read_today(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, context_summary: str
+    gen: DateActs, intent: Intent, info: text_lib.GoalInfo, obs: Observation, context_summary: str
 ) -> tuple[str, str] | None:
     """Today's date as the screen shows it (the clock's weekday and date line)."""
     for line in screen.screen_text(obs):

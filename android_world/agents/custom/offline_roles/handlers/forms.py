@@ -385,27 +385,69 @@ class FormActs(ActorBase):
         return None
 
 
-def act_fill(gen, intent, info: text_lib.GoalInfo, obs, history, signature) -> Chosen | None:
+def act_fill(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._fill(intent, obs, signature, info.fields)
 
 
-def act_append(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_append(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._add_text(intent, obs, signature, at_top=False)
 
 
-def act_prepend(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_prepend(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._add_text(intent, obs, signature, at_top=True)
 
 
-def act_keypad(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_keypad(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._keypad(intent, obs, signature)
 
 
-def act_search(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_search(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._search(intent, obs, signature)
 
 
-def act_paste(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_paste(
+    gen: FormActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._paste(obs, signature)
 
 

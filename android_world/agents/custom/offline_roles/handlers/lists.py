@@ -218,27 +218,69 @@ class ListActs(DateActs):
         return self._click(obs, min(items)[1], signature, "open the first item in the list")
 
 
-def act_delete(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_delete(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._delete(intent, obs, signature)
 
 
-def act_delete_all(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_delete_all(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._delete_all(intent, obs, signature)
 
 
-def act_clear(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_clear(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._clear(intent, obs, signature)
 
 
-def act_open_item(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_open_item(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._open_item(intent, obs, signature)
 
 
-def act_select(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_select(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._select(intent, obs, signature)
 
 
-def act_first_item(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_first_item(
+    gen: ListActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._first_item(obs, signature)
 
 

@@ -414,12 +414,23 @@ class QuestionActs(DateActs):
         return ", ".join(titles), f"the first item from {first[0]:02d}:{first[1]:02d} on {day}"
 
 
-def act_find(gen, intent, info, obs, history, signature) -> Chosen | None:
+def act_find(
+    gen: QuestionActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
+) -> Chosen | None:
     return gen._find(intent, info, obs, history, signature)
 
 
 def read_find(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, context_summary: str
+    gen: QuestionActs,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    context_summary: str,
 ) -> tuple[str, str] | None:
     return gen._read_question(intent, info, obs, context_summary)
 

@@ -7,6 +7,7 @@ from android_world.agents.custom.celil_geometry import element_label
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import Chosen, make_action
 from android_world.agents.custom.offline_roles.offline_handler import IntentHandler
 from android_world.agents.custom.offline_roles.offline_intent import Intent
@@ -45,7 +46,12 @@ def permission_done(
 
 
 def act_toggle(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, history, signature: str
+    gen: ActorBase,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
 ) -> Chosen | None:
     index = screen.find_switch(obs, intent.subject)
     if index is None:
@@ -62,7 +68,12 @@ def act_toggle(
 
 
 def act_level(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, history, signature: str
+    gen: ActorBase,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
 ) -> Chosen | None:
     index = screen.find_slider(obs, intent.subject)
     if index is None:
@@ -80,7 +91,12 @@ def act_level(
 
 
 def act_permission(
-    gen, intent: Intent, info: text_lib.GoalInfo, obs: Observation, history, signature: str
+    gen: ActorBase,
+    intent: Intent,
+    info: text_lib.GoalInfo,
+    obs: Observation,
+    history: list[screen.PastStep],
+    signature: str,
 ) -> Chosen | None:
     # Reached only when no request is showing (the executor accepts one first).
     return None, "no permission request to accept", ""
