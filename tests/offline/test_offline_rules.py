@@ -1,11 +1,14 @@
-"""The offline roles' rules as data: one test per sub-goal rule (`offline_intent.RULES`), one per
-goal-shape plan rule (`handlers.PLAN_RULES`), and the intent table covering every kind."""
+"""The offline roles' rules as data: one test per sub-goal rule (`offline_intent.RULES`), per
+goal-shape plan rule (`handlers.PLAN_RULES`) and per rewrite rule of the free-wording reader
+(`offline_restate._SYNONYMS`), and the intent table covering every kind."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from android_world.agents.custom.offline_roles import offline_intent, offline_text
+from android_world.agents.custom.offline_roles import offline_intent, offline_restate, offline_text
 from android_world.agents.custom.offline_roles.handlers import FAMILIES, HANDLERS, PLAN_RULES
 from android_world.agents.custom.offline_roles.offline_common import object_word
 from android_world.agents.custom.offline_roles.offline_handler import PlanDraft
@@ -171,3 +174,45 @@ def test_the_table_has_one_handler_per_intent_kind_from_its_family():
         assert {h.family for h in family.HANDLERS} == {name}
         assert all(rule.family == name for rule in PLAN_RULES if rule in vars(family).values())
     assert {HANDLERS[k].stage for k in ("open", "back", "permission")} == {"first", "prompt"}
+
+
+# One example per rewrite rule of the free-wording reader (`offline_restate._SYNONYMS`), in the
+# rules' order: the wording people use -> the plain order the planner reads.
+REWRITES = [
+    ("Fire up the Clock app", "open the Clock app"),
+    ("Power on bluetooth", "enable bluetooth"),
+    ("Get rid of the note", "delete the note"),
+    ("Trash the file", "delete the file"),
+    ("Snap a photo", "take a photo"),
+    ("Relocate the file", "move the file"),
+    ("Jot down a note", "add a note"),
+    ("Record a new expense", "add a new expense"),
+    ("Text +15550100199 hello", "send +15550100199 hello"),
+    ("Get the stopwatch running", "start the stopwatch"),
+    ("Respond to Ann", "reply to Ann"),
+    ("Answer the message", "reply to the message"),
+    ("Schedule a meeting", "create a meeting"),
+    ("Activate wifi", "enable wifi"),
+    ("Open the directory", "Open the folder"),
+    ("Cancel the meeting", "delete the meeting"),
+    ("Halt the stopwatch", "pause the stopwatch"),
+    ("Kick off the timer", "start the timer"),
+    ("Bring up settings", "open settings"),
+    ("I need the camera open", "open the camera"),
+    ("Bluetooth off.", "turn Bluetooth off."),
+    ("Max out the brightness", "set brightness to max"),
+    ("Proceed to open the app", "open the app"),
+    ("Access the Files app", "open the Files app"),
+    ("Switch off wifi", "disable wifi"),
+]
+
+
+def test_every_rewrite_rule_has_its_example():
+    assert len(REWRITES) == len(offline_restate._SYNONYMS)
+
+
+@pytest.mark.parametrize("index", range(len(REWRITES)))
+def test_rewrite_rule(index):
+    pattern, replacement = offline_restate._SYNONYMS[index]
+    wording, plain = REWRITES[index]
+    assert re.sub(pattern, replacement, wording, flags=re.I) == plain
