@@ -23,26 +23,6 @@ def sub_goal_done(
     return handler.done(intent, observation, history)
 
 
-# Verdicts read straight off the screen's state; every other kind rests on a step taken for the
-# sub-goal, which counts only when it is tied to it (see `sub_goal_evidence`).
-_STATE_KINDS = frozenset(
-    {
-        "open",
-        "permission",
-        "toggle",
-        "fill",
-        "prepend",
-        "append",
-        "keypad",
-        "new",
-        "when",
-        "find",
-        "delete_all",
-        "clear",
-        "search",
-        "open_item",
-    }
-)
 # Step descriptions quote labels as JSON strings (celil_untrusted.quote); older records used
 # single quotes.
 _QUOTED_LABEL = re.compile(r""""((?:[^"\\]|\\.)+)"|'([^']+)'""")
@@ -52,12 +32,9 @@ def _quoted_labels(text: str) -> list[str]:
     return [double or single for double, single in _QUOTED_LABEL.findall(text)]
 
 
-# A paste is done when a field holds text after a step that chose 'Paste'.
-_STATE_KINDS |= {"paste"}
-
-
-# State kinds that show only a step of the way (a form open), not the values a sub-goal names.
-_WEAK_KINDS = frozenset({"new"})
+# Evidence shapes (`IntentHandler.evidence`) that prove nothing about the values a sub-goal
+# names ("a form is open", "a step for it went through"): those must also show on the screen.
+_VALUES_UNSHOWN = frozenset({"form", "control", "step", "named_step"})
 
 
 # Words that talk about the work, not about anything on a screen ("Do the whole task as asked"):
@@ -93,19 +70,20 @@ def sub_goal_evidence(
     done, why = sub_goal_done(intent, observation, history)
     if not done:
         return Evidence(False, why, "none")
-    if intent.kind in _WEAK_KINDS or intent.kind not in _STATE_KINDS | {"delete", "level"}:
-        # "A form is open" or "a step for it went through" proves nothing about the values a
-        # sub-goal names ("Create a contact for Ann Lee"): those must show on the screen.
+    handler = HANDLERS.get(intent.kind)
+    shape = handler.evidence if handler is not None else "named_step"
+    if shape in _VALUES_UNSHOWN:
+        # "Create a contact for Ann Lee": a form open or a tap proves no value is in place.
         missing = offline_goal.values_missing(intent.sub_goal, observation)
         if missing:
             return Evidence(False, f"{missing[0]!r} is not on the screen", "none")
-    if intent.kind in _STATE_KINDS or intent.kind == "delete":
+    if shape in ("state", "form", "gone"):
         return Evidence(True, why, "screen")
-    if intent.kind == "level":
+    if shape == "slider":
         return Evidence(True, why, "transition" if "dragged" in why else "screen")
-    if intent.kind == "tap":
+    if shape == "control":
         return Evidence(True, why, "screen" if "is showing" in why else "transition")
-    if intent.kind in ("select", "back", "first_item"):
+    if shape == "step":
         return Evidence(True, why, "transition")
     if _step_names_sub_goal(intent, history):
         return Evidence(True, why, "transition")

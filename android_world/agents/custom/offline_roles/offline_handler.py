@@ -41,6 +41,13 @@ class IntentHandler:
     `stage` says when the executor acts on it: `first` before anything else (opening an app),
     `prompt` right after a permission request is accepted (before reopening the goal's app),
     `in_app` once the goal's app is in front.
+
+    `evidence` says what backs its done verdict (`offline_done.sub_goal_evidence`): `state` the
+    screen's state (a switch, a field, the foreground app); `form` a form open, which must also
+    show the values the sub-goal names; `gone` a deleted row gone from its list; `slider` a
+    slider at its end, or dragged there; `control` a named control tapped (or its opposite
+    showing); `step` a step that went through for it; `named_step` a step that counts only when
+    it aimed at a control the sub-goal names.
     """
 
     kind: str
@@ -50,6 +57,9 @@ class IntentHandler:
     stage: Literal["first", "prompt", "in_app"] = "in_app"
     read: Read | None = None
     target_ok: TargetOk = _never
+    evidence: Literal["state", "form", "gone", "slider", "control", "step", "named_step"] = (
+        "named_step"
+    )
 
 
 @dataclasses.dataclass

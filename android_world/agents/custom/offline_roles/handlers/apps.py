@@ -8,7 +8,6 @@ from android_world.agents.custom.celil_geometry import element_label
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
-from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import (
     NAVIGATE_MIN_RELEVANCE,
     OVERFLOW_LABELS,
@@ -22,6 +21,7 @@ from android_world.agents.custom.offline_roles.offline_handler import (
     PlanRule,
 )
 from android_world.agents.custom.offline_roles.offline_intent import Intent, intent_terms
+from android_world.agents.custom.offline_roles.offline_moves import ActorBase
 from android_world.env import json_action
 
 # A control that flips between two states shows the other state's label once it is in one:
@@ -187,9 +187,9 @@ def write_media(d: PlanDraft) -> bool:
 
 MEDIA = PlanRule("media", "apps", write_media)
 HANDLERS = (
-    IntentHandler("open", "apps", open_done, act_open, stage="first"),
-    IntentHandler("back", "apps", step_done, act_back, stage="prompt"),
-    IntentHandler("tap", "apps", tap_done, target_ok=tap_target_ok),
+    IntentHandler("open", "apps", open_done, act_open, stage="first", evidence="state"),
+    IntentHandler("back", "apps", step_done, act_back, stage="prompt", evidence="step"),
+    IntentHandler("tap", "apps", tap_done, target_ok=tap_target_ok, evidence="control"),
     IntentHandler("generic", "apps", step_done, target_ok=_overflow_ok),
-    IntentHandler("new", "apps", new_done),
+    IntentHandler("new", "apps", new_done, evidence="form"),
 )

@@ -10,7 +10,6 @@ import datetime
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
-from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import (
     WEEKDAY_DATE,
     Chosen,
@@ -19,6 +18,7 @@ from android_world.agents.custom.offline_roles.offline_common import (
 )
 from android_world.agents.custom.offline_roles.offline_handler import IntentHandler
 from android_world.agents.custom.offline_roles.offline_intent import Intent
+from android_world.agents.custom.offline_roles.offline_moves import ActorBase
 from android_world.env import json_action
 
 
@@ -240,7 +240,12 @@ def when_target_ok(
 
 HANDLERS = (
     IntentHandler(
-        "when", "dates", lambda i, o, h: when_done(i, o), act_when, target_ok=when_target_ok
+        "when",
+        "dates",
+        lambda i, o, h: when_done(i, o),
+        act_when,
+        target_ok=when_target_ok,
+        evidence="state",
     ),
     IntentHandler("read_date", "dates", read_date_done, read=read_today),
 )

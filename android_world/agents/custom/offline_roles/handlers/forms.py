@@ -13,7 +13,6 @@ from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.handlers.dates import when_sub_goals
-from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import (
     CONFIRM_LABELS,
     TEXT_SLOTS,
@@ -32,6 +31,7 @@ from android_world.agents.custom.offline_roles.offline_intent import (
     READ_DATE_SUB_GOAL,
     Intent,
 )
+from android_world.agents.custom.offline_roles.offline_moves import ActorBase
 from android_world.env import json_action
 
 # A paste is done when a field holds text after a step that chose 'Paste'.
@@ -595,11 +595,20 @@ RECORDS = PlanRule("records", "forms", write_records)
 FORM = PlanRule("form", "forms", write_form)
 HANDLERS = (
     IntentHandler(
-        "fill", "forms", lambda i, o, h: fill_done(i, o), act_fill, target_ok=fill_target_ok
+        "fill",
+        "forms",
+        lambda i, o, h: fill_done(i, o),
+        act_fill,
+        target_ok=fill_target_ok,
+        evidence="state",
     ),
-    IntentHandler("append", "forms", append_done, act_append),
-    IntentHandler("prepend", "forms", prepend_done, act_prepend),
-    IntentHandler("paste", "forms", paste_done, act_paste, target_ok=paste_target_ok),
-    IntentHandler("keypad", "forms", keypad_done, act_keypad, target_ok=keypad_target_ok),
-    IntentHandler("search", "forms", search_done, act_search),
+    IntentHandler("append", "forms", append_done, act_append, evidence="state"),
+    IntentHandler("prepend", "forms", prepend_done, act_prepend, evidence="state"),
+    IntentHandler(
+        "paste", "forms", paste_done, act_paste, target_ok=paste_target_ok, evidence="state"
+    ),
+    IntentHandler(
+        "keypad", "forms", keypad_done, act_keypad, target_ok=keypad_target_ok, evidence="state"
+    ),
+    IntentHandler("search", "forms", search_done, act_search, evidence="state"),
 )

@@ -380,12 +380,28 @@ DELETE_DAY = PlanRule("delete_day", "lists", write_delete_day)
 CLEAR = PlanRule("clear", "lists", write_clear)
 DELETE = PlanRule("delete", "lists", write_delete)
 HANDLERS = (
-    IntentHandler("delete", "lists", delete_done, act_delete, target_ok=delete_target_ok),
     IntentHandler(
-        "delete_all", "lists", delete_all_done, act_delete_all, target_ok=delete_all_target_ok
+        "delete", "lists", delete_done, act_delete, target_ok=delete_target_ok, evidence="gone"
     ),
-    IntentHandler("clear", "lists", clear_done, act_clear, target_ok=clear_target_ok),
-    IntentHandler("select", "lists", select_done, act_select),
-    IntentHandler("open_item", "lists", open_item_done, act_open_item),
-    IntentHandler("first_item", "lists", step_done, act_first_item, target_ok=first_item_target_ok),
+    IntentHandler(
+        "delete_all",
+        "lists",
+        delete_all_done,
+        act_delete_all,
+        target_ok=delete_all_target_ok,
+        evidence="state",
+    ),
+    IntentHandler(
+        "clear", "lists", clear_done, act_clear, target_ok=clear_target_ok, evidence="state"
+    ),
+    IntentHandler("select", "lists", select_done, act_select, evidence="step"),
+    IntentHandler("open_item", "lists", open_item_done, act_open_item, evidence="state"),
+    IntentHandler(
+        "first_item",
+        "lists",
+        step_done,
+        act_first_item,
+        target_ok=first_item_target_ok,
+        evidence="step",
+    ),
 )

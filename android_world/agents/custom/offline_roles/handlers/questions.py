@@ -472,6 +472,12 @@ def write_question(d: PlanDraft) -> bool:
 ASK = PlanRule("question", "questions", write_question)
 HANDLERS = (
     IntentHandler(
-        "find", "questions", find_done, act_find, read=read_find, target_ok=find_target_ok
+        "find",
+        "questions",
+        find_done,
+        act_find,
+        read=read_find,
+        target_ok=find_target_ok,
+        evidence="state",
     ),
 )

@@ -7,10 +7,10 @@ from android_world.agents.custom.celil_geometry import element_label
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
-from android_world.agents.custom.offline_roles.offline_acting import ActorBase
 from android_world.agents.custom.offline_roles.offline_common import Chosen, make_action
 from android_world.agents.custom.offline_roles.offline_handler import IntentHandler
 from android_world.agents.custom.offline_roles.offline_intent import Intent
+from android_world.agents.custom.offline_roles.offline_moves import ActorBase
 from android_world.env import json_action
 
 
@@ -103,7 +103,9 @@ def act_permission(
 
 
 HANDLERS = (
-    IntentHandler("toggle", "settings", toggle_done, act_toggle),
-    IntentHandler("level", "settings", level_done, act_level),
-    IntentHandler("permission", "settings", permission_done, act_permission, stage="prompt"),
+    IntentHandler("toggle", "settings", toggle_done, act_toggle, evidence="state"),
+    IntentHandler("level", "settings", level_done, act_level, evidence="slider"),
+    IntentHandler(
+        "permission", "settings", permission_done, act_permission, stage="prompt", evidence="state"
+    ),
 )
