@@ -253,7 +253,7 @@ class OfflineVerifier(Verifier):
 
 
 # --------------------------------------------------------------------------------------------
-# Vision-fallback stand-in and the constructor
+# Vision-fallback stand-in
 
 
 class OfflineElementSelector(ElementSelector):
