@@ -234,7 +234,22 @@ class _CannotReadTheGoal(OfflinePlanner):
         return GoalVerdict("unknown", (GoalCheck("clause", "unknown", "no check reads it"),))
 
 
-def _budget_run(planner_says: Evidence, budget: int = 4) -> tuple[fakes.FakePhone, list]:
+class _ReadsBobSaved(OfflinePlanner):
+    """A screen checker that reads the goal as done once the phone has saved Bob."""
+
+    def __init__(self, env: fakes.FakePhone) -> None:
+        super().__init__()
+        self._env = env
+
+    def check_goal(self, goal, trail, current):
+        if "Bob" in self._env.saved:
+            return GoalVerdict("done", (GoalCheck("value", "done", "'Bob' is saved"),))
+        return GoalVerdict("unknown", (GoalCheck("value", "unknown", "not saved yet"),))
+
+
+def _budget_run(
+    planner_says: Evidence, budget: int = 4, checker_reads: bool = False
+) -> tuple[fakes.FakePhone, list]:
     """The work ends on the budget's last step: Contacts, Add contact, type Bob, Save."""
     env = fakes.FakePhone()
     planner = _SaysDone(
@@ -249,7 +264,7 @@ def _budget_run(planner_says: Evidence, budget: int = 4) -> tuple[fakes.FakePhon
         planner,
         executor,
         fakes.ScriptedVerifier(),
-        screen_checker=_CannotReadTheGoal(),
+        screen_checker=_ReadsBobSaved(env) if checker_reads else _CannotReadTheGoal(),
         transition_pause=0.0,
         progress_check="screen",
     )
@@ -263,19 +278,26 @@ def _budget_run(planner_says: Evidence, budget: int = 4) -> tuple[fakes.FakePhon
     return env, [*claims, ("planner asked", asked)]
 
 
-def test_work_finished_on_the_budgets_last_step_is_claimed_with_evidence():
-    # Before: the Save on the last step finished the task, the goal check said "unknown", and
-    # the episode ended unclaimed (SimpleCalendarDeleteEvents, ClockStopWatchRunning: the
-    # work done as the budget ran out, scored 0).
+def test_work_the_screens_show_finished_on_the_budgets_last_step_is_claimed():
+    # Before: the Save on the last step finished the task and the episode ended unclaimed
+    # (SimpleCalendarDeleteEvents, ClockStopWatchRunning: work done as the budget ran out,
+    # scored 0). The whole goal is now checked once more on the screens.
+    env, claims = _budget_run(Evidence(False, "", "model"), checker_reads=True)
+    assert env.saved == ["Bob"]
+    assert claims == ["complete", ("planner asked", 0)]
+
+
+def test_on_the_budgets_last_step_the_planners_done_alone_is_not_a_claim():
+    # When the budget runs out the work is mostly not done, and a judge that is sometimes
+    # wrong then claims more false completions than it finds finished work (the planner
+    # asked here made 9 false completions of 255 under `verify` plans, against 4 without):
+    # only the screens decide. Even a "done" with its evidence on screen does not count.
     env, claims = _budget_run(Evidence(True, "'Bob' is listed as saved", "model"))
     assert env.saved == ["Bob"]
-    assert claims == ["complete", ("planner asked", 1)]
-
-
-def test_a_last_step_done_whose_evidence_is_not_on_the_screen_is_not_claimed():
+    assert claims == [("planner asked", 0)]
     env, claims = _budget_run(Evidence(True, '"Contact saved"', "model"), budget=3)
     assert env.saved == []  # Save never ran: the budget ended first
-    assert claims == [("planner asked", 1)]  # asked once; "Contact saved" is not on screen
+    assert claims == [("planner asked", 0)]
 
 
 # --- a file name with another extension is another file ---------------------------------------

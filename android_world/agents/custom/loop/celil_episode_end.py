@@ -9,7 +9,12 @@ completion. One `EpisodeEnd` serves one episode and keeps how it ended.
 
 from __future__ import annotations
 
-from android_world.agents.custom.celil_protocols import ActionGenerator, Observation, Planner
+from android_world.agents.custom.celil_protocols import (
+    GOAL_DONE,
+    ActionGenerator,
+    Observation,
+    Planner,
+)
 from android_world.agents.custom.loop.celil_events import EventLog
 from android_world.agents.custom.loop.celil_gate import ExecutorFeedback, GateDecision
 from android_world.agents.custom.loop.celil_loop_settings import LoopSettings
@@ -173,17 +178,19 @@ class EpisodeEnd:
         """The step budget's last step ended unclaimed: whether the work is done is asked once
         more, or a task finished on the last steps (the executor's "done" refused, a wrong
         action drawn after the finishing one) ends unclaimed. The goal decides, as in `finish`:
-        the screens when they can, else a model planner shown the screen, whose "done" counts
-        only with evidence on it about the task. The offline planner reads every screen itself,
-        and a question ends with its answer, so neither is asked here."""
+        the screens only. A planner is not asked here: when the budget runs out the work is
+        mostly not done, so a judge wrong one time in five claims more false completions than
+        it finds finished work (noise sweep, `verify` plans: 9 false of 255 with the planner
+        asked, against 4 without this check). A question ends with its answer, so it is not
+        checked here."""
         if not self._settings.require_evidence or is_question(goal) or self._planner.reads_screen:
             return False
         if not self._progress.goals.trail:
             return False  # nothing ran: nothing can have been done
-        context = memory.get_context_summary(self._settings.history_steps)
-        unmet = self._progress.goal_not_shown(goal, observation, context, record, own_plan=False)
-        self._log.emit("budget_check", done=unmet is None, reason=unmet)
-        if unmet is not None:
+        verdict = self._progress.goal_verdict(goal, observation, record)
+        done = verdict.status == GOAL_DONE
+        self._log.emit("budget_check", done=done, reason=None if done else verdict.reason())
+        if not done:
             return False
         record.completed_by = record.completed_by or "budget_check"
         return self.end("complete", record)
