@@ -34,6 +34,25 @@ def _never(intent: Intent, obs: Observation, index: int, info: text_lib.GoalInfo
     return False
 
 
+def on_screen(method: Callable[..., Chosen | None], **options: Any) -> Act:
+    """The act of an intent whose step depends on the sub-goal and the screen alone: the family's
+    method, called as `method(executor, intent, screen, signature, **options)` (e.g.
+    `on_screen(ListActs._delete)`), so a table row names the move it makes instead of a
+    six-argument wrapper that drops the goal info and history."""
+
+    def act(
+        gen: Any,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        obs: Observation,
+        history: list[screen.PastStep],
+        signature: str,
+    ) -> Chosen | None:
+        return method(gen, intent, obs, signature, **options)
+
+    return act
+
+
 @dataclasses.dataclass(frozen=True)
 class IntentHandler:
     """One intent kind: its done check, its act, its reader and its verifier exceptions.

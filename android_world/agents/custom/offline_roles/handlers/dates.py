@@ -12,11 +12,10 @@ from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.offline_common import (
     WEEKDAY_DATE,
-    Chosen,
     make_action,
     names_all,
 )
-from android_world.agents.custom.offline_roles.offline_handler import IntentHandler
+from android_world.agents.custom.offline_roles.offline_handler import IntentHandler, on_screen
 from android_world.agents.custom.offline_roles.offline_intent import Intent
 from android_world.agents.custom.offline_roles.offline_moves import ActorBase
 from android_world.env import json_action
@@ -210,17 +209,6 @@ class DateActs(ActorBase):
         return None
 
 
-def act_when(
-    gen: DateActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._when(intent, obs, signature)
-
-
 def read_today(
     gen: DateActs, intent: Intent, info: text_lib.GoalInfo, obs: Observation, context_summary: str
 ) -> tuple[str, str] | None:
@@ -243,7 +231,7 @@ HANDLERS = (
         "when",
         "dates",
         lambda i, o, h: when_done(i, o),
-        act_when,
+        on_screen(DateActs._when),
         target_ok=when_target_ok,
         evidence="state",
     ),

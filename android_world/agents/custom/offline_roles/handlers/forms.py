@@ -24,6 +24,7 @@ from android_world.agents.custom.offline_roles.offline_handler import (
     IntentHandler,
     PlanDraft,
     PlanRule,
+    on_screen,
 )
 from android_world.agents.custom.offline_roles.offline_intent import (
     DATE_SOURCE_APP,
@@ -84,24 +85,16 @@ def paste_done(
     return False, "nothing was pasted yet"
 
 
-def prepend_done(
-    intent: Intent, observation: Observation, history: list[screen.PastStep]
-) -> tuple[bool, str]:
+def added_text_done(intent: Intent, observation: Observation, at_top: bool) -> tuple[bool, str]:
+    """Adding to a note leaves its old text in the field, so the sub-goal is done when a field
+    starts (at the top) or ends (at the end) with the added text, compared normalised."""
+    added = text_lib.normalize(intent.value)
     for i in screen.fields(observation):
         current = text_lib.normalize(screen.field_text(observation.ui_elements[i]))
-        if current.startswith(text_lib.normalize(intent.value)):
-            return True, "the text was added at the top"
-    return False, "the text is not at the top yet"
-
-
-def append_done(
-    intent: Intent, observation: Observation, history: list[screen.PastStep]
-) -> tuple[bool, str]:
-    for i in screen.fields(observation):
-        current = text_lib.normalize(screen.field_text(observation.ui_elements[i]))
-        if current.endswith(text_lib.normalize(intent.value)):
-            return True, "the text was added at the end"
-    return False, "the text is not there yet"
+        placed = current.startswith(added) if at_top else current.endswith(added)
+        if placed:
+            return True, f"the text was added at the {'top' if at_top else 'end'}"
+    return False, "the text is not at the top yet" if at_top else "the text is not there yet"
 
 
 def keypad_done(
@@ -190,10 +183,11 @@ class FormActs(ActorBase):
         )
 
     def _paste(
-        self, obs: Observation, signature: str
+        self, intent: Intent, obs: Observation, signature: str
     ) -> tuple[json_action.JSONAction, str, str] | None:
         """Android pastes from a text field's long-press menu: choose Paste when it shows,
-        else hold the text field (the last one: a message box, a note's body)."""
+        else hold the text field (the last one: a message box, a note's body). The intent is
+        unused: every on-screen act is called alike (`offline_handler.on_screen`)."""
         for i in screen.content_indices(obs):
             element = obs.ui_elements[i]
             if element.is_clickable and text_lib.normalize(element_label(element)) == "paste":
@@ -393,62 +387,8 @@ def act_fill(
     history: list[screen.PastStep],
     signature: str,
 ) -> Chosen | None:
+    """The goal's other slots keep a field named for one of them from taking this value."""
     return gen._fill(intent, obs, signature, info.fields)
-
-
-def act_append(
-    gen: FormActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._add_text(intent, obs, signature, at_top=False)
-
-
-def act_prepend(
-    gen: FormActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._add_text(intent, obs, signature, at_top=True)
-
-
-def act_keypad(
-    gen: FormActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._keypad(intent, obs, signature)
-
-
-def act_search(
-    gen: FormActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._search(intent, obs, signature)
-
-
-def act_paste(
-    gen: FormActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._paste(obs, signature)
 
 
 def keypad_target_ok(
@@ -602,13 +542,35 @@ HANDLERS = (
         target_ok=fill_target_ok,
         evidence="state",
     ),
-    IntentHandler("append", "forms", append_done, act_append, evidence="state"),
-    IntentHandler("prepend", "forms", prepend_done, act_prepend, evidence="state"),
     IntentHandler(
-        "paste", "forms", paste_done, act_paste, target_ok=paste_target_ok, evidence="state"
+        "append",
+        "forms",
+        lambda i, o, h: added_text_done(i, o, at_top=False),
+        on_screen(FormActs._add_text, at_top=False),
+        evidence="state",
     ),
     IntentHandler(
-        "keypad", "forms", keypad_done, act_keypad, target_ok=keypad_target_ok, evidence="state"
+        "prepend",
+        "forms",
+        lambda i, o, h: added_text_done(i, o, at_top=True),
+        on_screen(FormActs._add_text, at_top=True),
+        evidence="state",
     ),
-    IntentHandler("search", "forms", search_done, act_search, evidence="state"),
+    IntentHandler(
+        "paste",
+        "forms",
+        paste_done,
+        on_screen(FormActs._paste),
+        target_ok=paste_target_ok,
+        evidence="state",
+    ),
+    IntentHandler(
+        "keypad",
+        "forms",
+        keypad_done,
+        on_screen(FormActs._keypad),
+        target_ok=keypad_target_ok,
+        evidence="state",
+    ),
+    IntentHandler("search", "forms", search_done, on_screen(FormActs._search), evidence="state"),
 )

@@ -13,7 +13,6 @@ from android_world.agents.custom.offline_roles.handlers.apps import step_done
 from android_world.agents.custom.offline_roles.handlers.dates import DateActs
 from android_world.agents.custom.offline_roles.offline_common import (
     DELETE_LABELS,
-    Chosen,
     action_key,
     make_action,
 )
@@ -21,6 +20,7 @@ from android_world.agents.custom.offline_roles.offline_handler import (
     IntentHandler,
     PlanDraft,
     PlanRule,
+    on_screen,
 )
 from android_world.agents.custom.offline_roles.offline_intent import (
     DATE_SOURCE_APP,
@@ -197,8 +197,10 @@ class ListActs(DateActs):
         return self._scroll_for(intent, obs, signature, f"scroll to find {intent.subject!r}")
 
     def _first_item(
-        self, obs: Observation, signature: str
+        self, intent: Intent, obs: Observation, signature: str
     ) -> tuple[json_action.JSONAction, str, str] | None:
+        """The topmost row of the screen's scrolling list; the sub-goal names no item (it takes
+        the intent so every on-screen act is called alike, `offline_handler.on_screen`)."""
         container = next(
             (i for i in screen.content_indices(obs) if obs.ui_elements[i].is_scrollable), None
         )
@@ -216,72 +218,6 @@ class ListActs(DateActs):
         if not items:
             return None
         return self._click(obs, min(items)[1], signature, "open the first item in the list")
-
-
-def act_delete(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._delete(intent, obs, signature)
-
-
-def act_delete_all(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._delete_all(intent, obs, signature)
-
-
-def act_clear(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._clear(intent, obs, signature)
-
-
-def act_open_item(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._open_item(intent, obs, signature)
-
-
-def act_select(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._select(intent, obs, signature)
-
-
-def act_first_item(
-    gen: ListActs,
-    intent: Intent,
-    info: text_lib.GoalInfo,
-    obs: Observation,
-    history: list[screen.PastStep],
-    signature: str,
-) -> Chosen | None:
-    return gen._first_item(obs, signature)
 
 
 def _label(obs: Observation, index: int) -> str:
@@ -381,26 +317,38 @@ CLEAR = PlanRule("clear", "lists", write_clear)
 DELETE = PlanRule("delete", "lists", write_delete)
 HANDLERS = (
     IntentHandler(
-        "delete", "lists", delete_done, act_delete, target_ok=delete_target_ok, evidence="gone"
+        "delete",
+        "lists",
+        delete_done,
+        on_screen(ListActs._delete),
+        target_ok=delete_target_ok,
+        evidence="gone",
     ),
     IntentHandler(
         "delete_all",
         "lists",
         delete_all_done,
-        act_delete_all,
+        on_screen(ListActs._delete_all),
         target_ok=delete_all_target_ok,
         evidence="state",
     ),
     IntentHandler(
-        "clear", "lists", clear_done, act_clear, target_ok=clear_target_ok, evidence="state"
+        "clear",
+        "lists",
+        clear_done,
+        on_screen(ListActs._clear),
+        target_ok=clear_target_ok,
+        evidence="state",
     ),
-    IntentHandler("select", "lists", select_done, act_select, evidence="step"),
-    IntentHandler("open_item", "lists", open_item_done, act_open_item, evidence="state"),
+    IntentHandler("select", "lists", select_done, on_screen(ListActs._select), evidence="step"),
+    IntentHandler(
+        "open_item", "lists", open_item_done, on_screen(ListActs._open_item), evidence="state"
+    ),
     IntentHandler(
         "first_item",
         "lists",
         step_done,
-        act_first_item,
+        on_screen(ListActs._first_item),
         target_ok=first_item_target_ok,
         evidence="step",
     ),
