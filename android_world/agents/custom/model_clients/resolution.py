@@ -5,6 +5,7 @@ recorder wrapped around it and the executor's coordinate convention settled."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from android_world.agents.custom.celil_secrets import redact
@@ -105,67 +106,89 @@ def _common_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[s
     }
 
 
+def _gemini(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
+    if not model:
+        role = settings.role
+        raise ModelSetupError(f"{role}: no Gemini model configured (models.{role}.gemini_model)")
+    return GeminiWrapper(
+        settings.role,
+        model,
+        api_key_env=settings.api_key_env,
+        base_url=settings.url_for("gemini"),
+        thinking_budget=settings.thinking_budget,
+        **_common_kwargs(settings, ledger),
+    )
+
+
+def _ollama(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
+    if not model:
+        role = settings.role
+        raise ModelSetupError(f"{role}: no Ollama model configured (models.{role}.ollama_model)")
+    return OllamaWrapper(
+        settings.role,
+        model,
+        host=settings.url_for("ollama"),
+        num_ctx=settings.num_ctx,
+        **_common_kwargs(settings, ledger),
+    )
+
+
+def _openai(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
+    """The server URL is checked first: without one no model name helps, and the message says
+    where to set it."""
+    role = settings.role
+    base_url = settings.url_for("openai")
+    if not base_url:
+        raise ModelSetupError(
+            f"{role}: backend openai needs a server URL: set models.openai_base_url "
+            f"(or models.{role}.base_url), e.g. http://127.0.0.1:8000/v1"
+        )
+    if not model:
+        raise ModelSetupError(f"{role}: no model configured (models.{role}.model)")
+    return OpenAICompatibleWrapper(
+        role,
+        model,
+        base_url=base_url,
+        api_key_env=settings.api_key_env,
+        structured_output=settings.structured_output,
+        **_common_kwargs(settings, ledger),
+    )
+
+
+def _replay(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
+    """A replay answers from its recording, which names the models: no model name, no network
+    settings, only the ledger."""
+    if not settings.replay_path:
+        raise ModelSetupError(f"{settings.role}: backend replay needs models.replay_path")
+    return ReplayWrapper(
+        settings.role, settings.replay_path, strict=settings.replay_strict, ledger=ledger
+    )
+
+
+# One builder a backend, so each backend's required settings and their messages stand together.
+_BUILDERS: dict[str, Callable[[RoleSettings, UsageLedger | None, str], CelilModel]] = {
+    "gemini": _gemini,
+    "ollama": _ollama,
+    "openai": _openai,
+    "replay": _replay,
+}
+
+
 def build_wrapper(
     backend: str,
     settings: RoleSettings,
     ledger: UsageLedger | None = None,
     model: str | None = None,
 ) -> CelilModel:
-    """A wrapper for `backend` from settings (no probing, no recording). Raises ModelSetupError."""
-    role = settings.role
-    model = model if model is not None else settings.model_for(backend)
-    common = _common_kwargs(settings, ledger)
-    if backend == "gemini":
-        if not model:
-            raise ModelSetupError(
-                f"{role}: no Gemini model configured (models.{role}.gemini_model)"
-            )
-        return GeminiWrapper(
-            role,
-            model,
-            api_key_env=settings.api_key_env,
-            base_url=settings.url_for("gemini"),
-            thinking_budget=settings.thinking_budget,
-            **common,
+    """A wrapper for `backend` from settings (no probing, no recording). Raises ModelSetupError.
+
+    `model` overrides the settings' model for the backend (Gemini's fallback model)."""
+    builder = _BUILDERS.get(backend)
+    if builder is None:
+        raise ModelSetupError(
+            f"{settings.role}: unknown backend '{backend}' (choose one of {', '.join(BACKENDS)})"
         )
-    if backend == "ollama":
-        if not model:
-            raise ModelSetupError(
-                f"{role}: no Ollama model configured (models.{role}.ollama_model)"
-            )
-        return OllamaWrapper(
-            role,
-            model,
-            host=settings.url_for("ollama"),
-            num_ctx=settings.num_ctx,
-            **common,
-        )
-    if backend == "openai":
-        base_url = settings.url_for("openai")
-        if not base_url:
-            raise ModelSetupError(
-                f"{role}: backend openai needs a server URL: set models.openai_base_url "
-                f"(or models.{role}.base_url), e.g. http://127.0.0.1:8000/v1"
-            )
-        if not model:
-            raise ModelSetupError(f"{role}: no model configured (models.{role}.model)")
-        return OpenAICompatibleWrapper(
-            role,
-            model,
-            base_url=base_url,
-            api_key_env=settings.api_key_env,
-            structured_output=settings.structured_output,
-            **common,
-        )
-    if backend == "replay":
-        if not settings.replay_path:
-            raise ModelSetupError(f"{role}: backend replay needs models.replay_path")
-        return ReplayWrapper(
-            role, settings.replay_path, strict=settings.replay_strict, ledger=ledger
-        )
-    raise ModelSetupError(
-        f"{role}: unknown backend '{backend}' (choose one of {', '.join(BACKENDS)})"
-    )
+    return builder(settings, ledger, model if model is not None else settings.model_for(backend))
 
 
 def _gemini_wrapper(settings: RoleSettings, ledger: UsageLedger | None) -> CelilModel:
