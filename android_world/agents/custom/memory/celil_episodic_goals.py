@@ -429,70 +429,109 @@ def _table_spans(goal: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _find_spans(goal: str) -> list[tuple[int, int, str]]:
-    """Slot spans (start, end, type) in goal order, by rule priority; no two spans overlap."""
-    masked = list(goal)
-    spans: list[tuple[int, int, str]] = []
+@dataclasses.dataclass
+class _Claims:
+    """The goal with the characters already claimed masked out, and the spans claimed so far.
 
-    def add(s: int, e: int, kind: str) -> None:
-        if s < e and _is_free(masked, s, e):
-            spans.append((s, e, kind))
-            _claim(masked, s, e)
+    Rules run strongest first and each sees only what earlier ones left free, so no two slots
+    overlap and a weaker rule never cuts into a stronger rule's value."""
 
-    def take(kind: str, pattern: re.Pattern[str], group: int = 0) -> None:
-        for m in pattern.finditer("".join(masked)):
-            add(*m.span(group), kind)
+    goal: str
+    masked: list[str] = dataclasses.field(init=False)
+    spans: list[tuple[int, int, str]] = dataclasses.field(default_factory=list)
 
-    for s, e, kind in _table_spans(goal):
-        add(s, e, kind)
-    if not any(
+    def __post_init__(self) -> None:
+        self.masked = list(self.goal)
+
+    def add(self, start: int, end: int, kind: str) -> None:
+        if start < end and _is_free(self.masked, start, end):
+            self.spans.append((start, end, kind))
+            _claim(self.masked, start, end)
+
+    def take(self, kind: str, pattern: re.Pattern[str], group: int = 0) -> None:
+        for m in pattern.finditer("".join(self.masked)):
+            self.add(*m.span(group), kind)
+
+
+def _content_is_quoted(goal: str) -> bool:
+    """A "top of the note ..." phrase inside a quote belongs to the quoted text: the rest of the
+    goal is then not free text."""
+    return any(
         qs < m.start(1) < qe for m in _CONTENT_RULE.finditer(goal) for qs, qe in _quote_spans(goal)
-    ):
-        take("text", _CONTENT_RULE, 1)
-    for s, e, kind in _labelled_spans(goal, masked):
-        spans.append((s, e, kind))  # already claimed
-    for kind, pattern, group in _QUOTE_RULES:
-        take(kind, pattern, group)
-    for m in _NAMED_RULE.finditer("".join(masked)):
-        value = m.group(2)
-        is_file = m.group(1) == "file" or re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", value)
-        add(*m.span(2), "file" if is_file else "text")
-    for pattern in _DATE_RULES:
-        take("date", pattern)
-    for pattern in _TIME_RULES:
-        take("time", pattern)
-    for pattern in _FILE_RULES:
-        take("file", pattern)
-    for pattern in _PHONE_RULES:
-        take("number", pattern)
-    take("number", _NUMBER_RULE)
-    for pattern, group in _TOGGLE_RULES:
-        take("toggle", pattern, group)
+    )
 
-    # App names stay literal: hide them from the folder and name rules without making them slots.
+
+def _named_kind(keyword: str, value: str) -> str:
+    """A value after "file" or one with a file extension is a file; any other is text."""
+    is_file = keyword == "file" or re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", value)
+    return "file" if is_file else "text"
+
+
+def _take_typed_values(claims: _Claims) -> None:
+    """Values whose shape says their type, in rule priority: dates before times before files,
+    phone numbers before plain numbers, then switch states."""
+    for pattern in _DATE_RULES:
+        claims.take("date", pattern)
+    for pattern in _TIME_RULES:
+        claims.take("time", pattern)
+    for pattern in _FILE_RULES:
+        claims.take("file", pattern)
+    for pattern in _PHONE_RULES:
+        claims.take("number", pattern)
+    claims.take("number", _NUMBER_RULE)
+    for pattern, group in _TOGGLE_RULES:
+        claims.take("toggle", pattern, group)
+
+
+def _hide_app_names(goal: str, masked: list[str]) -> None:
+    """App names stay literal: hide them from the folder and name rules without making them
+    slots (only where the goal names the app or writes it capitalised, not the common word)."""
     for mention in app_mentions(goal):
         written_capitalised = goal[mention.start : mention.start + 1].isupper()
         if (mention.named or written_capitalised) and _is_free(masked, mention.start, mention.end):
             for i in range(mention.start, mention.end):
                 masked[i] = _APP_MASK
-    take("folder", _FOLDER_RULE, 1)
-    for m in _NAME_RULE.finditer("".join(masked)):
-        s, e = m.span()
-        words = [(w.start() + s, w.end() + s) for w in re.finditer(r"\S+", goal[s:e])]
-        if words and _sentence_initial(goal, words[0][0]):
-            words = words[1:]
-        # Split the run at words that are never names, keeping the pieces in between.
-        run: list[tuple[int, int]] = []
-        for ws, we in [*words, (-1, -1)]:
-            word = goal[ws:we]
-            if ws >= 0 and (word not in _NON_NAME_WORDS or word in _NAME_PARTICLES):
-                run.append((ws, we))
-                continue
-            if run:
-                add(run[0][0], run[-1][1], "name")
-            run = []
-    spans.sort()
-    return spans
+
+
+def _name_pieces(goal: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The names in a capitalised run goal[start:end]: a sentence's first word is capitalised for
+    the sentence, not as a name, and a word that is never part of a name splits the run; the
+    pieces in between are the names."""
+    words = [(w.start() + start, w.end() + start) for w in re.finditer(r"\S+", goal[start:end])]
+    if words and _sentence_initial(goal, words[0][0]):
+        words = words[1:]
+    pieces: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    for ws, we in [*words, (-1, -1)]:
+        word = goal[ws:we]
+        if ws >= 0 and (word not in _NON_NAME_WORDS or word in _NAME_PARTICLES):
+            run.append((ws, we))
+            continue
+        if run:
+            pieces.append((run[0][0], run[-1][1]))
+        run = []
+    return pieces
+
+
+def _find_spans(goal: str) -> list[tuple[int, int, str]]:
+    """Slot spans (start, end, type) in goal order, by rule priority; no two spans overlap."""
+    claims = _Claims(goal)
+    for s, e, kind in _table_spans(goal):
+        claims.add(s, e, kind)
+    if not _content_is_quoted(goal):
+        claims.take("text", _CONTENT_RULE, 1)
+    claims.spans.extend(_labelled_spans(goal, claims.masked))  # they claim their own characters
+    for kind, pattern, group in _QUOTE_RULES:
+        claims.take(kind, pattern, group)
+    for m in _NAMED_RULE.finditer("".join(claims.masked)):
+        claims.add(*m.span(2), _named_kind(m.group(1), m.group(2)))
+    _take_typed_values(claims)
+    _hide_app_names(goal, claims.masked)
+    claims.take("folder", _FOLDER_RULE, 1)
+    for m in _NAME_RULE.finditer("".join(claims.masked)):
+        for s, e in _name_pieces(goal, *m.span()):
+            claims.add(s, e, "name")
+    return sorted(claims.spans)
 
 
 def _escape(text: str) -> str:
