@@ -106,13 +106,18 @@ def _common_kwargs(settings: RoleSettings, ledger: UsageLedger | None) -> dict[s
     }
 
 
-def _gemini(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
+def _need_model(settings: RoleSettings, model: str, what: str, key: str) -> str:
+    """A network backend cannot guess a model name: the error names the setting to fill in."""
     if not model:
         role = settings.role
-        raise ModelSetupError(f"{role}: no Gemini model configured (models.{role}.gemini_model)")
+        raise ModelSetupError(f"{role}: no {what} configured (models.{role}.{key})")
+    return model
+
+
+def _gemini(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
     return GeminiWrapper(
         settings.role,
-        model,
+        _need_model(settings, model, "Gemini model", "gemini_model"),
         api_key_env=settings.api_key_env,
         base_url=settings.url_for("gemini"),
         thinking_budget=settings.thinking_budget,
@@ -121,12 +126,9 @@ def _gemini(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> C
 
 
 def _ollama(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
-    if not model:
-        role = settings.role
-        raise ModelSetupError(f"{role}: no Ollama model configured (models.{role}.ollama_model)")
     return OllamaWrapper(
         settings.role,
-        model,
+        _need_model(settings, model, "Ollama model", "ollama_model"),
         host=settings.url_for("ollama"),
         num_ctx=settings.num_ctx,
         **_common_kwargs(settings, ledger),
@@ -143,11 +145,9 @@ def _openai(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> C
             f"{role}: backend openai needs a server URL: set models.openai_base_url "
             f"(or models.{role}.base_url), e.g. http://127.0.0.1:8000/v1"
         )
-    if not model:
-        raise ModelSetupError(f"{role}: no model configured (models.{role}.model)")
     return OpenAICompatibleWrapper(
         role,
-        model,
+        _need_model(settings, model, "model", "model"),
         base_url=base_url,
         api_key_env=settings.api_key_env,
         structured_output=settings.structured_output,
@@ -156,8 +156,8 @@ def _openai(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> C
 
 
 def _replay(settings: RoleSettings, ledger: UsageLedger | None, model: str) -> CelilModel:
-    """A replay answers from its recording, which names the models: no model name, no network
-    settings, only the ledger."""
+    """A replay serves recorded answers: it needs the recording, not a model name or network
+    settings."""
     if not settings.replay_path:
         raise ModelSetupError(f"{settings.role}: backend replay needs models.replay_path")
     return ReplayWrapper(

@@ -39,18 +39,9 @@ def on_screen(method: Callable[..., Chosen | None], **options: Any) -> Act:
     method, called as `method(executor, intent, screen, signature, **options)` (e.g.
     `on_screen(ListActs._delete)`), so a table row names the move it makes instead of a
     six-argument wrapper that drops the goal info and history."""
-
-    def act(
-        gen: Any,
-        intent: Intent,
-        info: text_lib.GoalInfo,
-        obs: Observation,
-        history: list[screen.PastStep],
-        signature: str,
-    ) -> Chosen | None:
-        return method(gen, intent, obs, signature, **options)
-
-    return act
+    return lambda gen, intent, info, obs, history, signature: method(
+        gen, intent, obs, signature, **options
+    )
 
 
 @dataclasses.dataclass(frozen=True)

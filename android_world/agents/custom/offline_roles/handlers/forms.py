@@ -528,6 +528,17 @@ def write_form(d: PlanDraft) -> bool:
     return True
 
 
+def _added_text_handler(kind: str, at_top: bool) -> IntentHandler:
+    """Appending and prepending differ only in which end of the field the text goes to."""
+    return IntentHandler(
+        kind,
+        "forms",
+        lambda i, o, h: added_text_done(i, o, at_top),
+        on_screen(FormActs._add_text, at_top=at_top),
+        evidence="state",
+    )
+
+
 DURATION = PlanRule("duration", "forms", write_duration)
 EDIT = PlanRule("edit", "forms", write_edit)
 REPLY = PlanRule("reply", "forms", write_reply)
@@ -542,20 +553,8 @@ HANDLERS = (
         target_ok=fill_target_ok,
         evidence="state",
     ),
-    IntentHandler(
-        "append",
-        "forms",
-        lambda i, o, h: added_text_done(i, o, at_top=False),
-        on_screen(FormActs._add_text, at_top=False),
-        evidence="state",
-    ),
-    IntentHandler(
-        "prepend",
-        "forms",
-        lambda i, o, h: added_text_done(i, o, at_top=True),
-        on_screen(FormActs._add_text, at_top=True),
-        evidence="state",
-    ),
+    _added_text_handler("append", at_top=False),
+    _added_text_handler("prepend", at_top=True),
     IntentHandler(
         "paste",
         "forms",
