@@ -201,6 +201,8 @@ def run_backend(
             if results != base:
                 changed = sorted(k for k in base if base[k] != results.get(k))
                 print(f"  differs from 1 worker: {changed}", file=sys.stderr)
+                for name in changed:  # (score, steps, error): 1 worker -> this row
+                    print(f"    {name}: {base[name]} -> {results.get(name)}", file=sys.stderr)
             speedup = base_time / wall if base_time else 1.0
             calls = front.calls - calls_before
             best = best_speedup(list(serial.values()), workers)

@@ -4,7 +4,8 @@
     checkpoints/<Task>_<i>.json, episodes/<Task>_<i>/{episode.json, feedback.jsonl,
     summary.json, step_NNN.png}, <Task>_<i>.pkl.gz (upstream's checkpoint format)
 
-Every file is replaced atomically (temp file + os.replace), and results.jsonl is rewritten from
+Every file is replaced atomically (temp file + os.replace; fsynced first where it is the only
+copy: see `checkpointer.write_text_atomic`), and results.jsonl is rewritten from
 the per-episode checkpoints, so a run killed at any moment and resumed ends with each episode
 exactly once. Screenshots come from `RecordingEnv`, which remembers the first state the agent
 observed in a step before acting: the screen it acted on, at no extra render cost. An agent that
@@ -238,7 +239,7 @@ def save_png(pixels: np.ndarray, path: Path) -> None:
 
 def write_results_jsonl(path: Path, episodes: Iterable[Mapping[str, Any]]) -> None:
     lines = [json.dumps(to_jsonable(result_row(ep)), allow_nan=False) for ep in episodes]
-    write_text_atomic(path, "".join(line + "\n" for line in lines))
+    write_text_atomic(path, "".join(line + "\n" for line in lines), durable=False)
 
 
 def write_summary_csv(path: Path, summary: suite_utils.Summary) -> None:
@@ -247,7 +248,7 @@ def write_summary_csv(path: Path, summary: suite_utils.Summary) -> None:
     writer.writerow(summary.columns)
     for row in [*summary.rows, summary.average]:
         writer.writerow(["" if row[c] is None else row[c] for c in summary.columns])
-    write_text_atomic(path, buffer.getvalue())
+    write_text_atomic(path, buffer.getvalue(), durable=False)  # rebuilt like results.jsonl
 
 
 def _write_basic_report(
@@ -291,7 +292,7 @@ def _write_basic_report(
         f"<table border='1' cellpadding='3'><tr>{head}</tr>{body}</table>"
         f"<h2>Episodes</h2><ul>{''.join(items)}</ul>\n"
     )
-    write_text_atomic(run_dir / "report.html", page)
+    write_text_atomic(run_dir / "report.html", page, durable=False)
 
 
 # --------------------------------------------------------------------------------------------

@@ -132,7 +132,8 @@ def write_report(run_dir: Path | str) -> Path:
             continue
         episode = load_episode(run_dir, row)
         if directory.is_dir():
-            write_text_atomic(directory / EPISODE_PAGE, render_episode(header, episode, prev, nxt))
+            page = render_episode(header, episode, prev, nxt)
+            write_text_atomic(directory / EPISODE_PAGE, page, durable=False)  # rebuilt from files
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
         _CACHE[str(directory.resolve())] = (key, _slim(episode))
@@ -158,7 +159,7 @@ def write_report(run_dir: Path | str) -> Path:
             **page_assets(),
         )
     )
-    write_text_atomic(run_dir / GROUPS_CSV, groups_csv(group_rows(episodes)))
+    write_text_atomic(run_dir / GROUPS_CSV, groups_csv(group_rows(episodes)), durable=False)
     out = run_dir / "report.html"
-    write_text_atomic(out, page)
+    write_text_atomic(out, page, durable=False)
     return out

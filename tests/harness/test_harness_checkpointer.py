@@ -82,3 +82,40 @@ def test_atomic_writes_get_the_usual_file_mode_not_mkstemps_0600(tmp_path):
     mask = os.umask(0o022)
     os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def _count_fsyncs(monkeypatch) -> list[int]:
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    return synced
+
+
+def test_records_are_fsynced_and_files_rebuilt_from_them_are_only_renamed(tmp_path, monkeypatch):
+    synced = _count_fsyncs(monkeypatch)
+    ckpt = checkpointer.IncrementalCheckpointer(tmp_path / "checkpoints")
+    ckpt.save_episodes([{"name": "T_0"}], "T_0")
+    assert len(synced) == 1  # the checkpoint exists nowhere else
+    from android_world.harness import run_output
+
+    run_output.write_results_jsonl(tmp_path / "results.jsonl", [{"name": "T_0"}])
+    checkpointer.write_text_atomic(tmp_path / "page.html", "<p>old</p>", durable=False)
+    checkpointer.write_text_atomic(tmp_path / "page.html", "<p>new</p>", durable=False)
+    assert len(synced) == 1
+    assert (tmp_path / "page.html").read_text() == "<p>new</p>"
+    assert json.loads((tmp_path / "results.jsonl").read_text())["name"] == "T_0"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoints",
+        "page.html",
+        "results.jsonl",
+    ]
+
+
+def test_the_sims_databases_commit_without_waiting_for_the_disk(tmp_path):
+    from android_world.env.sim.controller import SimController
+
+    controller = SimController.__new__(SimController)  # only the path mapping is needed
+    controller.host_path = lambda path: tmp_path / path.lstrip("/")
+    with controller._connect("/data/x.db") as conn:
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 0  # OFF
+    conn.close()

@@ -42,6 +42,35 @@ def test_files_have_the_bytes_of_the_step_path_encoding(tmp_path):
     assert (writer.cache.hits, writer.cache.misses) == (3, 2)
 
 
+def test_a_read_only_frame_seen_before_is_not_hashed_again(tmp_path, monkeypatch):
+    hashed: list[int] = []
+    real_key = png_writer.frame_key
+    monkeypatch.setattr(png_writer, "frame_key", lambda a: (hashed.append(id(a)), real_key(a))[1])
+    cache = png_writer.EncodedCache(size=4)
+    shown, other = _frame(10), _frame(200)
+    equal_copy = shown.copy()  # same pixels, another object: hashed, then found by digest
+    equal_copy.setflags(write=False)
+    outputs = [cache.encoded(f) for f in (shown, other, shown, equal_copy, shown)]
+    assert outputs[0] == outputs[2] == outputs[3] == outputs[4] == png_writer.encode_png(shown)
+    assert hashed == [id(shown), id(other), id(equal_copy)]
+    assert (cache.keys_reused, cache.hits, cache.misses) == (2, 3, 2)
+
+
+def test_a_recycled_object_id_is_not_taken_for_the_frame_that_had_it():
+    cache = png_writer.EncodedCache(size=4)
+    first = _frame(10)
+    encoded_first = cache.encoded(first)
+    stale_id = id(first)
+    del first  # its id may now be given to a new array with other pixels
+    for value in range(20, 60):
+        frame = _frame(value)
+        data = cache.encoded(frame)
+        assert data == png_writer.encode_png(frame)
+        if id(frame) == stale_id:
+            assert data != encoded_first
+        del frame
+
+
 def test_a_writable_frame_is_copied_so_later_changes_do_not_reach_the_file(tmp_path):
     writer = png_writer.PngWriter()
     gate = threading.Event()
