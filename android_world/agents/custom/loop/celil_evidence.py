@@ -192,7 +192,6 @@ _COMMAND_VERB_LIST = [
     "take",
     "mark",
     "move",
-    "copy",
     "rename",
     "search",
     "find",
