@@ -156,18 +156,95 @@ def ground_text(
 _STOP_WORD_LIST = """a an and as at by for from in into of on onto or the to with then when it
     its all any each every my your our their his her new"""
 _STOP_WORDS = frozenset(_STOP_WORD_LIST.split())
+# The orders a goal gives ("Delete the recipes", "Save the note"): a screen shows the same words
+# on its buttons before anything is done, so a quote of "Delete" names no end state of the task.
+_COMMAND_VERB_LIST = [
+    "add",
+    "create",
+    "delete",
+    "remove",
+    "erase",
+    "save",
+    "send",
+    "open",
+    "launch",
+    "start",
+    "stop",
+    "pause",
+    "resume",
+    "play",
+    "edit",
+    "change",
+    "update",
+    "modify",
+    "set",
+    "turn",
+    "enable",
+    "disable",
+    "tap",
+    "click",
+    "press",
+    "select",
+    "choose",
+    "type",
+    "enter",
+    "write",
+    "take",
+    "mark",
+    "move",
+    "rename",
+    "search",
+    "find",
+    "navigate",
+    "scroll",
+    "swipe",
+    "clear",
+    "reset",
+    "share",
+    "make",
+    "schedule",
+    "check",
+    "uncheck",
+    "verify",
+    "confirm",
+    "close",
+    "cancel",
+    "put",
+    "give",
+    "get",
+    "use",
+    "keep",
+    "reply",
+    "forward",
+    "dial",
+    "install",
+    "uninstall",
+    "download",
+    "upload",
+    "sort",
+    "filter",
+    "apply",
+    "submit",
+    "capture",
+    "snap",
+]
+_COMMAND_VERBS = frozenset(_COMMAND_VERB_LIST)
 # A number standing on its own ("16 minutes", "12:30"), not a piece of a name
 # ("2023_08_05.txt"); its parts are what a screen may show on their own ("12", "30").
 _WHOLE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:,]\d+)*(?![\w])")
 
 
 def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
-    """The naming words (3+ letters, not generic) and the standalone numbers of a sub-goal or
-    goal: what evidence about it can be expected to name."""
+    """The naming words (3+ letters, not generic, not an order like "delete") and the
+    standalone numbers of a sub-goal or goal: what evidence about it can be expected to name."""
     words = {
         w
         for w in _words(subject)
-        if len(w) >= 3 and not w.isdecimal() and w not in _GENERIC and w not in _STOP_WORDS
+        if len(w) >= 3
+        and not w.isdecimal()
+        and w not in _GENERIC
+        and w not in _STOP_WORDS
+        and w not in _COMMAND_VERBS
     }
     numbers = {
         int(part)
@@ -182,7 +259,8 @@ def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
     """Whether a model's evidence is about what it was asked: it names at least one naming word
     or standalone number of the sub-goal or the goal. A text that is on the screen but names
     none of them ("Simple Calendar Pro" for a maze in Chrome, the "08" of a file's date for a
-    merge) shows the screen, not the sub-goal's end state."""
+    merge) shows the screen, not the sub-goal's end state; nor does one that names only the
+    goal's order ("Delete", the confirm button of "Delete the recipe X")."""
     words: set[str] = set()
     numbers: set[int] = set()
     for subject in subjects:
@@ -264,3 +342,65 @@ def _date_time_seen(part: str, texts: list[str]) -> bool:
 
 def is_number(text: str | None) -> bool:
     return bool(re.fullmatch(r"[-+]?\$?\d[\d,]*(?:\.\d+)?", (text or "").strip()))
+
+
+# Amounts a screen shows ("$12.50", "1,204.50"): what a total may be worked out from. Whole
+# numbers are left out: a clock's "2:15:00" or a list's many small numbers add up to anything.
+_FIGURE = re.compile(r"(?<![\w.])\$?\d[\d,]*\.\d{1,2}(?![\w])")
+# A question of how many things, not of a measure ("how many minutes did it last").
+_COUNT_WORDS = re.compile(
+    r"\b(?:how\s+many|number\s+of|count\s+of)\b(?!\s+(?:minutes|seconds|hours|days|meters|"
+    r"metres|kilometers|km|miles|steps|calories)\b)",
+    re.I,
+)
+# Bounds that keep the subset-sum check small: figures read, and the largest total in cents.
+_MAX_FIGURES = 200
+_MAX_CENTS = 10_000_000
+
+
+def _cents(text: str) -> int | None:
+    try:
+        return round(float(text.replace(",", "").lstrip("$+")) * 100)
+    except ValueError:
+        return None
+
+
+def number_worked_out(
+    content: str | None, subjects: Iterable[str], seen: Iterable[str]
+) -> tuple[bool, str]:
+    """Whether a number the executor answered, though no screen shows it, comes from what the
+    task names or the screens showed: a number the sub-goal or goal names, for a question of
+    how many a count no larger than the texts seen, or a total of amounts seen. Any other number is a guess, not a
+    reading ("1" for "how many minutes did it last", read off nothing)."""
+    subjects = list(subjects)
+    if not is_number(content):
+        return False, "not a number"
+    value = _cents(content or "")
+    if value is None or value < 0:
+        return False, "not a number"
+    named = {
+        cents
+        for subject in subjects
+        for match in _WHOLE_NUMBER.findall(normalise(subject))
+        if (cents := _cents(match)) is not None
+    }
+    if value in named:
+        return True, "a number the task names"
+    texts = {normalise(t) for t in seen if t}
+    counts = any(_COUNT_WORDS.search(subject or "") for subject in subjects)
+    if counts and value % 100 == 0 and value // 100 <= len(texts):
+        return True, "a count of what the screens showed"
+    figures = [
+        cents
+        for text in sorted(texts)
+        for match in _FIGURE.findall(text)
+        if (cents := _cents(match)) is not None and 0 < cents <= _MAX_CENTS
+    ][:_MAX_FIGURES]
+    if 0 < value <= _MAX_CENTS:
+        reachable = 1  # bit k set: some figures seen add up to k cents
+        mask = (1 << (value + 1)) - 1
+        for cents in figures:
+            reachable = (reachable | (reachable << cents)) & mask
+            if reachable >> value & 1:
+                return True, "a total of amounts the screens showed"
+    return False, f"{content!r} is on no screen and not worked out from them"

@@ -227,9 +227,12 @@ class ProgressJudge:
         if not reads or celil_evidence.is_placeholder(content):
             return None
         grounded = celil_evidence.content_grounded(content, observation, self.seen_texts)
-        if not (grounded or celil_evidence.is_number(content)):
-            return None
-        how = "seen on screen" if grounded else "worked out from the screens seen"
+        how = "seen on screen"
+        if not grounded:
+            seen = [*self.seen_texts, *celil_evidence.screen_texts(observation)]
+            worked_out, how = celil_evidence.number_worked_out(content, [sub_goal, goal], seen)
+            if not worked_out:
+                return None
         return Evidence(True, f"read {content!r} ({how})", "reading")
 
     def judge(

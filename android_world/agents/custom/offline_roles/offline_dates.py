@@ -41,6 +41,10 @@ _DURATION_AFTER = re.compile(
     r"(?:long|each(?:\s+time|\s+occurrence)?|in\s+length)\b",
     re.I,
 )
+# "at 14:00, 30 minutes, description ...": a duration listed on its own among the event's facts.
+_DURATION_ITEM = re.compile(
+    r"(?<=,)\s*(\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?))\s*(?=[,;]|\.(?:\s|$)|$)", re.I
+)
 _MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(minutes?|mins?|m|hours?|hrs?|h)\b", re.I)
 
 
@@ -88,7 +92,9 @@ def parse_when(goal: str) -> When | None:
 
 def _when(goal: str, date: str | None) -> When | None:
     time = _WHEN_TIME.search(goal)
-    duration = _WHEN_DURATION.search(goal) or _DURATION_AFTER.search(goal)
+    duration = (
+        _WHEN_DURATION.search(goal) or _DURATION_AFTER.search(goal) or _DURATION_ITEM.search(goal)
+    )
     if not (date or time or duration):
         return None
     return When(

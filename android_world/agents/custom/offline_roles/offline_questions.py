@@ -190,27 +190,77 @@ def _time_narrowing(text: str) -> dict[str, Any]:
     return {}
 
 
-_SINGLE_NUMBER = re.compile(r"\bas (?:just )?a single (?:integer|number)\b", re.I)
+# The question wants a number: "as a single integer", "A single number, please", "reply with a
+# number", "Just the number", "answer in meters", or a count ("how many", "the number of").
+_SINGLE_NUMBER = re.compile(
+    r"(?<!phone )\b(?:a|an|one|single|just\s+the|only\s+the)\s+(?:single\s+)?"
+    r"(?:whole\s+)?(?:integer|number)\b(?!\s+of\b)"
+    r"|\b(?:answer|reply|respond|express\w*)\s+(?:\w+\s+)?in\s+"
+    r"(?:meters|metres|kilometers|km|miles|minutes|seconds|hours|days)\b",
+    re.I,
+)
+_COUNT = re.compile(r"\b(?:how\s+many|(?:the|what)\s+number\s+of|(?:the\s+)?count\s+of)\b", re.I)
+# "How many minutes did it last": a measure, which no list reader counts.
+_MEASURE = re.compile(
+    r"\bhow\s+many\s+(?:minutes|seconds|hours|days|meters|metres|kilometers|km|miles|steps|"
+    r"calories|kcal)\b",
+    re.I,
+)
+# Two answers to choose from: "either 'True' or 'False'", "a to-do (True) or a note (False)".
 _EITHER = re.compile(r"\beither '([^']+)'.*?\bor '([^']+)'", re.I | re.S)
+_EITHER_PARENS = re.compile(r"\(([^()]{1,20})\)[^()]{0,60}?\bor\b[^()]{0,60}?\(([^()]{1,20})\)")
 _AMOUNT_UNIT = re.compile(r"\bin the format <amount> <unit>", re.I)
 _ONLY = re.compile(r"\banswer with the ([a-z ]+?) only\b", re.I)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _AMOUNT = re.compile(r"\d+(?:[./]\d+)?(?:\s+\d+/\d+)?\s+[a-z]+", re.I)
+# A list part made of figures and units ("2.17 mi · 2:15:00"): a row's measurements, no title.
+_MEASUREMENTS = re.compile(
+    r"[\d\s.,:·•|/+-]*(?:(?:mi|km|m|ft|mph|min|h|hr|hrs|s|sec)\b[\d\s.,:·•|/+-]*)*"
+)
+# What a question asks for other than titles: "the activity types", "what kinds of ...".
+_OTHER_THAN_TITLES = re.compile(r"\b(?:types?|kinds?|categor(?:y|ies))\b", re.I)
+
+
+def asks_for_count(goal: str) -> bool:
+    """A question whose answer is how many items fit ("how many tasks", "the number of
+    to-dos"), not a measure ("how many minutes did it last")."""
+    return bool(_COUNT.search(goal or "")) and not _MEASURE.search(goal or "")
+
+
+def asks_for_number(goal: str) -> bool:
+    """A question whose answer is one number: a count, a measure, or one it says is a number."""
+    text = " ".join((goal or "").split())
+    return bool(_COUNT.search(text) or _SINGLE_NUMBER.search(text))
+
+
+def _choices(goal: str) -> set[str] | None:
+    either = _EITHER.search(goal) or _EITHER_PARENS.search(goal)
+    return {either.group(1).casefold(), either.group(2).casefold()} if either else None
+
+
+def _measurements_only(part: str) -> bool:
+    """Figures with units ("2.17 mi · 2:15:00"); a bare time or number ("13:30") may answer."""
+    text = part.strip().casefold()
+    has_unit = any(c.isalpha() for c in text)
+    return has_unit and any(c.isdigit() for c in text) and bool(_MEASUREMENTS.fullmatch(text))
 
 
 def answer_fits(goal: str, answer: str) -> bool:
     """Whether an answer has the form the question prescribes ("as a single integer", "either
     'True' or 'False'", "in the format <amount> <unit>"): a screen line or a list of titles of
-    another form is not the answer, so no question is claimed answered with it."""
+    another form is not the answer, so no question is claimed answered with it. A list whose
+    parts are a row's figures ("2.17 mi · 2:15:00") answers no question of names or kinds."""
     answer = (answer or "").strip()
     if not answer:
         return False
-    if _SINGLE_NUMBER.search(goal) and not _NUMBER.fullmatch(answer):
+    if asks_for_number(goal) and not _NUMBER.fullmatch(answer):
         return False
-    either = _EITHER.search(goal)
-    if either and answer.casefold() not in {either.group(1).casefold(), either.group(2).casefold()}:
+    choices = _choices(goal)
+    if choices and answer.casefold() not in choices:
         return False
-    return not (_AMOUNT_UNIT.search(goal) and not _AMOUNT.fullmatch(answer))
+    if _AMOUNT_UNIT.search(goal) and not _AMOUNT.fullmatch(answer):
+        return False
+    return asks_for_number(goal) or not any(_measurements_only(p) for p in answer.split(","))
 
 
 def is_qualifier_label(text: str) -> bool:
@@ -224,11 +274,19 @@ def asks_for_titles(goal: str) -> bool:
     readers of listed items answer with. "Answer with the activity type only" asks for
     something else."""
     only = _ONLY.search(goal)
-    return only is None or only.group(1).strip().casefold() in ("title", "titles", "name", "names")
+    if only is not None:
+        return only.group(1).strip().casefold() in ("title", "titles", "name", "names")
+    return not _OTHER_THAN_TITLES.search(goal or "")
 
 
 _HOW_MANY = re.compile(
     r"\bhow many ((?:[\w-]+ )*?)[\w-]+ (?:do|did|does|are|were|have|has)\b", re.I
+)
+# "the number of hiking activities in ...", "what number of tasks are due": the same words.
+_NUMBER_OF = re.compile(
+    r"\b(?:the|what)\s+number\s+of\s+((?:[\w-]+ )*?)[\w-]+"
+    r"(?= (?:do|did|does|are|were|have|has|due|in|on|for|from|this|that|i|you)\b)",
+    re.I,
 )
 _COUNTED_BY_READERS = frozenset(
     {"high", "low", "medium", "priority", "completed", "incomplete", "open", "done", "unfinished"}
@@ -239,7 +297,7 @@ def count_qualifier(goal: str) -> str:
     """Words that narrow what a "how many" question counts beyond what the list readers check
     (a date, a priority label, a check box): "hiking" in "How many hiking activities did I do
     this week"; "" when there are none."""
-    match = _HOW_MANY.search(goal)
+    match = _HOW_MANY.search(goal) or _NUMBER_OF.search(goal)
     if match is None:
         return ""
     return " ".join(w for w in match.group(1).split() if w.casefold() not in _COUNTED_BY_READERS)

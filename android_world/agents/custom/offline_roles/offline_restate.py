@@ -205,6 +205,9 @@ def _restate_want(sentence: str) -> str:
     match = _WANT_HAS.match(sentence.strip())
     if match:
         rest = match.group("rest").rstrip(" .")
+        absent = re.match(r"no\s+(?:more\s+)?(?P<what>.+)$", rest, re.I)
+        if absent:  # "has no duplicate expenses": the state is reached by deleting them
+            return f"Delete the {absent.group('what')} in {match.group('owner')}."
         return f"Add {rest} in {match.group('owner')}."
     return sentence
 
@@ -254,7 +257,14 @@ _VERB_FORMS = {
 def negated_verbs(goal: str) -> list[str]:
     """Verbs the goal forbids, in base form ("without starting it" -> start, "leave it unsaved"
     -> save)."""
-    found = [m.group(1) for m in _NEGATED_VERB.finditer(goal)]
+    found = [
+        m.group(1)
+        for m in _NEGATED_VERB.finditer(goal)
+        # "no saving" forbids an act; "no exact duplicates" names a state of things.
+        if not re.match(r"no\b", m.group(0), re.I)
+        or m.group(1).casefold().endswith("ing")
+        or m.group(1).casefold() in _VERB_FORMS
+    ]
     found += [m.group(1) for m in _LEAVE_STATE.finditer(goal)]
     out = []
     for word in found:

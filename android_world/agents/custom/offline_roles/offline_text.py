@@ -53,6 +53,12 @@ from android_world.agents.custom.offline_roles.offline_questions import (
     answer_fits as answer_fits,
 )
 from android_world.agents.custom.offline_roles.offline_questions import (
+    asks_for_count as asks_for_count,
+)
+from android_world.agents.custom.offline_roles.offline_questions import (
+    asks_for_number as asks_for_number,
+)
+from android_world.agents.custom.offline_roles.offline_questions import (
     asks_for_titles as asks_for_titles,
 )
 from android_world.agents.custom.offline_roles.offline_questions import (
@@ -268,7 +274,7 @@ _CLAUSE_SPLIT = re.compile(
     r"\s*(?:,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|;\s*|\.\s+(?=[A-Z])|\s+then\s+|"
     r",\s*and\s+(?=(?:turn|enable|disable|switch|open|set|launch|share|send|accept|allow|grant)\b)|"
     r"\s+and\s+(?=(?:turn|enable|disable|switch|open|launch|share|send|accept|allow|grant|start|"
-    r"run|take|pause|stop|reply|record|delete|remove)\b))",
+    r"run|take|pause|stop|reply|record|delete|remove|guide|navigate|steer|solve)\b))",
     re.I,
 )
 _OPEN_PATTERN = re.compile(

@@ -52,7 +52,7 @@ _CUES: tuple[tuple[str, str], ...] = (
     (r"amount(?:[\s_-]*dollars)?|cost(?:ing|s)?|price", "amount"),
     (r"category(?:[\s_-]*name)?|under", "category"),
     (r"noted\s+as|with\s+(?:the\s+|a\s+)?note|note", "note"),
-    (r"description|described\s+as|describing", "description"),
+    (r"description|described\s+as|describing(?:\s+it)?(?:\s+as)?", "description"),
     (r"titled|title", "title"),
     (r"named|called|name(?:\s+it)?|call\s+it", "name"),
     (r"saying|that\s+says|says|reading|that\s+reads|containing|with(?=\s*:)", "message"),
@@ -595,6 +595,7 @@ def capitalised_words(goal: str, app_names: Sequence[str] = ()) -> list[str]:
     return out
 
 
+_NEXT_ORDER = re.compile(r"\s*(?:[,;]|\.\s)\s*(?:and\s+)?then\s+(?=[a-z])", re.I)
 _REPLACE_FORMS = (
     re.compile(
         r"\b(?:replace|overwrite)\b[^:\n]*?\bwith\b(?:\s+the\s+following(?:\s+text)?)?\s*:?\s+(?P<value>.+)$",
@@ -618,6 +619,8 @@ def replacement(goal: str) -> str | None:
         match = pattern.search(goal)
         if match:
             value = match.group("value").strip()
+            # ", then rename it to X": a next order, not more of the text.
+            value = _NEXT_ORDER.split(value, maxsplit=1)[0].strip()
             quoted = _quoted_after(value, 0)
             return quoted[0] if quoted and quoted[1] >= len(value.rstrip(". ")) else value
     return None

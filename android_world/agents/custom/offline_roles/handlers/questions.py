@@ -63,9 +63,9 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
     for line in (context_summary or "").splitlines():
         if "|" in line:
             candidates += [p.strip() for p in re.split(r"\|+", line) if p.strip()]
-    if re.search(r"\bhow many\b", goal, re.I):
-        numbers = [c for c in candidates if re.fullmatch(r"\d+", c.strip())]
-        return numbers[0] if numbers else ""
+    if text_lib.asks_for_number(goal):
+        # A number no reader worked out: the first figure on a screen would be a guess.
+        return ""
     scored = []
     for line in candidates:
         line_words = set(text_lib.content_words(line))
@@ -77,6 +77,15 @@ def question_answer(goal: str, observation: Observation, context_summary: str) -
         return ""
     scored.sort(key=lambda pair: -pair[0])
     return scored[0][1]
+
+
+def _due_by(goal: str, day: str) -> bool:
+    """Items up to the day ("due by October 28"), not on it: "by" right before the day, not
+    anywhere in the goal ("separated by commas")."""
+    if not day:
+        return False
+    pattern = rf"\b(?:by|until|up\s+to)\s+(?:the\s+)?(?:end\s+of\s+)?{re.escape(day)}"
+    return re.search(pattern, " ".join(goal.split()), re.I) is not None
 
 
 def screen_answer(goal: str, observation: Observation, context: str) -> str | None:
@@ -165,7 +174,21 @@ class QuestionActs(DateActs):
         obs: Observation,
         context_summary: str,
     ) -> tuple[str, str] | None:
-        """(answer, why) once the screens read so far answer the question, else None."""
+        """(answer, why) once the screens read so far answer the question, else None: an
+        answer in another form than the question asks (titles for "how many", a row's figures
+        for "which types") is no answer."""
+        read = self._read_question_as_read(intent, info, obs, context_summary)
+        if read is not None and not text_lib.answer_fits(info.goal, read[0]):
+            return None
+        return read
+
+    def _read_question_as_read(
+        self,
+        intent: Intent,
+        info: text_lib.GoalInfo,
+        obs: Observation,
+        context_summary: str,
+    ) -> tuple[str, str] | None:
         self._today = self._today or fact_today(context_summary)
         question = text_lib.parse_question(info.goal)
         end_of_list = screen.more_below(obs) is None or self._list_exhausted(intent, obs)
@@ -191,7 +214,7 @@ class QuestionActs(DateActs):
         if question.kind in ("day", "next"):
             target = self._question_day(question, obs)
             if target is not None and question.kind == "day" and is_dated_list(obs, target.year):
-                by = re.search(r"\bby\b", info.goal, re.I) is not None
+                by = _due_by(info.goal, question.day or "")
                 return self._read_dated_list(
                     info.goal,
                     obs,
@@ -247,7 +270,7 @@ class QuestionActs(DateActs):
         if not end_of_list:
             return None
         found = [title for (title, day), fits in self._dated.items() if fits and keep(day)]
-        if re.search(r"\bhow many\b", goal, re.I):
+        if text_lib.asks_for_count(goal):
             if text_lib.count_qualifier(goal):
                 return None  # items of one kind only: the dates alone do not count them
             return str(len(found)), f"{len(found)} list items dated {when} fit the question"
