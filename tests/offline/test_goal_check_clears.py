@@ -23,9 +23,7 @@ CALENDAR = "com.simplemobiletools.calendar.pro/.activities.MainActivity"
 
 
 def _el(text="", y=400, *, x=(40, 1040), cls="android.widget.TextView", h=60, **kw) -> UIElement:
-    return UIElement(
-        text=text, class_name=cls, bbox_pixels=BoundingBox(x[0], x[1], y, y + h), **kw
-    )
+    return UIElement(text=text, class_name=cls, bbox_pixels=BoundingBox(x[0], x[1], y, y + h), **kw)
 
 
 def _obs(*elements: UIElement, activity=CALENDAR) -> Observation:
@@ -185,7 +183,9 @@ def _stopwatch(control: str) -> Observation:
     return _obs(
         _el("Stopwatch", 160, x=(60, 924)),
         _el("00:01.30", 370, h=200),
-        _el(None, 1946, x=(468, 612), cls="android.widget.ImageButton", content_description=control),
+        _el(
+            None, 1946, x=(468, 612), cls="android.widget.ImageButton", content_description=control
+        ),
         activity=CLOCK,
     )
 
