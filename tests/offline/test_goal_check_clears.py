@@ -225,3 +225,45 @@ def test_a_setting_summary_shows_its_state(goal, state, title, expected):
     opened = _step(1, _obs(_el("Settings", 159)), "click", "Connected devices")
     verdict = offline_goal.check_goal(goal, [opened], _preferences(state, title))
     assert verdict.status == expected, verdict.reason()
+
+
+# --- a paste clause of its own ---------------------------------------------------------------
+
+PASTE_GOAL = "Create a note in Markor named fish.md. Perform a paste operation in the note and save the note."
+MARKOR = "net.gsantner.markor/.activity.DocumentActivity"
+
+
+def _paste_trail(title: str, *, save: bool = True):
+    def field(text, y, hint=""):
+        return _el(text, y, cls="android.widget.EditText", is_editable=True, hint_text=hint)
+
+    def button(text, y):
+        return _el(text, y, cls="android.widget.Button", is_clickable=True)
+
+    dialog = _obs(field("fish.md", 400, "Name"), button("OK", 600), activity=MARKOR)
+    editor = _obs(_el(title, 160), field("", 400, "Write something"), activity=MARKOR)
+    menu = _obs(_el("Paste", 160, is_clickable=True), activity=MARKOR)
+    saved = _obs(_el(title, 160), field("pasted words", 400), button("Save", 150), activity=MARKOR)
+    trail = [
+        _step(1, dialog, "input_text", "Name", "fish.md", index=0),
+        _step(2, dialog, "click", "OK", index=1),
+        _step(3, editor, "long_press", "Write something", index=1),
+        _step(4, menu, "click", "Paste", index=0),
+    ]
+    if save:
+        trail.append(_step(5, saved, "click", "Save", index=2))
+    listing = _obs(_el("fish.md", 400, is_clickable=True), activity=MARKOR)
+    return trail, listing
+
+
+def test_a_paste_into_the_named_note_then_a_save_is_done():
+    trail, current = _paste_trail("fish.md")
+    verdict = offline_goal.check_goal(PASTE_GOAL, trail, current)
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
+@pytest.mark.parametrize("title, save", [("other.md", True), ("fish.md", False)])
+def test_a_paste_elsewhere_or_unsaved_is_not_done(title, save):
+    trail, current = _paste_trail(title, save=save)
+    verdict = offline_goal.check_goal(PASTE_GOAL, trail, current)
+    assert verdict.status != GOAL_DONE, verdict.reason()

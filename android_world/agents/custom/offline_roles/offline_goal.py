@@ -228,6 +228,13 @@ def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[G
     if not pasted:
         return [GoalCheck(what, GOAL_UNKNOWN, "no paste ran")]
     at = pasted[-1].step
+    names = wording.file_names(info.goal)
+    # The paste menu can hide the editor's title: the screen it opened on counts too.
+    last = trail.index(pasted[-1])
+    where = [t.screen for t in trail[max(0, last - 1) : last + 1]]
+    if names and not any(value_shown(n, _texts(o)) for n in names for o in where):
+        # Pasted into some other file: the one the goal names shows its name while open.
+        return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, not in {names[0]!r}")]
     saved = [t for t in trail if t.step > at and t.ok and _commits(t)]
     if saved:
         return [GoalCheck(what, GOAL_DONE, f"pasted at step {at}, '{saved[0].target}' after it")]
@@ -568,6 +575,8 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return True
     if parse_run_stopwatch(clause) and "stopwatch" in kinds:
         return True
+    if _FROM_CLIPBOARD.search(clause) and "paste" in kinds and not _other_work(clause):
+        return True  # "Perform a paste operation in the note and save the note"
     if text_lib.parse_toggle(clause) and "switch" in kinds:
         return True
     if text_lib.parse_level(clause) and "level" in kinds:
@@ -591,6 +600,20 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
             bool(words & WRITING_VERBS) and len(info.clauses) == 1
         )
     return False
+
+
+# Words of a paste clause that the paste check reads (a paste, then a save or send after it).
+_PASTE_WORDS = frozenset(
+    {"perform", "paste", "operation", "clipboard", "content", "contents", "copied", "text"}
+    | {"in", "into", "the", "a", "and", "then", "it", "note", "file", "message", "field"}
+    | {"save", "send", "my"}
+)
+
+
+def _other_work(clause: str) -> bool:
+    """A paste clause that asks more than a paste and a save ("paste it into a new note named
+    x.md" names a value, which the value checks read, not the paste check)."""
+    return bool(set(text_lib.words(clause)) - _PASTE_WORDS)
 
 
 _IN_ORDER = re.compile(r"in\s+(?:the\s+)?(?:same\s+|this\s+|that\s+)?order", re.I)
