@@ -252,6 +252,8 @@ def _paste_trail(title: str, *, save: bool = True):
     ]
     if save:
         trail.append(_step(5, saved, "click", "Save", index=2))
+    else:
+        trail.append(_step(5, saved, "navigate_back"))
     listing = _obs(_el("fish.md", 400, is_clickable=True), activity=MARKOR)
     return trail, listing
 

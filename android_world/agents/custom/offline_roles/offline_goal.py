@@ -235,7 +235,9 @@ def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[G
     if names and not any(value_shown(n, _texts(o)) for n in names for o in where):
         # Pasted into some other file: the one the goal names shows its name while open.
         return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, not in {names[0]!r}")]
-    saved = [t for t in trail if t.step > at and t.ok and _commits(t)]
+    # A Save or Send tap: Back out of an editor keeps the text in some apps and drops it in
+    # others (a note pasted into and left by Back was claimed, and not saved).
+    saved = [t for t in trail if t.step > at and _saves(t)]
     if saved:
         return [GoalCheck(what, GOAL_DONE, f"pasted at step {at}, '{saved[0].target}' after it")]
     return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, nothing saved or sent since")]
