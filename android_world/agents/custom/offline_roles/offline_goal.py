@@ -40,6 +40,13 @@ from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
 from android_world.agents.custom.offline_roles.offline_capture import capture_checks, parse_capture
+from android_world.agents.custom.offline_roles.offline_goal_clears import (
+    clear_day_checks,
+    parse_run_stopwatch,
+    saved_twice_checks,
+    stopwatch_checks,
+    summary_state,
+)
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
     item_shown,
@@ -111,8 +118,12 @@ def _switch_checks(info: text_lib.GoalInfo, screens: Sequence[Observation]) -> l
 
 
 def _switch_state(observation: Observation, subject: str) -> bool | None:
+    """The switch's position, else the "On"/"Off" summary a settings list shows under the
+    setting's title (a page one level up from the switch)."""
     index = screen.find_switch(observation, subject)
-    return None if index is None else bool(observation.ui_elements[index].is_checked)
+    if index is None:
+        return summary_state(observation, subject)
+    return bool(observation.ui_elements[index].is_checked)
 
 
 def _last_state(
@@ -217,7 +228,16 @@ def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[G
     if not pasted:
         return [GoalCheck(what, GOAL_UNKNOWN, "no paste ran")]
     at = pasted[-1].step
-    saved = [t for t in trail if t.step > at and t.ok and _commits(t)]
+    names = wording.file_names(info.goal)
+    # The paste menu can hide the editor's title: the screen it opened on counts too.
+    last = trail.index(pasted[-1])
+    where = [t.screen for t in trail[max(0, last - 1) : last + 1]]
+    if names and not any(value_shown(n, _texts(o)) for n in names for o in where):
+        # Pasted into some other file: the one the goal names shows its name while open.
+        return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, not in {names[0]!r}")]
+    # A Save or Send tap: Back out of an editor keeps the text in some apps and drops it in
+    # others (a note pasted into and left by Back was claimed, and not saved).
+    saved = [t for t in trail if t.step > at and _saves(t)]
     if saved:
         return [GoalCheck(what, GOAL_DONE, f"pasted at step {at}, '{saved[0].target}' after it")]
     return [GoalCheck(what, GOAL_UNKNOWN, f"pasted at step {at}, nothing saved or sent since")]
@@ -233,9 +253,10 @@ def _delete_checks(
 ) -> list[GoalCheck]:
     if not DELETE_VERBS & set(info.verbs):
         return []
-    checks = []
     deletes = [t.step for t in trail if t.ok and _deletes(t)]
-    for target in specific_targets(info):
+    targets = specific_targets(info)
+    checks = [] if targets else clear_day_checks(info.clauses, deletes, trail, current)
+    for target in targets:
         what = f"delete {target!r}"
         engaged = _engaged_at(trail, target)
         deleted_at = next(
@@ -407,6 +428,7 @@ def _value_checks(
         # The words sent are not in the goal (the clipboard, an address read elsewhere):
         # code cannot tell whether the right ones went out.
         checks.append(GoalCheck("message sent", GOAL_UNKNOWN, "the goal does not give its words"))
+    checks += saved_twice_checks(records, _saved_forms(trail, current), _entered)
     if "save" not in info.forbidden:
         checks += _commit_checks(info, values, trail, current)
     return checks
@@ -450,6 +472,40 @@ def _form_runs(trail: Sequence[TrailStep], current: Observation) -> list[list[st
         else:
             open_run = False
     return runs
+
+
+def _saved_forms(trail: Sequence[TrailStep], current: Observation) -> list[list[str]]:
+    """The texts of each stretch of form screens that a save tap closed (the next screen is
+    no form): what each saved record held. Leaving by Back or Navigate up saves in some apps
+    and discards in others, so it does not count here."""
+    steps = [(t.screen, t) for t in trail] + [(current, None)]
+    saved: list[list[str]] = []
+    run: list[str] | None = None
+    last: TrailStep | None = None
+    for observation, step in steps:
+        key = screen_key(observation)
+        if form_fields(observation, key=key):
+            run = [] if run is None else run
+            run.extend(_texts(observation, key=key))
+            if step is not None and step.ok and step.typed:
+                run.append(step.typed)
+            last = step
+            continue
+        if run is not None and last is not None and _saves(last):
+            saved.append(run)
+        run, last = None, None
+    return saved
+
+
+def _saves(step: TrailStep) -> bool:
+    """A tap that went through on a control that saves (not one that only leaves)."""
+    label = _norm(step.target)
+    return (
+        step.ok
+        and step.action_type in _TAPS
+        and _commits(step)
+        and label not in ("navigate up", "back")
+    )
 
 
 def _entered(value: str, form_texts: Sequence[str]) -> bool:
@@ -519,6 +575,10 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
     value of a writing goal, a named delete or a move."""
     if parse_capture(clause) and "capture" in kinds:
         return True
+    if parse_run_stopwatch(clause) and "stopwatch" in kinds:
+        return True
+    if _FROM_CLIPBOARD.search(clause) and "paste" in kinds and not _other_work(clause):
+        return True  # "Perform a paste operation in the note and save the note"
     if text_lib.parse_toggle(clause) and "switch" in kinds:
         return True
     if text_lib.parse_level(clause) and "level" in kinds:
@@ -542,6 +602,20 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
             bool(words & WRITING_VERBS) and len(info.clauses) == 1
         )
     return False
+
+
+# Words of a paste clause that the paste check reads (a paste, then a save or send after it).
+_PASTE_WORDS = frozenset(
+    {"perform", "paste", "operation", "clipboard", "content", "contents", "copied", "text"}
+    | {"in", "into", "the", "a", "and", "then", "it", "note", "file", "message", "field"}
+    | {"save", "send", "my"}
+)
+
+
+def _other_work(clause: str) -> bool:
+    """A paste clause that asks more than a paste and a save ("paste it into a new note named
+    x.md" names a value, which the value checks read, not the paste check)."""
+    return bool(set(text_lib.words(clause)) - _PASTE_WORDS)
 
 
 _IN_ORDER = re.compile(r"in\s+(?:the\s+)?(?:same\s+|this\s+|that\s+)?order", re.I)
@@ -575,6 +649,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
         "capture": capture_checks(info.clauses, trail),
+        "stopwatch": stopwatch_checks(info.clauses, screens),
     }
     checks = tuple(c for group in groups.values() for c in group)
     kinds = {kind for kind, group in groups.items() if group}
