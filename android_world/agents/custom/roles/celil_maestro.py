@@ -90,12 +90,15 @@ def call_model(
     prompt: str,
     images: list[np.ndarray] | None = None,
     schema: dict[str, Any] | None = None,
+    shape_in_prompt: bool = False,
 ) -> ModelReply:
     """One typed request through the client's one entry point; errors and safety blocks become a
     reply, not a raise. A client that can enforce the JSON schema does (most parse failures go
-    at the source); the answer is still parsed defensively."""
+    at the source); the answer is still parsed defensively. `shape_in_prompt`: the prompt states
+    the reply's shape, so a server with no JSON mode is not sent the schema as well."""
     try:
-        result = client.call(ModelRequest(prompt, tuple(images or ()), schema))
+        request = ModelRequest(prompt, tuple(images or ()), schema, shape_in_prompt=shape_in_prompt)
+        result = client.call(request)
     except Exception as error:
         return ModelReply("", None, f"model call raised {type(error).__name__}: {error}")
     text, is_safe = result.text, result.is_safe
