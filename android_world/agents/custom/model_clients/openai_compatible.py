@@ -19,6 +19,7 @@ from android_world.agents.custom.model_clients.errors import (
 )
 from android_world.agents.custom.model_clients.faults import network_fault
 from android_world.agents.custom.model_clients.payload import (
+    json_instruction_chars,
     png_bytes,
     system_message,
     with_json_instruction,
@@ -115,6 +116,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 # reply's shape itself (once is enough).
                 if not shape_in_prompt:
                     messages = with_json_instruction(messages, schema)
+                    self._count_added_text(json_instruction_chars(schema))
             else:
                 kwargs["response_format"] = response_format
 

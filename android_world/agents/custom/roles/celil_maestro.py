@@ -335,6 +335,7 @@ class MaestroPlanner(Planner):
                 attempt_prompt,
                 self._images(observation, self._use_screenshot),
                 PLAN_SCHEMA,
+                shape_in_prompt=True,
             )
             if not reply.ok:
                 problem = reply.error or "error"
@@ -413,7 +414,11 @@ class MaestroPlanner(Planner):
         only once that text is found on the screen (celil_evidence.ground_text)."""
         prompt = progress_prompt(goal, sub_goal, observation, context_summary)
         reply = call_model(
-            self._wrapper, prompt, self._images(observation, self._progress_image), DONE_SCHEMA
+            self._wrapper,
+            prompt,
+            self._images(observation, self._progress_image),
+            DONE_SCHEMA,
+            shape_in_prompt=True,
         )
         if not reply.ok:
             return Evidence(False, f"progress check failed: {reply.error}", "none")
@@ -436,7 +441,11 @@ class MaestroPlanner(Planner):
             return None
         prompt = answer_prompt(goal, observation, context_summary)
         reply = call_model(
-            self._wrapper, prompt, self._images(observation, self._use_screenshot), ANSWER_SCHEMA
+            self._wrapper,
+            prompt,
+            self._images(observation, self._use_screenshot),
+            ANSWER_SCHEMA,
+            shape_in_prompt=True,
         )
         if not reply.ok:
             return ""
@@ -494,7 +503,7 @@ class VisionElementSelector(ElementSelector):
         images = None
         if observation.screenshot is not None and observation.screenshot.size:
             images = [downscale(observation.screenshot, self._max_pixels)]
-        reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA)
+        reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA, shape_in_prompt=True)
         if not reply.ok:
             return None
         data = celil_json.extract_json(celil_json.bounded(reply.text)[0])
