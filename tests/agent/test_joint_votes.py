@@ -327,3 +327,12 @@ def test_votes_state_their_reply_shape_once():
     assert joint.schema == JOINT_SCHEMA and joint.shape_in_prompt
     assert joint.prompt.endswith(joint_format(["Skeptic", "Pragmatist", "Efficiency Expert"]))
     assert singles and all(r.shape_in_prompt and r.prompt.endswith(qc.VOTE_FORMAT) for r in singles)
+
+
+def test_the_benchmark_prices_the_reply_shape_stated_once_below_twice():
+    import prompt_tokens
+
+    rows = {name: (twice, once) for name, twice, once in prompt_tokens.shape_rows()}
+    twice, once = rows["joint vote"]
+    assert 60 <= once <= 80 and twice - once >= 90  # the schema was ~100 tokens more
+    assert all(twice > once for twice, once in rows.values())
