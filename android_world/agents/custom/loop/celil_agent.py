@@ -328,9 +328,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         progress, ending = self._progress, self._ending
         content: str | None = None
         finished_by, evidence = self._checked(goal, sub_goal, observation, context, tries, record)
-        confirmed = tries.goal_confirmed
-        if finished_by is None and confirmed and progress.goals.covers_goal(goal, sub_goal):
-            finished_by, evidence = "goal_confirmed", confirmed
+        if finished_by is None and self._goal_confirmed(goal, sub_goal, tries):
+            finished_by, evidence = "goal_confirmed", tries.goal_confirmed
         if finished_by is None:
             missing = progress.missing_control(sub_goal, observation)
             if missing is not None:
@@ -365,8 +364,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 done = ending.unconfirmed_finish(goal, sub_goal, why, observation, memory, record)
                 return Choice(done=done)
             finished_by, content = "executor", proposal.finished_content
-            whole = progress.goals.covers_goal(goal, sub_goal) and not is_question(goal)
-            if whole and progress.require_evidence:
+            if self._goal_confirmed(goal, sub_goal, None):
                 tries.goal_confirmed = evidence
         progress.complete(memory, sub_goal, finished_by, record, content, evidence)
         tries.advances += 1
@@ -374,6 +372,15 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
             record.outcome = "advanced"
             return Choice()
         return None
+
+    def _goal_confirmed(self, goal: str, sub_goal: str, tries: _Tries | None) -> bool:
+        """Whether `sub_goal` is the goal in other words, with evidence required (with `tries`:
+        and the goal was already confirmed on this step's screen)."""
+        progress = self._progress
+        if tries is not None and tries.goal_confirmed is None:
+            return False
+        whole = progress.goals.covers_goal(goal, sub_goal) and not is_question(goal)
+        return whole and progress.require_evidence
 
     def _checked(
         self,
