@@ -344,7 +344,10 @@ def _structured_output_section() -> list[str]:
     for form in negotiation.JSON_FORMS:
         payload = negotiation.response_format(form, example)
         shown = (
-            "no `response_format`; the schema is written into the prompt"
+            "no `response_format`; the prompt's own example of the reply's shape (every planner "
+            "and verifier prompt ends with one) is its one statement, and a prompt without one "
+            "gets the schema written into it; a server reporting no usage has the added schema "
+            "counted in the token estimate"
             if payload is None
             else (
                 "`response_format`: `"

@@ -29,6 +29,7 @@ from android_world.agents.custom.celil_protocols import FailureContext, Proposed
 from android_world.agents.custom.dialects import uitars
 from android_world.agents.custom.memory.celil_memory import StepRecord, WorkingMemory
 from android_world.agents.custom.model_clients.ledger import image_tokens
+from android_world.agents.custom.model_clients.payload import json_instruction_chars
 from android_world.agents.custom.roles import celil_joint_votes, celil_maestro, celil_perception
 from android_world.agents.custom.roles import celil_quality_control as qc
 from android_world.agents.custom.roles.celil_section_leader import UITarsActionGenerator
@@ -136,6 +137,24 @@ def image_rows(screenshot: Any) -> list[tuple[str, int]]:
     return rows
 
 
+def shape_rows() -> list[tuple[str, int, int]]:
+    """(call, the reply shape's estimated tokens stated twice, stated once) for a server with no
+    JSON mode: the prompt's own example plus the schema a client used to add, and the example
+    alone (issue 30)."""
+    personas = list(qc.DEFAULT_PERSONAS)
+    calls = (
+        ("joint vote", celil_joint_votes.joint_format(personas), celil_joint_votes.JOINT_SCHEMA),
+        ("single vote", qc.VOTE_FORMAT, qc.VOTE_SCHEMA),
+        ("plan", celil_maestro.PLAN_FORMAT, celil_maestro.PLAN_SCHEMA),
+        ("progress check", '{"done": true or false, "evidence": "..."}', celil_maestro.DONE_SCHEMA),
+    )
+    rows = []
+    for name, example, schema in calls:
+        once = math.ceil(len(example) / 4)
+        rows.append((name, once + math.ceil(json_instruction_chars(schema) / 4), once))
+    return rows
+
+
 def bpe_counter() -> Any:
     """A real tokenizer (SmolLM2's BPE through llama-cpp-python), or None when not installed."""
     path = os.environ.get("CELIL_REALMODEL_GGUF")
@@ -171,6 +190,9 @@ def main() -> int:
         bpe = [v[2] for v in values if v[2] is not None]
         bpe_cell = f"{statistics.mean(bpe):.0f}" if bpe else "-"
         print(f"| {role} | {chars:.0f} | {estimate:.0f} | {bpe_cell} |")
+    print("\n| reply shape, server with no JSON mode | stated twice | stated once |\n|---|---|---|")
+    for name, twice, once in shape_rows():
+        print(f"| {name} | {twice} | {once} |")
     print("\n| image setting | image tokens per call |\n|---|---|")
     for what, tokens in image_rows(screenshot):
         print(f"| {what} | {tokens} |")

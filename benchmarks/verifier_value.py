@@ -297,6 +297,31 @@ def run_row(
     return row
 
 
+def skip_tradeoff(row: Row) -> list[tuple[str, int, int, float, float]]:
+    """Per skip rule: (rule, votes saved, wrong actions it ran, calls/step a vote on its
+    proposals would add, wrong actions that would still run at the row's own vote pass rate)."""
+    voted_wrong = row.wrong_gated - row.wrong_unvoted
+    passed = voted_wrong - row.wrong_stopped
+    pass_rate = passed / voted_wrong if voted_wrong else 0.0
+    steps = max(row.steps, 1)
+    return [
+        (rule, count, wrong, count / steps, wrong * pass_rate)
+        for rule, (count, wrong) in sorted(row.skips.items(), key=lambda kv: -kv[1][1])
+    ]
+
+
+def print_skips(row: Row) -> None:
+    """The skip rules' trade: what each saves against the wrong actions it lets run."""
+    voted_wrong = row.wrong_gated - row.wrong_unvoted
+    print(
+        f"    wrong actions voted on: {voted_wrong}, passed a vote: "
+        f"{voted_wrong - row.wrong_stopped}; run unvoted: {row.wrong_unvoted}"
+    )
+    print("    | skip rule | votes saved | wrong run | +calls/step if voted | wrong run if voted |")
+    for rule, count, wrong, calls, left in skip_tradeoff(row):
+        print(f"    | {rule} | {count} | {wrong} | +{calls:.3f} | {left:.1f} |")
+
+
 def paired_gain(gated: Row, off: Row) -> tuple[float, float, int]:
     """Success with the gate minus success without it, over the episodes both rows ran (the
     same task draws and seeds), with the standard error of the paired difference."""
@@ -458,8 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
         if args.skips:
-            for rule, (count, wrong) in sorted(row.skips.items()):
-                print(f"    skip rule {rule}: {count} votes saved, {wrong} wrong actions run")
+            print_skips(row)
         if args.failures:
             # Held-out tasks' failures stay hidden while rules are tuned; their count shows.
             hidden = [f for f in row.failures if split_of(f.split("_")[0]) == "heldout"]

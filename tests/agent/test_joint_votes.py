@@ -303,3 +303,36 @@ def test_the_joint_prompt_is_among_the_hashed_templates():
     assert "Answer as each of these 3 reviewers" in templates["joint"]
     assert "{sub_goal}" in templates["joint"]
     assert "joint" not in _ensemble([], mode="adaptive")[0].prompt_templates()
+
+
+class _Recording(fakes.ScriptedWrapper):
+    def __init__(self, answers):
+        super().__init__(answers)
+        self.requests = []
+
+    def call(self, request):
+        self.requests.append(request)
+        return super().call(request)
+
+
+def test_votes_state_their_reply_shape_once():
+    """Each vote's prompt ends with its reply shape, and says so: a server with no JSON mode is
+    not sent the schema too (~100 tokens a joint vote, ~65 a single one; issue 30)."""
+    single = '{"score": 2, "reasoning": "the target does not match the intent"}'
+    wrapper = _Recording(['{"votes": "cut off', single, single])
+    ensemble = qc.VerifierEnsemble(wrapper, mode="joint", threshold=7.0)
+    proposal, observation = _tap()
+    ensemble.verify_action("Go on", proposal, observation, "ctx")
+    joint, *singles = wrapper.requests
+    assert joint.schema == JOINT_SCHEMA and joint.shape_in_prompt
+    assert joint.prompt.endswith(joint_format(["Skeptic", "Pragmatist", "Efficiency Expert"]))
+    assert singles and all(r.shape_in_prompt and r.prompt.endswith(qc.VOTE_FORMAT) for r in singles)
+
+
+def test_the_benchmark_prices_the_reply_shape_stated_once_below_twice():
+    import prompt_tokens
+
+    rows = {name: (twice, once) for name, twice, once in prompt_tokens.shape_rows()}
+    twice, once = rows["joint vote"]
+    assert 60 <= once <= 80 and twice - once >= 90  # the schema was ~100 tokens more
+    assert all(twice > once for twice, once in rows.values())

@@ -93,3 +93,15 @@ def test_after_trouble_and_for_irreversible_targets_every_cheap_tap_is_voted():
 )
 def test_the_benchmark_names_the_rule_behind_each_skip(reason, rule):
     assert vv.skip_rule(reason) == rule
+
+
+def test_the_trade_of_each_skip_rule_is_priced_at_the_rows_own_vote_pass_rate():
+    """Voting on a rule's proposals costs its votes (a call each, per step) and still lets
+    through the wrong actions a vote passes (issue 30's trade-off table)."""
+    row = vv.Row("default", "independent", steps=100, wrong_gated=30, wrong_unvoted=10)
+    row.wrong_stopped = 18  # of 20 voted on, 2 passed: a 10% pass rate
+    row.skips = {"scroll": [20, 8], "navigation: open_app": [40, 0]}
+    assert vv.skip_tradeoff(row) == [
+        ("scroll", 20, 8, 0.2, pytest.approx(0.8)),
+        ("navigation: open_app", 40, 0, 0.4, 0.0),
+    ]

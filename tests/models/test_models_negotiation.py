@@ -93,6 +93,46 @@ def test_a_server_refusing_every_format_gets_the_schema_in_the_prompt(server):
     assert "follows this JSON schema" in last["messages"][-1]["content"]
 
 
+def test_a_prompt_that_states_its_reply_shape_is_sent_no_schema_as_well(server):
+    """A vote's prompt ends with its reply shape: without a JSON mode that is the one statement
+    of it; with one, the schema still goes as the response format (issue 30)."""
+    server.route("POST", "/chat/completions", lambda _request: openai_ok('{"score": 3}'))
+    prompt = 'rate it. Reply with JSON only: {"score": <number 0-10>}'
+    request = ModelRequest(prompt, schema=SCHEMA, shape_in_prompt=True)
+    assert wrapper(server, structured_output="none").call(request).ok
+    assert server.calls("/chat/completions")[-1]["body"]["messages"][-1]["content"] == prompt
+    assert wrapper(server, structured_output="json_object").call(request).ok
+    body = server.calls("/chat/completions")[-1]["body"]
+    assert body["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert body["messages"][-1]["content"] == prompt
+    # A prompt that does not state it gets the schema in the prompt, as before.
+    assert wrapper(server, structured_output="none").call(ModelRequest(prompt, schema=SCHEMA)).ok
+    sent = server.calls("/chat/completions")[-1]["body"]["messages"][-1]["content"]
+    assert "follows this JSON schema" in sent
+    assert request.request_hash() == ModelRequest(prompt, schema=SCHEMA).request_hash()
+
+
+def test_the_token_estimate_counts_the_schema_a_server_with_no_json_mode_is_sent(server):
+    """With no usage reported, the ledger estimates what was sent: the schema added to the
+    prompt too, not only the role's own text (issue 30: it counted a joint vote's ~70 tokens of
+    reply shape when ~170 went out)."""
+
+    def no_usage(_request):
+        status, body = openai_ok('{"score": 3}')
+        body.pop("usage")
+        return status, body
+
+    server.route("POST", "/chat/completions", no_usage)
+    prompt = "x" * 400
+    bare = wrapper(server, structured_output="none").call(ModelRequest(prompt)).record
+    stated = ModelRequest(prompt, schema=SCHEMA, shape_in_prompt=True)
+    once = wrapper(server, structured_output="none").call(stated).record
+    added = wrapper(server, structured_output="none").call(ModelRequest(prompt, schema=SCHEMA))
+    assert bare.tokens_estimated and bare.prompt_tokens == once.prompt_tokens == 100
+    schema_chars = len(server.calls("/chat/completions")[-1]["body"]["messages"][-1]["content"])
+    assert added.record.prompt_tokens == -(-schema_chars // 4) > 100
+
+
 def test_an_explicit_form_is_never_changed(server):
     server.route("POST", "/chat/completions", like_llama_cpp_python)
     result = wrapper(server, structured_output="json_schema").call(

@@ -108,7 +108,8 @@ class RoleModelConfig(_Strict):
     structured_output: Literal["auto", "json_schema", "json_object", "none"] = "auto"
     """How an OpenAI-compatible server is asked for JSON: `json_schema` (OpenAI, vLLM, SGLang,
     llama.cpp's llama-server), `json_object` with the schema beside it (llama-cpp-python's server),
-    or `none` (no response_format; the schema only in the prompt). `auto`: json_schema first; when the server rejects
+    or `none` (no response_format; the prompt's own example of the reply's shape, or the schema
+    written into a prompt that has none). `auto`: json_schema first; when the server rejects
     that form, the next one is tried and the form that works is kept for the rest of the run."""
 
     images: bool | Literal["auto"] = "auto"

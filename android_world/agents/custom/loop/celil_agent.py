@@ -52,6 +52,7 @@ from android_world.agents.custom.loop.celil_post_check import (
 from android_world.agents.custom.loop.celil_progress import OWN_PLANS, ProgressJudge
 from android_world.agents.custom.loop.celil_step_data import StepData, target_box
 from android_world.agents.custom.memory.celil_memory import WorkingMemory
+from android_world.agents.custom.roles.celil_maestro import is_question
 from android_world.agents.custom.roles.celil_quality_control import describe_action
 from android_world.env import interface, json_action
 
@@ -73,6 +74,10 @@ class _Tries:
     checked: set[str] = dataclasses.field(default_factory=set)
     verdicts: dict[str, Evidence] = dataclasses.field(default_factory=dict)  # the planner's
     unusable: list[ProposedAction] = dataclasses.field(default_factory=list)
+    # The whole goal confirmed on this step's screen (a sub-goal that is the goal in other
+    # words finished with evidence): a later one of that kind ("Verify that it is done: ...")
+    # is the same question about the same screen, asked of no model again (issue 30).
+    goal_confirmed: dict[str, Any] | None = None
 
 
 class CelilAgent(base_agent.EnvironmentInteractingAgent):
@@ -323,6 +328,8 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         progress, ending = self._progress, self._ending
         content: str | None = None
         finished_by, evidence = self._checked(goal, sub_goal, observation, context, tries, record)
+        if finished_by is None and self._goal_confirmed(goal, sub_goal, tries):
+            finished_by, evidence = "goal_confirmed", tries.goal_confirmed
         if finished_by is None:
             missing = progress.missing_control(sub_goal, observation)
             if missing is not None:
@@ -357,12 +364,23 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
                 done = ending.unconfirmed_finish(goal, sub_goal, why, observation, memory, record)
                 return Choice(done=done)
             finished_by, content = "executor", proposal.finished_content
+            if self._goal_confirmed(goal, sub_goal, None):
+                tries.goal_confirmed = evidence
         progress.complete(memory, sub_goal, finished_by, record, content, evidence)
         tries.advances += 1
         if tries.advances >= self.settings.max_sub_goal_advances:
             record.outcome = "advanced"
             return Choice()
         return None
+
+    def _goal_confirmed(self, goal: str, sub_goal: str, tries: _Tries | None) -> bool:
+        """Whether `sub_goal` is the goal in other words, with evidence required (with `tries`:
+        and the goal was already confirmed on this step's screen)."""
+        progress = self._progress
+        if tries is not None and tries.goal_confirmed is None:
+            return False
+        whole = progress.goals.covers_goal(goal, sub_goal) and not is_question(goal)
+        return whole and progress.require_evidence
 
     def _checked(
         self,

@@ -122,9 +122,10 @@ class GeminiWrapper(BackendWrapper):
             if request.system and users:
                 role, text, images = turns[users[0]]
                 turns[users[0]] = (role, f"{request.system}\n\n{text}", images)
-            if request.schema is not None and users:
+            if request.schema is not None and users and not request.shape_in_prompt:
                 role, text, images = turns[users[-1]]
                 turns[users[-1]] = (role, text + json_instruction(request.schema), images)
+                self._count_added_text(len(json_instruction(request.schema)))
         contents: list[Any] = []
         for role, text, images in turns:
             parts = [types.Part.from_text(text=text)] if text else []

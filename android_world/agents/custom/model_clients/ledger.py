@@ -27,10 +27,12 @@ def image_tokens(image: np.ndarray) -> int:
     return math.ceil(height / IMAGE_PATCH_PX) * math.ceil(width / IMAGE_PATCH_PX)
 
 
-def estimate_tokens(request: ModelRequest, answer: str) -> tuple[int, int]:
+def estimate_tokens(request: ModelRequest, answer: str, added_chars: int = 0) -> tuple[int, int]:
     """(prompt, completion) tokens for a server that reports no usage: text at ~4 characters a
-    token plus every image (history screenshots included) at one token per 28x28 patch."""
-    text = request.text_chars() + len(request.system or "")
+    token plus every image (history screenshots included) at one token per 28x28 patch.
+    `added_chars`: text the client added on its way (the schema for a server with no JSON mode),
+    which the server read as well."""
+    text = request.text_chars() + len(request.system or "") + max(0, added_chars)
     prompt = math.ceil(text / CHARS_PER_TOKEN) + sum(image_tokens(i) for i in request.all_images())
     return prompt, math.ceil(len(answer) / CHARS_PER_TOKEN)
 

@@ -19,6 +19,7 @@ from android_world.agents.custom.model_clients.errors import (
 )
 from android_world.agents.custom.model_clients.faults import network_fault
 from android_world.agents.custom.model_clients.payload import (
+    json_instruction_chars,
     png_bytes,
     system_message,
     with_json_instruction,
@@ -83,7 +84,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
                 url = "data:image/png;base64," + base64.b64encode(png_bytes(image)).decode()
                 parts.append({"type": "image_url", "image_url": {"url": url}})
             messages.append({"role": turn.role, "content": parts})
-        answer, raw = self._create_negotiated(messages, request.schema)
+        answer, raw = self._create_negotiated(messages, request.schema, request.shape_in_prompt)
         if answer.finish_reason == "content_filter":
             raise SafetyBlocked(f"{self.where()}: answer blocked by content filter")
         return ModelReply(
@@ -100,14 +101,22 @@ class OpenAICompatibleWrapper(BackendWrapper):
         return facts.json_form or negotiation.JSON_FORMS[0]
 
     def _create(
-        self, messages: list[dict[str, Any]], form: str | None, schema: Any
+        self,
+        messages: list[dict[str, Any]],
+        form: str | None,
+        schema: Any,
+        shape_in_prompt: bool = False,
     ) -> tuple[faults.ChatAnswer, Any]:
         """One request (under the deadline), read as a chat completion: (answer, raw response)."""
         kwargs: dict[str, Any] = {}
         if schema is not None and form is not None:
             response_format = negotiation.response_format(form, schema)
-            if response_format is None:  # "none": the schema rides in the last user turn
-                messages = with_json_instruction(messages, schema)
+            if response_format is None:
+                # "none": the schema rides in the last user turn, unless the prompt states the
+                # reply's shape itself (once is enough).
+                if not shape_in_prompt:
+                    messages = with_json_instruction(messages, schema)
+                    self._count_added_text(json_instruction_chars(schema))
             else:
                 kwargs["response_format"] = response_format
 
@@ -157,7 +166,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
             ) from None
 
     def _create_negotiated(
-        self, messages: list[dict[str, Any]], schema: Any
+        self, messages: list[dict[str, Any]], schema: Any, shape_in_prompt: bool = False
     ) -> tuple[faults.ChatAnswer, Any]:
         """Send with the JSON form that works here; under `auto`, a server that refuses the form
         is asked again with the next one (each re-send counted in the ledger), and the one that
@@ -165,7 +174,7 @@ class OpenAICompatibleWrapper(BackendWrapper):
         form = self._json_form() if schema is not None else None
         while True:
             try:
-                return self._create(messages, form, schema)
+                return self._create(messages, form, schema, shape_in_prompt)
             except Exception as exc:
                 failure = self._failure(exc)
                 following = negotiation.next_form(form) if form else None

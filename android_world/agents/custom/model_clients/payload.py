@@ -18,7 +18,7 @@ def with_json_instruction(
     messages: list[dict[str, Any]], schema: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The chat with the JSON instruction appended to its last user turn (for servers that take
-    no response_format at all)."""
+    no response_format at all); `json_instruction_chars` is what that adds."""
     out = [dict(m) for m in messages]
     for message in reversed(out):
         if message["role"] != "user":
@@ -30,6 +30,11 @@ def with_json_instruction(
             message["content"] = [*content, {"type": "text", "text": json_instruction(schema)}]
         break
     return out
+
+
+def json_instruction_chars(schema: dict[str, Any]) -> int:
+    """The characters `with_json_instruction` adds to a text turn (the token estimate's share)."""
+    return len(json_instruction(schema)) + 2
 
 
 def json_instruction(schema: dict[str, Any]) -> str:

@@ -40,6 +40,9 @@ class _CallState:
 
     notes: list[str] = dataclasses.field(default_factory=list)
     resends: int = 0
+    # Text the client added to the request (a server with no JSON mode gets the schema in the
+    # prompt): sent, so the token estimate counts it.
+    added_chars: int = 0
 
 
 class BackendWrapper(CelilModel):
@@ -190,6 +193,10 @@ class BackendWrapper(CelilModel):
     def _note(self, note: str) -> None:
         self._call_state().notes.append(note)
 
+    def _count_added_text(self, chars: int) -> None:
+        """Text the last request carried beyond the role's own (the estimate counts it)."""
+        self._call_state().added_chars = chars
+
     def _count_resend(self) -> None:
         """A request sent again in another shape within this call (ledger: `retries`)."""
         self._call_state().resends += 1
@@ -280,7 +287,9 @@ class BackendWrapper(CelilModel):
         completion_tokens = int(outcome.completion_tokens or 0) if ok else 0
         estimated = ok and prompt_tokens == 0
         if estimated:
-            prompt_tokens, completion_tokens = estimate_tokens(request, outcome.text or "")
+            prompt_tokens, completion_tokens = estimate_tokens(
+                request, outcome.text or "", state.added_chars
+            )
         record = CallRecord(
             role=self.role,
             backend=self.backend,

@@ -90,12 +90,15 @@ def call_model(
     prompt: str,
     images: list[np.ndarray] | None = None,
     schema: dict[str, Any] | None = None,
+    shape_in_prompt: bool = False,
 ) -> ModelReply:
     """One typed request through the client's one entry point; errors and safety blocks become a
     reply, not a raise. A client that can enforce the JSON schema does (most parse failures go
-    at the source); the answer is still parsed defensively."""
+    at the source); the answer is still parsed defensively. `shape_in_prompt`: the prompt states
+    the reply's shape, so a server with no JSON mode is not sent the schema as well."""
     try:
-        result = client.call(ModelRequest(prompt, tuple(images or ()), schema))
+        request = ModelRequest(prompt, tuple(images or ()), schema, shape_in_prompt=shape_in_prompt)
+        result = client.call(request)
     except Exception as error:
         return ModelReply("", None, f"model call raised {type(error).__name__}: {error}")
     text, is_safe = result.text, result.is_safe
@@ -332,6 +335,7 @@ class MaestroPlanner(Planner):
                 attempt_prompt,
                 self._images(observation, self._use_screenshot),
                 PLAN_SCHEMA,
+                shape_in_prompt=True,
             )
             if not reply.ok:
                 problem = reply.error or "error"
@@ -410,7 +414,11 @@ class MaestroPlanner(Planner):
         only once that text is found on the screen (celil_evidence.ground_text)."""
         prompt = progress_prompt(goal, sub_goal, observation, context_summary)
         reply = call_model(
-            self._wrapper, prompt, self._images(observation, self._progress_image), DONE_SCHEMA
+            self._wrapper,
+            prompt,
+            self._images(observation, self._progress_image),
+            DONE_SCHEMA,
+            shape_in_prompt=True,
         )
         if not reply.ok:
             return Evidence(False, f"progress check failed: {reply.error}", "none")
@@ -433,7 +441,11 @@ class MaestroPlanner(Planner):
             return None
         prompt = answer_prompt(goal, observation, context_summary)
         reply = call_model(
-            self._wrapper, prompt, self._images(observation, self._use_screenshot), ANSWER_SCHEMA
+            self._wrapper,
+            prompt,
+            self._images(observation, self._use_screenshot),
+            ANSWER_SCHEMA,
+            shape_in_prompt=True,
         )
         if not reply.ok:
             return ""
@@ -491,7 +503,7 @@ class VisionElementSelector(ElementSelector):
         images = None
         if observation.screenshot is not None and observation.screenshot.size:
             images = [downscale(observation.screenshot, self._max_pixels)]
-        reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA)
+        reply = call_model(self._wrapper, prompt, images, INDEX_SCHEMA, shape_in_prompt=True)
         if not reply.ok:
             return None
         data = celil_json.extract_json(celil_json.bounded(reply.text)[0])

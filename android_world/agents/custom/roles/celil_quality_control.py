@@ -547,7 +547,8 @@ class VerifierEnsemble(Verifier):
                 self._pool = None
 
     def _ask(self, persona: str, prompt: str, images: list[Any] | None) -> Vote:
-        reply = call_model(self._wrapper, prompt, images, VOTE_SCHEMA)
+        # The prompt ends with the vote's shape (VOTE_FORMAT): stated once.
+        reply = call_model(self._wrapper, prompt, images, VOTE_SCHEMA, shape_in_prompt=True)
         if not reply.ok:
             return Vote(
                 persona,
@@ -650,7 +651,9 @@ class VerifierEnsemble(Verifier):
         server answered; a failed call or an answer that cannot be read leaves them all absent
         (never a veto)."""
         prompt = celil_joint_votes.joint_prompt({p: self._prompts[p] for p in personas}, body)
-        reply = call_model(self._wrapper, prompt, images, celil_joint_votes.JOINT_SCHEMA)
+        schema = celil_joint_votes.JOINT_SCHEMA
+        # The prompt names each persona in the shape it shows: stated once.
+        reply = call_model(self._wrapper, prompt, images, schema, shape_in_prompt=True)
         if not reply.ok:
             error = reply.error
             return [Vote(p, self.unparseable_vote_score, "", False, error) for p in personas], False
