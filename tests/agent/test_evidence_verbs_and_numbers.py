@@ -66,3 +66,24 @@ def test_the_total_check_stays_small_for_large_numbers():
     many = [f"${n}.99" for n in range(500)]
     assert not celil_evidence.number_worked_out("99999999", ["What is the total?"], many)[0]
     assert celil_evidence.number_worked_out("2.98", ["What is the total?"], many)[0]
+
+
+@pytest.mark.parametrize(
+    ("quote", "goal"),
+    [
+        ("WLAN is on", "Turn wifi on."),
+        ("Use WLAN: On", "Turn on Wi-Fi"),
+        ("Wi-Fi On", "Turn on WLAN"),
+    ],
+)
+def test_a_vendor_name_of_the_setting_names_the_task(quote, goal):
+    # Vendors call Wi-Fi "WLAN" (the vendor sim profile does too); with the goal's verbs no
+    # longer naming words, the setting's other name is what the quote names.
+    assert celil_evidence.relevant(quote, [goal])[0]
+
+
+@pytest.mark.parametrize(
+    ("quote", "goal"), [("On", "Turn on Wi-Fi"), ("Bluetooth on", "Turn on WLAN")]
+)
+def test_an_other_setting_or_a_bare_state_still_names_nothing(quote, goal):
+    assert not celil_evidence.relevant(quote, [goal])[0]

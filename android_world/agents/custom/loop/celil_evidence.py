@@ -234,18 +234,34 @@ _COMMAND_VERBS = frozenset(_COMMAND_VERB_LIST)
 _WHOLE_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:,]\d+)*(?![\w])")
 
 
+# One setting, two names: vendors call Wi-Fi "WLAN" (and the goal may write "Wi-Fi" as two
+# words), so a quote naming either names the task.
+_SAME_NAME = {"wifi": ("wlan",), "wlan": ("wifi",)}
+
+
+def _naming_words(text: str) -> list[str]:
+    """The words of a text, with "Wi-Fi" also read as the one word "wifi"."""
+    words = _words(text)
+    return [*words, "wifi"] if "wi" in words and "fi" in words else words
+
+
+def _with_other_names(words: set[str]) -> set[str]:
+    return words | {other for word in words for other in _SAME_NAME.get(word, ())}
+
+
 def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
     """The naming words (3+ letters, not generic, not an order like "delete") and the
     standalone numbers of a sub-goal or goal: what evidence about it can be expected to name."""
     words = {
         w
-        for w in _words(subject)
+        for w in _naming_words(subject)
         if len(w) >= 3
         and not w.isdecimal()
         and w not in _GENERIC
         and w not in _STOP_WORDS
         and w not in _COMMAND_VERBS
     }
+    words = _with_other_names(words)
     numbers = {
         int(part)
         for match in _WHOLE_NUMBER.findall(normalise(subject))
@@ -267,7 +283,7 @@ def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
         more_words, more_numbers = _subject_terms(subject)
         words |= more_words
         numbers |= more_numbers
-    for word in _words(text or ""):
+    for word in _naming_words(text or ""):
         if word.isdecimal():
             if int(word) in numbers:
                 return True, f"names {word!r}"
