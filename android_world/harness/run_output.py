@@ -237,9 +237,34 @@ def save_png(pixels: np.ndarray, path: Path) -> None:
 # Rows
 
 
-def write_results_jsonl(path: Path, episodes: Iterable[Mapping[str, Any]]) -> None:
-    lines = [json.dumps(to_jsonable(result_row(ep)), allow_nan=False) for ep in episodes]
-    write_text_atomic(path, "".join(line + "\n" for line in lines), durable=False)
+def result_line(ep: Mapping[str, Any]) -> str:
+    return json.dumps(to_jsonable(result_row(ep)), allow_nan=False)
+
+
+class ResultLines:
+    """Each episode's results.jsonl line, kept between the rewrites of one run: a serial run
+    rewrites the file after every episode (k lines after the k-th), so building every line
+    again made the rewrites quadratic. A line is reused only for the very episode object it
+    was built from; a saved episode is not changed afterwards (its checkpoint already holds
+    it), and a rerun's episode is a new object, so its line is built anew."""
+
+    def __init__(self) -> None:
+        self._lines: dict[Any, tuple[Mapping[str, Any], str]] = {}
+
+    def line(self, ep: Mapping[str, Any]) -> str:
+        kept = self._lines.get(ep.get("name"))
+        if kept is not None and kept[0] is ep:
+            return kept[1]
+        line = result_line(ep)
+        self._lines[ep.get("name")] = (ep, line)
+        return line
+
+
+def write_results_jsonl(
+    path: Path, episodes: Iterable[Mapping[str, Any]], lines: ResultLines | None = None
+) -> None:
+    built = [lines.line(ep) if lines is not None else result_line(ep) for ep in episodes]
+    write_text_atomic(path, "".join(line + "\n" for line in built), durable=False)
 
 
 def write_summary_csv(path: Path, summary: suite_utils.Summary) -> None:

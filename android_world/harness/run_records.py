@@ -37,10 +37,12 @@ def write_outputs(
     episodes: list[dict[str, Any]],
     prep: Prepared,
     report: bool = True,
+    lines: run_output.ResultLines | None = None,
 ) -> suite_utils.Summary:
-    """results.jsonl and summary.csv always; report.html when `report` (see ReportPacer)."""
+    """results.jsonl and summary.csv always; report.html when `report` (see ReportPacer).
+    `lines` keeps the episodes' results lines between the calls of one run."""
     episodes = _ordered(episodes, prep.suite)
-    run_output.write_results_jsonl(run_dir / "results.jsonl", episodes)
+    run_output.write_results_jsonl(run_dir / "results.jsonl", episodes, lines)
     summary = suite_utils.process_episodes(episodes, task_classes=prep.task_classes)
     run_output.write_summary_csv(run_dir / "summary.csv", summary)
     if report:

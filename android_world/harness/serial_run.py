@@ -95,13 +95,14 @@ def execute_serial(
     # Piped to a file, every progress frame would land on one endless line.
     quiet_bar = not sys.stderr.isatty() or live.uses_terminal
     pacer = ReportPacer()
+    lines = run_output.ResultLines()
     with tqdm(
         total=total, initial=already, desc="episodes", unit="ep", file=sys.stderr, disable=quiet_bar
     ) as bar:
 
         def saved(ep: dict[str, Any]) -> None:
             episodes_by_name[ep["name"]] = ep
-            write_outputs(run_dir, list(episodes_by_name.values()), prep, pacer.due())
+            write_outputs(run_dir, list(episodes_by_name.values()), prep, pacer.due(), lines)
             bar.write(run_output.episode_line(ep), file=sys.stderr)
             bar.update(1)
             live.episode_saved(ep)

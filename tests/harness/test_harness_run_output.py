@@ -297,3 +297,24 @@ def test_run_tests_says_why_when_it_cannot_install_chromium(tmp_path):
     stderr, apt_calls = _ensure_chromium(tmp_path, with_apt=False)
     assert apt_calls == ""
     assert "browser test will be skipped (install: sudo apt-get install -y chromium)" in stderr
+
+
+def test_kept_result_lines_give_the_same_file_and_a_rerun_gets_its_own_line(tmp_path, monkeypatch):
+    first = {"name": "A_0", "task_template": "A", "is_successful": 0.0, "error": None}
+    second = {"name": "B_0", "task_template": "B", "is_successful": 1.0, "error": None}
+    built = []
+    real = run_output.result_line
+    monkeypatch.setattr(
+        run_output, "result_line", lambda ep: (built.append(ep["name"]), real(ep))[1]
+    )
+    lines = run_output.ResultLines()
+    kept, fresh = tmp_path / "kept.jsonl", tmp_path / "fresh.jsonl"
+    run_output.write_results_jsonl(kept, [first], lines)
+    run_output.write_results_jsonl(kept, [first, second], lines)
+    assert built == ["A_0", "B_0"]  # A_0's line was built once for the two rewrites
+    rerun = dict(first, is_successful=1.0)  # a rerun of A_0: a new episode object
+    run_output.write_results_jsonl(kept, [rerun, second], lines)
+    assert built[-1] == "A_0"
+    run_output.write_results_jsonl(fresh, [rerun, second])
+    assert kept.read_bytes() == fresh.read_bytes()
+    assert json.loads(kept.read_text().splitlines()[0])["score"] == 1.0
