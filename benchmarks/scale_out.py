@@ -1,16 +1,20 @@
 """Scale-out: wall time and speed-up of one suite with 1, 2, 4, 8, 16 workers, locally and on Ray.
 
 Run: `python benchmarks/scale_out.py [--workers 1 2 4 8 16] [--model_delay 2.0]
-[--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray]`.
+[--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray] [--order suite]`.
 
 What is measured: the real CelilAgent (OpenAI backend, JSON executor, gate, evidence checks) on the
 simulated phone, driven by android_world.harness.parallel's scheduler and worker pools exactly as
 `--workers N` / `--ray_address local` run them. The model is scripted (benchmarks/scripted_model.py,
 always right) but slow like a real one: every call waits `model_delay` seconds in a front server
 on 127.0.0.1 (threaded, so calls from different workers wait at the same time, as on a model
-server with spare capacity); every device action waits `device_delay` seconds. Wall time includes
-starting the workers. Each row also checks that every episode's score and step count equal the
-1-worker row's.
+server with spare capacity); every device action waits `device_delay` seconds. Each row's workers
+are started before its clock (start-up printed apart; `--cold` times it in). Episodes are handed
+out longest expected first, as a harness run does (`--order suite` for suite order): the
+expected time of a template is its mean in the rows before (the first row's order comes from
+upstream's complexity alone). Each row also checks that every episode's score and step count
+equal the 1-worker row's, and prints beside its speed-up what the first row's episode times
+allow: a bound, the ideal schedule (best order and assignment) and the row's own order.
 """
 
 from __future__ import annotations
