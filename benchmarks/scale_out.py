@@ -1,21 +1,26 @@
 """Scale-out: wall time and speed-up of one suite with 1, 2, 4, 8, 16 workers, locally and on Ray.
 
 Run: `python benchmarks/scale_out.py [--workers 1 2 4 8 16] [--model_delay 2.0]
-[--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray]`.
+[--device_delay 0.5] [--tasks A B] [--instances 2] [--backends local ray] [--order suite]`.
 
 What is measured: the real CelilAgent (OpenAI backend, JSON executor, gate, evidence checks) on the
 simulated phone, driven by android_world.harness.parallel's scheduler and worker pools exactly as
 `--workers N` / `--ray_address local` run them. The model is scripted (benchmarks/scripted_model.py,
 always right) but slow like a real one: every call waits `model_delay` seconds in a front server
 on 127.0.0.1 (threaded, so calls from different workers wait at the same time, as on a model
-server with spare capacity); every device action waits `device_delay` seconds. Wall time includes
-starting the workers. Each row also checks that every episode's score and step count equal the
-1-worker row's.
+server with spare capacity); every device action waits `device_delay` seconds. Each row's workers
+are started before its clock (start-up printed apart; `--cold` times it in). Episodes are handed
+out longest expected first, as a harness run does (`--order suite` for suite order): the
+expected time of a template is its mean in the rows before (the first row's order comes from
+upstream's complexity alone). Each row also checks that every episode's score and step count
+equal the 1-worker row's, and prints beside its speed-up what the first row's episode times
+allow: a bound, the ideal schedule (best order and assignment) and the row's own order.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import http.server
 import logging
 import os
@@ -33,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_worker
 import scripted_model as sm
 
-from android_world.harness import config, parallel, suite_utils
+from android_world.harness import config, parallel, scheduler, suite_utils
 from android_world.harness.ray_pool import RAY_NICENESS_ENV
 from android_world.harness.warm_pool import WarmPool
 from android_world.task_evals.registry import TaskRegistry
@@ -137,10 +142,15 @@ def worker_spec(cfg: config.CelilConfig, run_dir: Path, label: str) -> parallel.
 
 
 def run_once(
-    pool: Any, suite: suite_utils.Suite, workers: int, durations: dict[str, float] | None = None
+    pool: Any,
+    suite: suite_utils.Suite,
+    workers: int,
+    durations: dict[str, float] | None = None,
+    expected: scheduler.Estimate | None = None,
 ) -> tuple[float, dict[str, tuple[Any, Any]], parallel.Stats]:
-    """The suite's episodes on `workers` workers of `pool`; the wall time of the episodes.
-    `durations` receives each episode's own run time."""
+    """The suite's episodes on `workers` workers of `pool` (longest `expected` first when
+    given, else in suite order); the wall time of the episodes. `durations` receives each
+    episode's own run time."""
     results: dict[str, tuple[Any, Any]] = {}
 
     def keep(outcome: parallel.Outcome) -> None:
@@ -150,14 +160,62 @@ def run_once(
             durations[ep["name"]] = float(ep.get("run_time") or 0.0)
 
     started = time.perf_counter()
-    scheduler = parallel.Scheduler(
-        pool, workers, keep, log=lambda line: print(line, file=sys.stderr)
+    driver = parallel.Scheduler(
+        pool, workers, keep, log=lambda line: print(line, file=sys.stderr), expected=expected
     )
-    stats = scheduler.run(parallel.jobs_for(suite, set()))
+    stats = driver.run(parallel.jobs_for(suite, set()))
     return time.perf_counter() - started, results, stats
 
 
-Row = tuple[str, int, int, float, float, float, str, int, float]
+def list_makespan(durations: list[float], workers: int) -> float:
+    """How long `durations`, handed out in this order to whichever worker is free first (what
+    the scheduler does), take on `workers` workers."""
+    free = [0.0] * max(workers, 1)
+    for seconds in durations:
+        heapq.heapreplace(free, free[0] + seconds)
+    return max(free)
+
+
+def best_makespan(durations: list[float], workers: int, budget: int = 200_000) -> float:
+    """The shortest any order and assignment of these indivisible episodes can take on
+    `workers` workers (branch and bound from the LPT schedule; after `budget` nodes the best
+    found so far, which is then an upper bound)."""
+    jobs = sorted(durations, reverse=True)
+    if not jobs:
+        return 0.0
+    workers = max(workers, 1)
+    best = list_makespan(jobs, workers)
+    lower = max(jobs[0], sum(jobs) / workers)
+    if len(jobs) > workers:
+        lower = max(lower, jobs[workers - 1] + jobs[workers])  # two of the w+1 longest share one
+    loads = [0.0] * workers
+    remaining = [sum(jobs[i:]) for i in range(len(jobs) + 1)]
+    nodes = 0
+
+    def place(i: int) -> None:
+        nonlocal best, nodes
+        if best <= lower + 1e-9 or nodes > budget:
+            return
+        if i == len(jobs):
+            best = max(loads)
+            return
+        if (sum(loads) + remaining[i]) / workers >= best:
+            return
+        nodes += 1
+        tried: set[float] = set()
+        for w in range(workers):
+            if loads[w] in tried or loads[w] + jobs[i] >= best:
+                continue
+            tried.add(loads[w])
+            loads[w] += jobs[i]
+            place(i + 1)
+            loads[w] -= jobs[i]
+
+    place(0)
+    return best
+
+
+Row = tuple[str, int, int, float, float, float, str, int, float, float, float]
 
 
 def best_speedup(durations: list[float], workers: int) -> float:
@@ -169,12 +227,24 @@ def best_speedup(durations: list[float], workers: int) -> float:
     return total / bound if bound else 1.0
 
 
+def row_order(
+    order: str, suite: suite_utils.Suite, serial: dict[str, float]
+) -> scheduler.Estimate | None:
+    """What the row's scheduler orders by: nothing (suite order), or each template's run time
+    in the rows before it (the first row: upstream's complexity alone)."""
+    if order == "suite":
+        return None
+    recorded = scheduler.recorded_seconds({"name": n, "run_time": t} for n, t in serial.items())
+    return scheduler.expected_seconds(recorded, parallel.jobs_for(suite, set()))
+
+
 def run_backend(
     backend: str,
     front: SlowModelFront,
     suite: suite_utils.Suite,
     worker_counts: list[int],
     cold: bool,
+    order: str = "longest",
 ) -> list[Row]:
     """One fresh pool per row (each row's phones start as new, so its scores and steps can be
     compared with the 1-worker row's). Warm (default): the row's workers are started and ready
@@ -189,11 +259,12 @@ def run_backend(
             cfg = run_config(front.url, workers, backend == "ray")
             spec = worker_spec(cfg, Path(run_dir), f"{backend}{workers}")
             calls_before = front.calls
+            expected = row_order(order, suite, serial)
             with parallel.open_pool(spec, cfg) as inner:
                 pool = inner if cold else WarmPool(inner)
                 startup = 0.0 if cold else pool.warm_up(workers)
                 wall, results, stats = run_once(
-                    pool, suite, workers, serial if not serial else None
+                    pool, suite, workers, serial if not serial else None, expected
                 )
             if base is None:
                 base, base_time = results, wall
@@ -205,17 +276,37 @@ def run_backend(
                     print(f"    {name}: {base[name]} -> {results.get(name)}", file=sys.stderr)
             speedup = base_time / wall if base_time else 1.0
             calls = front.calls - calls_before
-            best = best_speedup(list(serial.values()), workers)
-            rows.append((backend, workers, workers, startup, wall, speedup, same, calls, best))
+            times = list(serial.values())
+            best = best_speedup(times, workers)
+            total = sum(times)
+            ideal = total / (best_makespan(times, workers) or 1.0) if total else 1.0
+            jobs = parallel.jobs_for(suite, set())
+            ordered = scheduler.longest_first(jobs, expected) if expected else jobs
+            planned = total / (list_makespan([serial[j.name] for j in ordered], workers) or 1.0)
+            rows.append(
+                (
+                    backend,
+                    workers,
+                    workers,
+                    startup,
+                    wall,
+                    speedup,
+                    same,
+                    calls,
+                    best,
+                    ideal,
+                    planned,
+                )
+            )
             print(
                 f"  {backend:5s} {workers:3d} workers (started in {startup:.1f}s) "
-                f"{wall:7.1f}s  x{speedup:4.2f} (best possible x{best:4.2f})  same={same} "
-                f"calls={calls} restarts={stats.restarts}",
+                f"{wall:7.1f}s  x{speedup:4.2f} (bound x{best:4.2f}, ideal schedule x{ideal:4.2f}, "
+                f"this order x{planned:4.2f})  same={same} calls={calls} restarts={stats.restarts}",
                 file=sys.stderr,
             )
             if len(serial) and workers == worker_counts[0]:
-                longest = sorted(serial.items(), key=lambda kv: -kv[1])[:3]
-                print(f"  longest episodes: {longest}", file=sys.stderr)
+                longest = sorted(serial.items(), key=lambda kv: -kv[1])
+                print(f"  episodes, longest first: {longest}", file=sys.stderr)
     return rows
 
 
@@ -227,6 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", nargs="+", default=list(DEFAULT_TASKS))
     parser.add_argument("--instances", type=int, default=2, help="parameter draws per task")
     parser.add_argument("--backends", nargs="+", default=["local", "ray"], choices=["local", "ray"])
+    parser.add_argument(
+        "--order",
+        choices=["longest", "suite"],
+        default="longest",
+        help="longest: each row hands out the episodes longest expected first (their template's "
+        "run time in the rows before; upstream's complexity in the first); suite: suite order "
+        "(the method before stop 39)",
+    )
     parser.add_argument(
         "--cold", action="store_true", help="a fresh pool per row, start-up timed in (old method)"
     )
@@ -265,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"  Ray cluster started in {time.perf_counter() - started:.1f}s",
                     file=sys.stderr,
                 )
-            rows += run_backend(backend, front, suite, args.workers, args.cold)
+            rows += run_backend(backend, front, suite, args.workers, args.cold, args.order)
             if backend == "ray":
                 ray.shutdown()
     finally:
@@ -283,20 +382,28 @@ def main(argv: list[str] | None = None) -> int:
     if "ray" in args.backends:
         niceness = os.environ.get(RAY_NICENESS_ENV, "15 (Ray's default)")
         print(f"Ray workers' niceness over the driver's: {niceness}; driver's: {os.nice(0)}")
+    order = (
+        "longest expected first (each template's time in the rows before)"
+        if args.order == "longest"
+        else "suite order"
+    )
+    print(f"Episodes handed out in {order}.")
     print(
         "| backend | workers | cores | workers started (start-up s) | wall s | speed-up "
-        "| best possible | same scores+steps | model calls |"
+        "| best possible | ideal schedule | this order | same scores+steps | model calls |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for backend, workers, new, startup, wall, speedup, same, calls, best in rows:
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for backend, workers, new, startup, wall, speedup, same, calls, best, ideal, planned in rows:
         started = f"{new} (in wall)" if args.cold else f"{new} ({startup:.1f})"
         print(
             f"| {backend} | {workers} | {os.cpu_count()} | {started} | {wall:.1f} "
-            f"| {speedup:.2f}x | {best:.2f}x | {same} | {calls} |"
+            f"| {speedup:.2f}x | {best:.2f}x | {ideal:.2f}x | {planned:.2f}x | {same} | {calls} |"
         )
     print(
-        "Best possible: the first row's episode times over the longer of the longest episode "
-        "and an even share per worker."
+        "From the first row's episode times: best possible = their sum over the longer of the "
+        "longest episode and an even share per worker (a bound); ideal schedule = their sum over "
+        "the shortest any order and assignment of the indivisible episodes takes; this order = "
+        "their sum over the time the row's order takes, each episode to the first free worker."
     )
     return 0
 

@@ -13,6 +13,9 @@ Why this shape:
   run killed at any moment resumes exactly like a serial one, and Ray actors on other hosts need
   no shared file system. (Celil's episodic memory is the one exception: workers share its SQLite
   store, one transaction per change, see `celil_episodic_store` and docs/SCALE_OUT.md.)
+- The driver hands out the episodes longest expected first (a template's time recorded earlier
+  in the run, else upstream's complexity; equal estimates keep suite order), so the long ones do
+  not start last and leave the other workers idle at the end.
 - The driver dispatches one episode at a time to an idle worker, and never waits on one result:
   it waits on all in-flight results at once (`multiprocessing.connection.wait`, `ray.wait`), so a
   slow device holds up only its own worker.
@@ -65,7 +68,15 @@ from android_world.harness.ray_pool import (
     import_ray,
     keep_worker_priority,
 )
-from android_world.harness.scheduler import Scheduler, Stats, failed_episode
+from android_world.harness.scheduler import (
+    Estimate,
+    Scheduler,
+    Stats,
+    expected_seconds,
+    failed_episode,
+    longest_first,
+    recorded_seconds,
+)
 from android_world.harness.worker_devices import (
     adb_server_port,
     check_devices,
@@ -84,6 +95,7 @@ __all__ = [
     "WORKER_ENV_VAR",
     "EnvFactory",
     "EpisodeWorker",
+    "Estimate",
     "Event",
     "Job",
     "LocalPool",
@@ -100,17 +112,20 @@ __all__ = [
     "check_devices",
     "clone_name",
     "env_problem",
+    "expected_seconds",
     "failed_episode",
     "import_ray",
     "install_folder",
     "jobs_for",
     "keep_worker_priority",
+    "longest_first",
     "make_pool",
     "memory_writable",
     "open_pool",
     "prepare_devices",
     "read_folder",
     "reap_local_emulator",
+    "recorded_seconds",
     "remove_stale_folders",
     "start_method",
     "wanted",

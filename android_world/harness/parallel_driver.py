@@ -121,8 +121,12 @@ def execute_parallel(
     bench = cfg.benchmark
     store = run_output.checkpoint_store(run_dir)
     parallel.remove_stale_folders(run_dir / run_output.EPISODES)
-    done = store.load(["name", "error", "exception_info", "is_successful", "usage"])
+    fields = ["name", "error", "exception_info", "is_successful", "usage"]
+    done = store.load([*fields, "task_template", "run_time"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
+    # Longest expected first: a template's time in this run so far (a resume's checkpoint), else
+    # upstream's complexity; equal estimates keep suite order (and a template's instances).
+    expected = parallel.expected_seconds(parallel.recorded_seconds(done), jobs)
     total = sum(len(v) for v in prep.suite.values())
     spec = worker_spec(prep, cfg, run_dir, env_factory)
     where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"
@@ -151,6 +155,7 @@ def execute_parallel(
                     on_ready=writer.ready,
                     on_stats=writer.stats,
                     on_live=live.apply_from,
+                    expected=expected,
                 )
                 scheduler.run(jobs)
         except KeyboardInterrupt:

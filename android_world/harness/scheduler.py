@@ -6,7 +6,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-from collections.abc import Callable
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from android_world.harness import run_output
@@ -21,6 +23,53 @@ from android_world.harness.parallel_jobs import (
     quiet,
 )
 from android_world.harness.worker_devices import reap_local_emulator
+
+Estimate = Callable[[Job], float]
+"""Expected seconds of an episode, known before it runs (used only to order the episodes)."""
+
+
+def complexity(job: Job) -> float:
+    """Upstream's task complexity (its step budget is 10 steps a unit): 1 when a task has none."""
+    try:
+        value = float(getattr(job.task_cls, "complexity", 1))
+    except (TypeError, ValueError):
+        return 1.0
+    return max(value, 0.0) if math.isfinite(value) else 1.0
+
+
+def recorded_seconds(episodes: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Each template's mean run time over recorded episodes (a checkpoint's, an earlier run's);
+    episodes without a positive run time (given up on, never run) say nothing."""
+    times: dict[str, list[float]] = collections.defaultdict(list)
+    for ep in episodes:
+        template = ep.get("task_template") or str(ep.get("name") or "").rsplit("_", 1)[0]
+        run_time = ep.get("run_time")
+        if template and isinstance(run_time, int | float) and run_time > 0:
+            times[template].append(float(run_time))
+    return {template: statistics.fmean(values) for template, values in times.items()}
+
+
+def expected_seconds(recorded: Mapping[str, float], jobs: Iterable[Job] = ()) -> Estimate:
+    """A template's recorded mean if there is one, else its complexity times the recorded
+    seconds per complexity unit of `jobs`' recorded templates (1 s a unit with nothing
+    recorded: complexity alone orders)."""
+    classes = {job.template: job for job in jobs if job.template in recorded}
+    units = sum(complexity(job) for job in classes.values())
+    seconds = sum(recorded[template] for template in classes)
+    per_unit = seconds / units if units > 0 else 1.0
+
+    def estimate(job: Job) -> float:
+        known = recorded.get(job.template)
+        return known if known is not None else complexity(job) * per_unit
+
+    return estimate
+
+
+def longest_first(jobs: list[Job], expected: Estimate) -> list[Job]:
+    """Longest expected first (LPT): the long episodes start in the first round instead of
+    ending the run in the last one. Stable, so equal estimates keep suite order; an estimate per
+    template therefore keeps a template's instances in order (writable memory relies on it)."""
+    return sorted(jobs, key=lambda job: -expected(job))
 
 
 @dataclasses.dataclass
@@ -91,6 +140,7 @@ class Scheduler:
         on_lost: Callable[[dict[str, Any]], None] = reap_local_emulator,
         poll_sec: float = 0.5,
         on_live: Callable[[int, Any], None] | None = None,
+        expected: Estimate | None = None,
     ):
         self.pool = pool
         self.workers = workers
@@ -101,6 +151,7 @@ class Scheduler:
         self.on_stats = on_stats or (lambda _stats: None)
         self.on_lost = on_lost
         self.on_live = on_live
+        self.expected = expected  # None: suite order; else longest expected first
         self.info: dict[int, dict[str, Any]] = {}  # each slot's live worker, as it reported
         self.poll_sec = poll_sec
         self.stats = Stats(pool.backend, workers)
@@ -108,7 +159,7 @@ class Scheduler:
         self.pending: collections.deque[Job] = collections.deque()
 
     def run(self, jobs: list[Job]) -> Stats:
-        self.pending.extend(jobs)
+        self.pending.extend(longest_first(jobs, self.expected) if self.expected else jobs)
         if not self.pending:
             return self.stats
         self.on_stats(self.stats)

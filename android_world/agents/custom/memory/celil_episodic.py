@@ -10,7 +10,9 @@ value does not (`celil_episodic_meaning`).
 
 The modules by concern:
 
-- `celil_episodic_goals`: abstraction of goals and plans, and the leak checks (pure);
+- `celil_episodic_goals`: abstraction of goals and plans (pure), with `celil_episodic_apps`,
+  the app names a goal names;
+- `celil_episodic_plan_checks`: the leak checks and the comparison of templates (pure);
 - `celil_episodic_meaning`: wording and meaning keys, the apps a goal is about (pure);
 - `celil_episodic_entries`: the entry model and `misfit_reason`;
 - `celil_episodic_json`: the JSON import/export format and migration of older files;
@@ -71,15 +73,7 @@ from android_world.agents.custom.memory.celil_episodic_goals import (
     apps_in_goal,
     canonical_app,
     instantiate,
-    literal_text,
     placeholders,
-    plan_leaks,
-    slot_markers,
-    stale_values,
-    template_differences,
-    template_markers,
-    template_similarity,
-    wording_key,
 )
 from android_world.agents.custom.memory.celil_episodic_json import (
     atomic_write_text,
@@ -92,6 +86,16 @@ from android_world.agents.custom.memory.celil_episodic_meaning import (
     GoalReading,
     key_states,
     read_goal,
+)
+from android_world.agents.custom.memory.celil_episodic_plan_checks import (
+    literal_text,
+    plan_leaks,
+    slot_markers,
+    stale_values,
+    template_differences,
+    template_markers,
+    template_similarity,
+    wording_key,
 )
 from android_world.agents.custom.memory.celil_episodic_rows import SORT_COLUMNS
 from android_world.agents.custom.memory.celil_episodic_store import (

@@ -20,10 +20,12 @@ from android_world.agents.custom.memory.celil_episodic_goals import (
     GoalTemplate,
     SlotValue,
     placeholders,
+)
+from android_world.agents.custom.memory.celil_episodic_meaning import state_value
+from android_world.agents.custom.memory.celil_episodic_plan_checks import (
     stale_values,
     template_differences,
 )
-from android_world.agents.custom.memory.celil_episodic_meaning import state_value
 
 # The JSON format's version. Fields added since 1 are optional, so files stay readable both ways.
 SCHEMA_VERSION = 1

@@ -3,20 +3,49 @@
 Celil remembers the *shape* of a goal rather than its parameters: "Create a new contact for
 Alice Smith. Their number is +1 555 0100." is stored as "Create a new contact for {name_1}.
 Their number is {number_1}." with a plan using the same slots, so the plan can be reused for Bob
-next time. This module holds that abstraction and the checks that keep a stored plan from
-carrying one goal's values into another (`plan_leaks`, `stale_values`, `template_differences`).
-All functions are pure; they import the standard library and the offline roles' wording
-rules (name particles).
+next time. This module holds that abstraction; the checks that keep a stored plan from carrying
+one goal's values into another (`plan_leaks`, `stale_values`, `template_differences`) are in
+`celil_episodic_plan_checks`, app names in `celil_episodic_apps`. All functions are pure; they
+import the standard library and the offline roles' wording rules (name particles).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from android_world.agents.custom.memory.celil_episodic_apps import (
+    KNOWN_APP_NAMES,
+    AppMention,
+    app_mentions,
+    apps_in_goal,
+    canonical_app,
+)
 from android_world.agents.custom.offline_roles import offline_wording
+
+# The app names live in celil_episodic_apps; importers of this module still find them here.
+__all__ = [
+    "KNOWN_APP_NAMES",
+    "LABEL_RE",
+    "MASK",
+    "NON_NAME_WORDS",
+    "PLACEHOLDER",
+    "AppMention",
+    "GoalTemplate",
+    "SlotValue",
+    "abstract_goal",
+    "abstract_plan",
+    "abstract_text",
+    "app_mentions",
+    "apps_in_goal",
+    "canonical_app",
+    "instantiate",
+    "name_like",
+    "placeholders",
+    "sentence_initial",
+    "whole_word",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,93 +62,6 @@ class GoalTemplate:
     slots: dict[str, SlotValue]
 
 
-# App names: left literal, because the app decides the plan.
-KNOWN_APP_NAMES: tuple[str, ...] = (
-    "Simple Calendar Pro",
-    "Simple Calendar",
-    "Simple SMS Messenger",
-    "Simple Gallery Pro",
-    "Simple Draw Pro",
-    "Pro Expense",
-    "Arduia Pro Expense",
-    "Audio Recorder",
-    "Retro Music",
-    "OpenTracks",
-    "Open Tracks",
-    "Broccoli",
-    "Markor",
-    "Contacts",
-    "Clock",
-    "Camera",
-    "Settings",
-    "Files",
-    "Chrome",
-    "VLC",
-    "OsmAnd",
-    "Joplin",
-    "Tasks",
-    "Clipper",
-    "Dialer",
-    "Phone",
-    "Messages",
-    "Gallery",
-    "Recipe",
-    "Expense",
-    "Google",
-    "Android",
-)
-
-# Canonical app keys, so "Simple Calendar", "simple calendar pro" and "Simple Calendar Pro" overlap.
-_APP_ALIASES: dict[str, str] = {
-    "simple calendar": "simple calendar pro",
-    "calendar": "simple calendar pro",
-    "arduia pro expense": "pro expense",
-    "expense": "pro expense",
-    "simple sms": "simple sms messenger",
-    "sms messenger": "simple sms messenger",
-    "sms": "simple sms messenger",
-    "messages": "simple sms messenger",
-    "open tracks": "opentracks",
-    "open tracks sports tracker": "opentracks",
-    "recipe": "broccoli",
-    "broccoli app": "broccoli",
-    "phone": "dialer",
-    "gallery": "simple gallery pro",
-}
-
-# App names that are everyday words: they name an app where the goal capitalises them or says so
-# ("the settings app", "open contacts"), not in "the clock is ticking".
-_COMMON_WORD_APPS = frozenset(
-    {
-        "contacts",
-        "clock",
-        "camera",
-        "settings",
-        "files",
-        "tasks",
-        "dialer",
-        "chrome",
-        "clipper",
-        "broccoli",
-    }
-)
-# ...and those that name an app only in such a context, even capitalised ("Android filesystem",
-# "the phone number", "Expense: Taxi Fare").
-_CONTEXT_ONLY_APPS = frozenset({"phone", "messages", "gallery", "recipe", "expense"})
-# Platform words, never the app a goal is about ("in the Android filesystem").
-_NEVER_NAMED_APPS = frozenset({"android", "google"})
-_APP_WORDS = frozenset(w for a in KNOWN_APP_NAMES for w in a.lower().split()) | {"sms"}
-_APP_PATTERN = re.compile(
-    r"(?<![\w\-])(?:"
-    + "|".join(re.escape(a) for a in sorted(KNOWN_APP_NAMES, key=len, reverse=True))
-    + r")(?![\w\-])",
-    re.I,
-)
-_APP_CONTEXT_BEFORE = re.compile(
-    r"\b(?:open|opens|opening|launch|start|using|use|via|in|inside)\s+(?:the\s+)?$", re.I
-)
-_APP_CONTEXT_AFTER = re.compile(r"\s+app\b", re.I)
-
 # Capitalised words that are not people even mid-sentence (all-caps ones included: "Do NOT").
 _NON_NAME_TEXT = (
     "I OK Wi-Fi WiFi Wifi Bluetooth Internet Airplane Mode Dark Do Not Disturb "
@@ -129,28 +71,7 @@ _NON_NAME_TEXT = (
     "Today Tomorrow Yesterday Expense Expenses "
     "A AM PM NOT NO AND OR THE TO DO SMS MMS URL USB GPS PIN ID PDF TV UI API FAQ ETA ASAP UTC GMT"
 )
-_NON_NAME_WORDS = frozenset(_NON_NAME_TEXT.split())
-# Words a paraphrase may add or drop without changing what the goal asks for.
-_FILLER_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "new",
-        "please",
-        "kindly",
-        "my",
-        "your",
-        "this",
-        "that",
-        "just",
-        "now",
-        "also",
-        "then",
-        "app",
-        "application",
-    }
-)
+NON_NAME_WORDS = frozenset(_NON_NAME_TEXT.split())
 # Small words inside names and list items ("Cup of Coffee", "Bread and Butter").
 _CONNECTORS = frozenset(
     {"of", "and", "the", "for", "&", "to", "in", "on", "a", "at", "with", "de", "la", "van", "von"}
@@ -165,7 +86,7 @@ _FILE_EXTENSIONS = (
     r"(?:md|txt|jpg|jpeg|png|gif|bmp|webp|mp3|mp4|m4a|wav|ogg|opus|3gp|mkv|avi|m3u|pdf|html|htm|"
     r"csv|json|xml|zip|apk|exe|ics|vcf|doc|docx|xls|xlsx|ppt|pptx|gpx|kml)"
 )
-_MASK = "\x00"
+MASK = "\x00"
 _APP_MASK = "\x01"
 
 # Each rule: (slot type, compiled pattern, group holding the value). Earlier rules win overlaps.
@@ -184,7 +105,7 @@ _CONTENT_RULE = re.compile(
 # "label: value" fields ("with message: ...", "First Name: Leila, Last Name: Kim"). A label is one
 # word, or up to three capitalised ones; a field runs to the end of its line or the next label.
 _LABEL_WORDS = r"(?:[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}|[A-Za-z][A-Za-z_]*)"
-_LABEL_RE = re.compile(rf"(?<![\w\x00\x01'’\-])({_LABEL_WORDS}):[ \t]+(?=\S)")
+LABEL_RE = re.compile(rf"(?<![\w\x00\x01'’\-])({_LABEL_WORDS}):[ \t]+(?=\S)")
 _INNER_LABEL = re.compile(r"(?:[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}|[a-z]+_[a-z_]+):[ \t]")
 _NEXT_LABEL = re.compile(rf",[ \t]*{_LABEL_WORDS}:[ \t]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z])")
@@ -230,49 +151,19 @@ _NAME_TOKEN = r"(?:[A-Z][A-Za-z'\-]*[a-z][A-Za-z'\-]*|[A-Z][A-Z0-9]+(?![a-z]))"
 _NAME_PARTICLES = frozenset(offline_wording.NAME_PARTICLES)
 _PARTICLE = "(?:" + "|".join(sorted(_NAME_PARTICLES)) + ") "
 _NAME_RULE = re.compile(rf"\b{_NAME_TOKEN}(?: (?:{_PARTICLE})?{_NAME_TOKEN}){{0,3}}\b")
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+_\d+)\}")
-_TOKEN = re.compile(r"[\w$+][\w'’+\-./:$]*")
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+_\d+)\}")
 
 
 def _claim(masked: list[str], start: int, end: int) -> None:
     for i in range(start, end):
-        masked[i] = _MASK
+        masked[i] = MASK
 
 
 def _is_free(masked: list[str], start: int, end: int) -> bool:
-    return all(c not in (_MASK, _APP_MASK) for c in masked[start:end])
+    return all(c not in (MASK, _APP_MASK) for c in masked[start:end])
 
 
-@dataclasses.dataclass(frozen=True)
-class AppMention:
-    start: int
-    end: int
-    app: str  # canonical key
-    named: bool  # the text names this app (rather than using the word)
-
-
-def app_mentions(text: str) -> list[AppMention]:
-    """Known app names in `text`, found case-insensitively, each judged by its context."""
-    out: list[AppMention] = []
-    for m in _APP_PATTERN.finditer(text):
-        key = " ".join(m.group(0).lower().split())
-        in_context = bool(
-            _APP_CONTEXT_BEFORE.search(text, 0, m.start())
-            or _APP_CONTEXT_AFTER.match(text, m.end())
-        )
-        if key in _NEVER_NAMED_APPS:
-            named = False
-        elif key in _CONTEXT_ONLY_APPS:
-            named = in_context
-        elif key in _COMMON_WORD_APPS:
-            named = in_context or m.group(0)[:1].isupper()
-        else:
-            named = True
-        out.append(AppMention(m.start(), m.end(), canonical_app(key), named))
-    return out
-
-
-def _name_like(value: str) -> bool:
+def name_like(value: str) -> bool:
     """A short run of capitalised words or numbers: a title, a name, a list item, a field value."""
     words = value.split()
     if not 1 <= len(words) <= 7 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
@@ -302,7 +193,7 @@ def _classify_value(value: str) -> tuple[str, int, int]:
     return "text", 0, len(value)
 
 
-def _sentence_initial(text: str, start: int) -> bool:
+def sentence_initial(text: str, start: int) -> bool:
     i = start - 1
     while i >= 0 and text[i] in " \t\"'“‘(":
         i -= 1
@@ -320,9 +211,9 @@ def _value_items(goal: str, start: int, end: int) -> list[tuple[int, int]]:
     body = goal[start:body_end]
     parts = [(m.start() + start, m.end() + start) for m in re.finditer(r"[^,]+", body)]
     parts = [(s + len(goal[s:e]) - len(goal[s:e].lstrip()), e) for s, e in parts]
-    if len(parts) >= 2 and all(_name_like(goal[s:e]) for s, e in parts):
+    if len(parts) >= 2 and all(name_like(goal[s:e]) for s, e in parts):
         return parts
-    if body and _name_like(body):
+    if body and name_like(body):
         return [(start, body_end)]
     return [(start, end)]
 
@@ -367,7 +258,7 @@ def _labelled_spans(goal: str, masked: list[str]) -> list[tuple[int, int, str]]:
     """Label values, taken before quotes so that a message may quote ("discuss '1984'.")."""
     spans: list[tuple[int, int, str]] = []
     quotes = _quote_spans(goal)
-    for m in _LABEL_RE.finditer(goal):
+    for m in LABEL_RE.finditer(goal):
         start = m.end()
         if not _is_free(masked, m.start(), start) or _INNER_LABEL.match(goal, start):
             continue
@@ -377,7 +268,7 @@ def _labelled_spans(goal: str, masked: list[str]) -> list[tuple[int, int, str]]:
         line_end = len(goal) if line_end < 0 else line_end
         nxt = _NEXT_LABEL.search(goal, start, line_end)
         end = nxt.start() if nxt else line_end
-        taken = next((i for i in range(start, end) if masked[i] in (_MASK, _APP_MASK)), end)
+        taken = next((i for i in range(start, end) if masked[i] in (MASK, _APP_MASK)), end)
         end = taken
         while end > start and goal[end - 1].isspace():
             end -= 1
@@ -498,13 +389,13 @@ def _name_pieces(goal: str, start: int, end: int) -> list[tuple[int, int]]:
     the sentence, not as a name, and a word that is never part of a name splits the run; the
     pieces in between are the names."""
     words = [(w.start() + start, w.end() + start) for w in re.finditer(r"\S+", goal[start:end])]
-    if words and _sentence_initial(goal, words[0][0]):
+    if words and sentence_initial(goal, words[0][0]):
         words = words[1:]
     pieces: list[tuple[int, int]] = []
     run: list[tuple[int, int]] = []
     for ws, we in [*words, (-1, -1)]:
         word = goal[ws:we]
-        if ws >= 0 and (word not in _NON_NAME_WORDS or word in _NAME_PARTICLES):
+        if ws >= 0 and (word not in NON_NAME_WORDS or word in _NAME_PARTICLES):
             run.append((ws, we))
             continue
         if run:
@@ -575,11 +466,11 @@ def instantiate(text: str, slots: Mapping[str, SlotValue | str]) -> str:
         key = m.group(1)
         return _slot_text(slots[key]) if key in slots else token
 
-    return _PLACEHOLDER.sub(repl, text)
+    return PLACEHOLDER.sub(repl, text)
 
 
 def placeholders(text: str) -> set[str]:
-    return {m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1)}
+    return {m.group(1) for m in PLACEHOLDER.finditer(text) if m.group(1)}
 
 
 def abstract_text(
@@ -608,14 +499,14 @@ def abstract_text(
                 if m.group(g).lower() == value.lower()
             ]
         else:
-            matches = [m.span() for m in _whole(value).finditer(text)]
+            matches = [m.span() for m in whole_word(value).finditer(text)]
             bare = value.rstrip(".!?")
             if not matches and bare != value and len(bare) > 3:
                 # A plan may quote a sentence without its final period: still the same value.
-                matches = [m.span() for m in _whole(bare).finditer(text)]
+                matches = [m.span() for m in whole_word(bare).finditer(text)]
         n = used.get((kind, value), 0) if used is not None else 0
         for s, e in sorted(set(matches)):
-            if all(c != _MASK for c in masked[s:e]):
+            if all(c != MASK for c in masked[s:e]):
                 found.append((s, e, keys[min(n, len(keys) - 1)]))
                 _claim(masked, s, e)
                 n += 1
@@ -638,181 +529,7 @@ def abstract_plan(plan: Sequence[str], slots: Mapping[str, SlotValue]) -> list[s
     return [abstract_text(step, slots, used) for step in plan]
 
 
-def _whole(value: str, flags: int = 0) -> re.Pattern[str]:
+def whole_word(value: str, flags: int = 0) -> re.Pattern[str]:
     left = r"(?<!\w)" if value[:1].isalnum() or value[:1] == "_" else ""
     right = r"(?!\w)" if value[-1:].isalnum() or value[-1:] == "_" else ""
     return re.compile(left + re.escape(value) + right, flags)
-
-
-# ---------------------------------------------------------------------------------------------
-# Plan safety: a stored plan must not carry one goal's values into another goal
-# ---------------------------------------------------------------------------------------------
-
-
-def literal_text(template: str) -> str:
-    """A plan template's fixed text, which every instantiation repeats whatever the goal."""
-    return _PLACEHOLDER.sub(lambda m: {"{{": "{", "}}": "}"}.get(m.group(0), _MASK), template)
-
-
-def _tokens(text: str) -> list[tuple[int, str]]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        word = m.group(0).rstrip(".,:;'’/-")
-        if word:
-            out.append((m.start(), word))
-    return out
-
-
-def _is_marker(word: str) -> bool:
-    """Capitalised, all-caps or numeric: the kind of word that is a goal's value, not its verb."""
-    if any(c.isdigit() for c in word):
-        return True
-    return (
-        len(word) > 1
-        and word[0].isupper()
-        and word not in _NON_NAME_WORDS
-        and word.lower() not in _APP_WORDS
-    )
-
-
-def slot_markers(slot: SlotValue) -> list[str]:
-    """What of a slot value must never appear in a plan's fixed text: the value itself and its
-    capitalised or numeric words (except a sentence's first word: "Call Grandma" starts a verb)."""
-    if slot.type == "toggle":
-        return []
-    value = slot.value.strip()
-    out = [value] if value else []
-    stripped = value.rstrip(".!?")
-    if stripped and stripped != value:
-        out.append(stripped)
-    sentence = not _name_like(stripped)
-    for i, (_, token) in enumerate(_tokens(value)):
-        if i == 0 and sentence:
-            continue
-        # "Let's" is also "Let": a plan may cut a value at its apostrophe.
-        for word in dict.fromkeys([token, *re.findall(r"\w+", token)]):
-            if _is_marker(word) and word not in out:
-                out.append(word)
-    # Four words in a row of a sentence value: a plan that quotes part of a message.
-    words = stripped.split()
-    if sentence and len(words) > 4:
-        out += [" ".join(words[i : i + 4]) for i in range(len(words) - 3)]
-    return out
-
-
-def template_markers(template: str) -> list[str]:
-    """Capitalised and numeric words a goal template kept literal though they look like values.
-
-    App names, labels ("First Name:"), sentence starts and words in `_NON_NAME_WORDS` are the
-    goal's wording; anything else capitalised or numeric should have been a slot.
-    """
-    text = literal_text(template)
-    labels = {w for m in _LABEL_RE.finditer(text) for w in m.group(1).split()}
-    out: list[str] = []
-    for start, word in _tokens(text):
-        numeric = re.fullmatch(r"[$+\-]?\d[\d.,:]*", word) is not None
-        capital = word[0].isupper() and not any(c.isdigit() for c in word)
-        if not (numeric or capital) or not _is_marker(word) or word in labels:
-            continue
-        if capital and _sentence_initial(text, start):
-            continue
-        if word not in out:
-            out.append(word)
-    return out
-
-
-def _found(marker: str, text: str) -> bool:
-    return bool(marker) and _whole(marker).search(text) is not None
-
-
-def plan_leaks(goal: GoalTemplate, plan: Sequence[str]) -> list[str]:
-    """Goal values an abstracted plan still spells out literally (empty = safe to store).
-
-    Such a plan would hand this goal's values to the next goal of the same shape: the slot
-    values, their capitalised or numeric words, and capitalised or numeric goal words that the
-    abstraction left literal.
-    """
-    literal = literal_text("\n".join(plan))
-    markers = [m for slot in goal.slots.values() for m in slot_markers(slot)]
-    markers += template_markers(goal.template)
-    out: list[str] = []
-    for marker in markers:
-        if marker not in out and _found(marker, literal):
-            out.append(marker)
-    return out
-
-
-def stale_values(
-    stored_slots: Mapping[str, SlotValue], goal_slots: Mapping[str, SlotValue], plan: Sequence[str]
-) -> list[str]:
-    """Values of the stored example goal that a plan's fixed text repeats, though this goal's
-    value for the same slot differs (e.g. a source folder the old abstraction did not slot)."""
-    literal = literal_text("\n".join(plan))
-    out: list[str] = []
-    for key, old in stored_slots.items():
-        new = goal_slots.get(key)
-        keep = set(slot_markers(new)) if new is not None else set()
-        for marker in slot_markers(old):
-            if marker not in keep and marker not in out and _found(marker, literal):
-                out.append(marker)
-    return out
-
-
-def template_differences(stored: str, wanted: str) -> list[tuple[str, str]]:
-    """Where two templates differ in more than filler words and punctuation (empty = same task).
-
-    A similar template with a different word ("top" vs "bottom", "settings" vs "contacts", "Pause"
-    vs "Run") is another task, however high its similarity.
-    """
-    a, b = _template_tokens(stored), _template_tokens(wanted)
-    out: list[tuple[str, str]] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        changed = a[i1:i2] + b[j1:j2]
-        if all(t in _FILLER_WORDS or not (t[0].isalnum() or t[0] == "<") for t in changed):
-            continue
-        out.append((_render(a[i1:i2]), _render(b[j1:j2])))
-    return out
-
-
-def _render(tokens: Sequence[str]) -> str:
-    words = ["{" + t[1:-1] + "}" if t.startswith("<") else t for t in tokens]
-    return re.sub(r" ([^\w{])", r"\1", " ".join(words))
-
-
-def _template_tokens(template: str) -> list[str]:
-    out: list[str] = []
-    for m in re.finditer(r"\{([a-z]+)_\d+\}|\w+|[^\w\s{}]", template):
-        out.append(f"<{m.group(1)}>" if m.group(1) else m.group(0).lower())
-    return out
-
-
-def wording_key(template: str) -> str:
-    """The template's words in order, without filler words and punctuation. Templates with the
-    same key differ in nothing `template_differences` counts, so the key indexes the candidates
-    of retrieval by wording."""
-    return " ".join(
-        t
-        for t in _template_tokens(template)
-        if t not in _FILLER_WORDS and (t[0].isalnum() or t[0] == "<")
-    )
-
-
-def template_similarity(a: str, b: str) -> float:
-    """Token similarity of two templates (0..1); slot numbers are ignored, slot types are not."""
-    ta, tb = _template_tokens(a), _template_tokens(b)
-    if not ta and not tb:
-        return 1.0
-    return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
-
-
-def canonical_app(name: str) -> str:
-    key = " ".join(name.lower().split())
-    return _APP_ALIASES.get(key, key)
-
-
-def apps_in_goal(goal: str) -> list[str]:
-    """Apps a goal names, found case-insensitively ("the settings app", "Simple Calendar Pro")."""
-    return sorted({m.app for m in app_mentions(goal) if m.named})

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 
 from android_world.agents.custom.memory import celil_episodic_goals as goals
+from android_world.agents.custom.memory import celil_episodic_plan_checks as plan_checks
 from android_world.agents.custom.offline_roles import offline_text
 
 # Words that change no meaning of an order to a phone.
@@ -222,7 +223,7 @@ def goal_apps(goal: str, template: str | None = None) -> tuple[str, ...]:
     named = goals.apps_in_goal(goal)
     if named:
         return tuple(named)
-    fixed = goals.literal_text(
+    fixed = plan_checks.literal_text(
         template if template is not None else goals.abstract_goal(goal).template
     )
     return _implied_apps(fixed.replace("\x00", " "))
@@ -245,7 +246,7 @@ def read_goal(goal: str) -> GoalReading:
     return GoalReading(
         goal=goal,
         template=template,
-        wording_key=goals.wording_key(template.template),
+        wording_key=plan_checks.wording_key(template.template),
         meaning=meaning,
         apps=goal_apps(goal, template.template),
         fill_slots=fill,

@@ -20,8 +20,8 @@ from android_world.agents.custom.memory.celil_episodic_entries import (
     MemoryEntry,
     new_entry_id,
 )
-from android_world.agents.custom.memory.celil_episodic_goals import wording_key
 from android_world.agents.custom.memory.celil_episodic_meaning import read_goal
+from android_world.agents.custom.memory.celil_episodic_plan_checks import wording_key
 
 COLUMNS = (
     "id",
