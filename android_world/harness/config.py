@@ -238,6 +238,10 @@ class BenchmarkConfig(_Strict):
     ray_address: str | None = None
     """`null` = no Ray; `auto` (a running cluster), `local` (start one here),
     `ray://host:port`, `host:port`: the workers as Ray actors (`--ray_address`)."""
+    durations_from: str | None = None
+    """An earlier run directory whose episodes' run times order a parallel run, longest expected
+    first (`--durations_from`); `null` = only this run's own (a resume) and upstream's
+    complexity."""
     ray_num_cpus: float = Field(default=1.0, gt=0)
     """CPUs each Ray actor reserves (a host started with `ray start --num-cpus 4` takes 4
     workers)."""

@@ -107,6 +107,15 @@ def worker_spec(
     )
 
 
+def earlier_run_times(run_dir: str | None) -> list[dict[str, Any]]:
+    """The episodes (template, run time) of an earlier run directory, ours or upstream's
+    checkpoints: on a first run of a suite they are the only honest estimate of which episodes
+    are long (sim tasks share one complexity, so complexity alone keeps suite order)."""
+    if run_dir is None:
+        return []
+    return run_output.checkpoint_store(Path(run_dir)).load(["name", "task_template", "run_time"])
+
+
 def execute_parallel(
     prep: Prepared,
     cfg: config_lib.CelilConfig,
@@ -124,9 +133,11 @@ def execute_parallel(
     fields = ["name", "error", "exception_info", "is_successful", "usage"]
     done = store.load([*fields, "task_template", "run_time"])
     jobs = parallel.jobs_for(prep.suite, {e["name"] for e in done if not suite_utils.is_failed(e)})
-    # Longest expected first: a template's time in this run so far (a resume's checkpoint), else
-    # upstream's complexity; equal estimates keep suite order (and a template's instances).
-    expected = parallel.expected_seconds(parallel.recorded_seconds(done), jobs)
+    # Longest expected first: a template's time in this run so far (a resume's checkpoint) or in
+    # the earlier run `durations_from` names, else upstream's complexity; equal estimates keep
+    # suite order (and a template's instances).
+    earlier = earlier_run_times(bench.durations_from)
+    expected = parallel.expected_seconds(parallel.recorded_seconds([*earlier, *done]), jobs)
     total = sum(len(v) for v in prep.suite.values())
     spec = worker_spec(prep, cfg, run_dir, env_factory)
     where = f"Ray ({bench.ray_address})" if bench.ray_address is not None else "processes"

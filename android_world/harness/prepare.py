@@ -38,6 +38,7 @@ FLAG_TO_KEY = {
     "fixed_task_seed": ["benchmark", "use_identical_params"],
     "workers": ["benchmark", "workers"],
     "ray_address": ["benchmark", "ray_address"],
+    "durations_from": ["benchmark", "durations_from"],
     "sim_profile": ["env", "sim", "profile"],
 }
 
@@ -134,6 +135,9 @@ def _load_run_config(
         if not (FLAGS.agent or FLAGS.agent_name):
             overrides.append((["agent", "active_agent"], name, "--agent_module"))
     cfg, _ = config_lib.load_config(config_path, list(FLAGS.set), overrides)
+    earlier = cfg.benchmark.durations_from
+    if earlier is not None and not Path(earlier).is_dir():
+        raise UsageError(f"benchmark.durations_from {earlier}: no such run directory")
     sources = config_lib.override_sources(overrides)
     if FLAGS.models is not None:
         sources.update({f"models.{role}.backend": "--models" for role in cfg.models.roles()})

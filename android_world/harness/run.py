@@ -143,6 +143,12 @@ flags.DEFINE_string(
     None,
     "Run the workers as Ray actors: auto, local, ray://host:port (benchmark.ray_address).",
 )
+flags.DEFINE_string(
+    "durations_from",
+    None,
+    "An earlier run directory: its episodes' times order a parallel run, longest first "
+    "(benchmark.durations_from).",
+)
 flags.DEFINE_boolean("version", False, "Print Celil's version and exit.")
 flags.DEFINE_boolean("wide", False, "Print the summary table with every column at full width.")
 flags.DEFINE_boolean(

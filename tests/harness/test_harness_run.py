@@ -76,6 +76,10 @@ def _driver_cmd(tmp_path: Path, *args: str) -> list[str]:
             "--checkpoint_dir runs/run_2025_no_such_run: no such run directory "
             "(to start a new run there, add --new)",
         ),
+        (
+            ["--durations_from", "runs/run_2025_no_such_run"],
+            "benchmark.durations_from runs/run_2025_no_such_run: no such run directory",
+        ),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_exit_2(args, expected):

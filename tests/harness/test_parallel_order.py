@@ -8,7 +8,7 @@ import math
 from harness_fakes import FakeAnswer, FakeWifiOn
 from test_parallel_scheduler import ScriptedPool
 
-from android_world.harness import parallel, scheduler
+from android_world.harness import parallel, parallel_driver, run_output, scheduler
 
 
 class NoComplexity(FakeAnswer):
@@ -87,3 +87,21 @@ def test_with_writable_memory_a_templates_instances_keep_their_order():
     assert names.index("FakeAnswer_0") < names.index("FakeAnswer_1")
     assert names.index("FakeWifiOn_0") < names.index("FakeWifiOn_1")
     assert names[0] == "FakeAnswer_0"
+
+
+def test_an_earlier_run_directorys_times_order_a_first_run(tmp_path):
+    """`--durations_from`: the times an earlier run recorded, read from its checkpoints."""
+    store = run_output.checkpoint_store(tmp_path)
+    store.save_episodes(
+        [{"name": "FakeWifiOn_0", "task_template": "FakeWifiOn", "run_time": 19.0}], "FakeWifiOn"
+    )
+    store.save_episodes(
+        [{"name": "FakeAnswer_0", "task_template": "FakeAnswer", "run_time": 2.0}], "FakeAnswer"
+    )
+    earlier = parallel_driver.earlier_run_times(str(tmp_path))
+    recorded = scheduler.recorded_seconds(earlier)
+    assert recorded == {"FakeWifiOn": 19.0, "FakeAnswer": 2.0}
+    ordered = scheduler.longest_first(_suite_jobs(), scheduler.expected_seconds(recorded))
+    assert [j.name for j in ordered][:2] == ["FakeWifiOn_0", "FakeWifiOn_1"]
+    assert parallel_driver.earlier_run_times(None) == []
+    assert parallel_driver.earlier_run_times(str(tmp_path / "empty_run")) == []
