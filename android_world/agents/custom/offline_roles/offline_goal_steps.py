@@ -119,10 +119,36 @@ def named_values(sub_goal: str) -> list[str]:
     return each_value(without_lone_capitals(info, given_values(info)))
 
 
+# A quoted label right after a verb that acts on it ("Tap 'More options'", "... in 'Name'").
+_QUOTED = re.compile(r"['\"“‘]([^'\"”’]{1,80})['\"”’]")
+_ACTS_ON = re.compile(
+    r"\b(?:in|into|tap|press|click|hit|select|choose|long-press|long\s+press)(?:\s+on)?"
+    r"(?:\s+the)?\s*$",
+    re.I,
+)
+
+
+def place_labels(sub_goal: str) -> set[str]:
+    """The labels a step names as where it acts: the control it taps, the field it types into.
+    Such a label is no value its end state shows: a tapped "More options" is covered by the
+    menu it opened, a field's hint goes when it is filled. The tap itself is checked as a
+    tap (the handler's "the step for it went through")."""
+    text = sub_goal or ""
+    return {
+        _norm(match.group(1))
+        for match in _QUOTED.finditer(text)
+        if _ACTS_ON.search(text[max(0, match.start() - 24) : match.start()])
+    }
+
+
 def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:
-    """The values a sub-goal names that neither the screen nor the `seen` texts show."""
+    """The values a sub-goal names that neither the screen nor the `seen` texts show; the
+    labels it acts on (`place_labels`) are places, not values."""
     shown = _texts(observation) + list(seen)
-    return [v for v in named_values(sub_goal) if not value_shown(v, shown)]
+    places = place_labels(sub_goal)
+    return [
+        v for v in named_values(sub_goal) if _norm(v) not in places and not value_shown(v, shown)
+    ]
 
 
 _NAMED_CONTROL = (
