@@ -98,3 +98,17 @@ def test_the_labels_a_step_acts_on_are_places_not_values():
     # A value the step writes or names as what it makes is still a value.
     assert "Ann Lee" in offline_goal.values_missing("Create a contact for 'Ann Lee'", MENU)
     assert offline_goal.values_missing("Type 'Ann Lee' in 'Name'", screen("Ann Lee")) == []
+
+
+def test_a_step_of_several_taps_is_not_done_by_its_first():
+    # Under noise this made a false completion (SimpleCalendarAddOneEventTomorrow, fine plans):
+    # the plan's last step "Tap '30', then tap 'OK', then tap 'Save'" counted done after the
+    # tap on '30', and the planner's early "done" then ended the episode unsaved.
+    sub_goal = "Tap '30', then tap 'OK', then tap 'Save'"
+    steps = ((sub_goal, 'click on element [15] TextView "30"', "ok"),)
+    picker = screen("20", "30", "45", "Cancel")
+    verdict = OfflinePlanner().check_sub_goal(GOAL, sub_goal, picker, context(*steps))
+    assert not verdict.done, verdict
+    assert offline_goal.values_missing(sub_goal, picker) == ["OK", "Save"]
+    typed_then_tap = "Enter 'We will prepare.' in 'Description', then tap '16:00'"
+    assert "16:00" in offline_goal.values_missing(typed_then_tap, screen("We will prepare."))

@@ -143,9 +143,13 @@ def place_labels(sub_goal: str) -> set[str]:
 
 def values_missing(sub_goal: str, observation: Observation, seen: Sequence[str] = ()) -> list[str]:
     """The values a sub-goal names that neither the screen nor the `seen` texts show; the
-    labels it acts on (`place_labels`) are places, not values."""
+    label a one-place step acts on (`place_labels`) is a place, not a value."""
     shown = _texts(observation) + list(seen)
     places = place_labels(sub_goal)
+    if len(places) > 1:
+        # "Tap '30', then tap 'OK', then tap 'Save'": a tap on the first proves nothing of
+        # the others, so the later ones are still asked of the screen.
+        places = set()
     return [
         v for v in named_values(sub_goal) if _norm(v) not in places and not value_shown(v, shown)
     ]
