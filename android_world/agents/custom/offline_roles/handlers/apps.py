@@ -4,6 +4,8 @@ rule for goals that just run a control (take a photo, record audio, start the st
 
 from __future__ import annotations
 
+import re
+
 from android_world.agents.custom.celil_geometry import element_label
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
@@ -15,6 +17,7 @@ from android_world.agents.custom.offline_roles.offline_common import (
     Chosen,
     make_action,
 )
+from android_world.agents.custom.offline_roles.offline_goal_steps import named_control
 from android_world.agents.custom.offline_roles.offline_handler import (
     IntentHandler,
     PlanDraft,
@@ -92,12 +95,21 @@ def tap_done(
         return True, f"{opposite!r} is showing, so it is already {intent.subject.casefold()}d"
     step = screen.acted_on(history, intent.sub_goal, TAP_NAMES, allow_unchanged=True)
     subject = text_lib.normalize(intent.subject.strip("'\""))
+    named = named_control(intent.sub_goal)  # "Tap 'More options'": that label, not its first word
+    if named and step is not None and not _tapped(named, step.action):
+        return False, f"the tap was not on {named!r}"
     if step is not None and subject and subject.split()[0] in text_lib.normalize(step.action):
         if subject in _PICKER_OPENERS and _asks_still(observation):
             # A "Move" menu item opens the folder picker; the move is its OK.
             return False, f"the tap on {intent.subject!r} opened a dialog that still asks"
         return True, f"the step '{step.action}' for it went through"
     return False, "the named element was not tapped yet"
+
+
+def _tapped(label: str, action: str) -> bool:
+    """The step's description names the label as a whole ("OK" is no part of "Book")."""
+    want = re.escape(text_lib.normalize(label))
+    return re.search(rf"(?<!\w){want}(?!\w)", text_lib.normalize(action)) is not None
 
 
 def step_done(
