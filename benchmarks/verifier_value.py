@@ -50,6 +50,11 @@ POLICIES = {
     "lazy": {"verifier_mode": "lazy"},
     "joint": {"verifier_mode": "joint"},
     "default": {},  # config/default.yaml's own policy
+    # The model-free executor as a second opinion in the gate (issue 30, `second_opinion`).
+    "second_skip": {"second_opinion": "skip"},
+    "second_vote": {"second_opinion": "vote"},
+    "second_strict": {"second_opinion": "strict"},
+    "second_irr": {"second_opinion": "vote", "second_opinion_irreversible": True},
 }
 
 
@@ -80,6 +85,8 @@ class Row:
     prompt_tokens_by_role: dict[str, int] = dataclasses.field(default_factory=dict)
     # Per skip rule (skip_rule): proposals it let run unvoted, and how many of them were wrong.
     skips: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    # Per second-opinion verdict: [proposals, wrong, wrong that ran, good, good stopped].
+    opinions: dict[str, list[int]] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -182,6 +189,7 @@ _SKIP_RULES = (
     ("it opens a menu or goes up a screen", "menu control"),
     ("tapping it again undoes it", "goal's switch"),
     ("it opens an editor that saves nothing", "new-record button"),
+    ("the model-free executor proposes the same action", "second opinion agrees"),
 )
 
 
@@ -225,10 +233,20 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
     proposals = data.get("proposals") or []
     outcomes = data.get("outcome") or []
     skipped = data.get("vote_skipped") or []
+    verdicts = data.get("second_opinion") or []
     for i, gate in enumerate(gates):
         if gate not in ("pass", "reject"):
             continue
         label = _label(proposals[i] if i < len(proposals) else None)
+        verdict = verdicts[i] if i < len(verdicts) else None
+        if verdict and label is not None:
+            wrong = label == sm.WRONG
+            tally = row.opinions.setdefault(str(verdict), [0, 0, 0, 0, 0])
+            tally[0] += 1
+            tally[1] += wrong
+            tally[2] += wrong and gate == "pass"
+            tally[3] += not wrong
+            tally[4] += (not wrong) and gate == "reject"
         reason = skipped[i] if i < len(skipped) else None
         if reason and label is not None:
             counts = row.skips.setdefault(skip_rule(str(reason)), [0, 0])
@@ -484,6 +502,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.skips:
             print_skips(row)
+        for verdict, (n, wrong, ran, good, stopped) in sorted(row.opinions.items()):
+            print(
+                f"    second opinion {verdict}: {n} proposals ({n / steps:.2f}/step), wrong "
+                f"{wrong} (ran {ran}), good {good} (stopped {stopped})"
+            )
         if args.failures:
             # Held-out tasks' failures stay hidden while rules are tuned; their count shows.
             hidden = [f for f in row.failures if split_of(f.split("_")[0]) == "heldout"]

@@ -39,7 +39,7 @@ from pydantic import (
 
 from android_world.agents.custom import celil_model_config, celil_startup
 from android_world.agents.custom.celil_secrets import redact
-from android_world.agents.custom.loop import celil_agent
+from android_world.agents.custom.loop import celil_agent, celil_gate
 from android_world.agents.custom.memory import celil_memory_mode
 from android_world.agents.custom.model_clients.errors import ModelSetupError
 from android_world.agents.custom.model_clients.ledger import UsageLedger
@@ -191,6 +191,16 @@ class CelilAgentConfig(BaseModel):
     """Pixel cap of the screenshot the planner's calls carry (plans, answers; at most
     `max_image_pixels`): it reads the screen's text, sent in full, and points at nothing.
     0: the planner gets no screenshot."""
+    second_opinion: Literal["off", "skip", "vote", "strict"] = "off"
+    """A model-free second opinion in the gate (a model executor and joint/adaptive verifiers
+    only): the offline executor grounds the same sub-goal (or the offline plan's sub-goals) on
+    the same screen, for free. skip: when one of its intent families proposes the very same
+    action, no vote is asked. vote: also, when it proposes only other actions, a tap or scroll
+    a skip rule would let through is voted on. strict: also, on such a disagreement every
+    readable vote must pass. off: none of this (docs/BENCHMARKS.md, issue 30)."""
+    second_opinion_irreversible: bool = False
+    """With `second_opinion`, agreement also skips the vote on an irreversible act whose
+    target the goal names (the irreversible guard's check); false: those are always voted on."""
     transition_pause: float | None = Field(default=None, ge=0.0)
     """Seconds to wait after an action before observing (null = poll until stable). The runner's
     `benchmark.transition_pause` overrides it."""
@@ -372,6 +382,33 @@ def _executor(params: CelilAgentConfig, leader: Resolution) -> Any:
     )
 
 
+SECOND_OPINION_MODULE = "android_world.agents.custom.offline_roles.offline_second_opinion"
+
+
+def _second_opinion(
+    params: CelilAgentConfig, leader: Resolution, verifier: Any
+) -> celil_gate.SecondOpinionSettings | None:
+    """The gate's model-free executor, when it can help: a model executor to compare with and
+    model verifiers whose skip rules it can extend (joint, adaptive)."""
+    if params.second_opinion == "off" or leader.wrapper is None:
+        return None
+    if not isinstance(verifier, celil_quality_control.VerifierEnsemble):
+        return None
+    if verifier.mode not in ("joint", "adaptive"):
+        return None
+    try:
+        module = importlib.import_module(SECOND_OPINION_MODULE)
+    except ModuleNotFoundError:
+        raise _config_error(
+            "second_opinion", f"needs the offline roles ({SECOND_OPINION_MODULE}); set it to off"
+        ) from None
+    return celil_gate.SecondOpinionSettings(
+        mode=params.second_opinion,
+        source=module.OfflineSecondOpinion(),
+        irreversible=params.second_opinion_irreversible,
+    )
+
+
 def _verifier(params: CelilAgentConfig, verifiers: Resolution) -> Any:
     if params.verification == "off":
         return celil_quality_control.NoVerification()
@@ -476,6 +513,7 @@ def build_agent(
             "models": {k: f"{v['backend']}:{v['model']}" for k, v in roles.items()},
         },
         transition_pause=params.transition_pause,
+        second_opinion=_second_opinion(params, leader, verifier),
         memory_reuse_similarity=params.memory_reuse_similarity,
         memory_reuse_success_rate=params.memory_reuse_success_rate,
     )

@@ -38,7 +38,7 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.loop import celil_proposals
 from android_world.agents.custom.loop.celil_episode_end import EpisodeEnd, remember
 from android_world.agents.custom.loop.celil_events import EpisodeStats, EventLog, EventSink
-from android_world.agents.custom.loop.celil_gate import Gate
+from android_world.agents.custom.loop.celil_gate import Gate, SecondOpinionSettings
 from android_world.agents.custom.loop.celil_loop_detection import LoopDetector, screen_key
 from android_world.agents.custom.loop.celil_loop_settings import LoopSettings
 from android_world.agents.custom.loop.celil_observation import Observer
@@ -99,10 +99,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         name: str = "celil_agent",
         provenance: dict[str, Any] | None = None,
         transition_pause: float | None = 1.0,
+        second_opinion: SecondOpinionSettings | None = None,
         **settings: Any,
     ):
         super().__init__(env, name=name, transition_pause=transition_pause)
         self.settings = LoopSettings(**settings).normalised()
+        self._second_opinion = second_opinion  # the gate's model-free executor (issue 30)
         self._perception = perception
         self._planner = planner
         self._executor = action_generator
@@ -134,7 +136,7 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         )
         self._observer = Observer(self._env, self._perception, log, self._progress)
         self._loops = LoopDetector(settings.loop_repeat_limit)
-        self._gate = Gate(self._verifier, settings)
+        self._gate = Gate(self._verifier, settings, self._second_opinion)
         self._ending = EpisodeEnd(
             self._env, self._planner, self._executor, log, self._plans, self._progress, settings
         )

@@ -22,6 +22,14 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.loop.celil_events import EventLog
 from android_world.agents.custom.loop.celil_irreversible import IrreversibleGuard, Verdict
 from android_world.agents.custom.loop.celil_loop_settings import LoopSettings
+from android_world.agents.custom.loop.celil_second_opinion import (
+    Opinion,
+    OpinionSource,
+    judge,
+    overrides_skip,
+    skip_reason,
+    strict_pass,
+)
 from android_world.agents.custom.loop.celil_step_data import GateRecord, StepData, vote_dict
 from android_world.agents.custom.roles.celil_quality_control import (
     gate_verdict,
@@ -62,6 +70,7 @@ class GateDecision:
     unverified: str | None = None
     unneeded: str | None = None  # why no vote was needed
     target_rule: Verdict | None = None  # the irreversible-target rule's verdict
+    second_opinion: str | None = None  # the model-free executor's verdict (agrees, ...)
 
     @property
     def refused(self) -> bool:
@@ -77,6 +86,7 @@ class GateDecision:
             unverified=self.unverified,
             vote_skipped=self.unneeded,
             irreversible_target=self.target_rule.as_dict() if self.target_rule else None,
+            second_opinion=self.second_opinion,
         )
 
     def event(self, action: dict[str, Any] | None) -> dict[str, Any]:
@@ -89,6 +99,7 @@ class GateDecision:
             **({"vote_skipped": self.unneeded} if self.unneeded is not None else {}),
             **({"irreversible_target": self.target_rule.as_dict()} if self.target_rule else {}),
             **({"unverified": self.unverified} if self.unverified else {}),
+            **({"second_opinion": self.second_opinion} if self.second_opinion else {}),
         }
 
     def reasons(self) -> list[str]:
@@ -131,15 +142,35 @@ class ExecutorFeedback:
         self._given.clear()
 
 
+@dataclasses.dataclass(frozen=True)
+class SecondOpinionSettings:
+    """`second_opinion` (off, skip, vote, strict) with its offline executor, and whether agreement also
+    skips the vote on an irreversible act whose target the goal names."""
+
+    mode: str = "off"
+    source: OpinionSource | None = None
+    irreversible: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "off" and self.source is not None
+
+
 class Gate:
     """One episode's gate: the verifier, the thresholds, the irreversible guard, the caution."""
 
-    def __init__(self, verifier: Verifier, settings: LoopSettings):
+    def __init__(
+        self,
+        verifier: Verifier,
+        settings: LoopSettings,
+        second_opinion: SecondOpinionSettings | None = None,
+    ):
         self.verifier = verifier
         self.threshold = settings.threshold
         self.irreversible_threshold = settings.irreversible_threshold
         self.guard = IrreversibleGuard()
         self.caution = Caution()
+        self.second = second_opinion or SecondOpinionSettings()
 
     def decide(
         self,
@@ -160,6 +191,14 @@ class Gate:
             if irreversible
             else self._vote_unneeded(goal, sub_goal, proposal, observation, log)
         )
+        opinion = self._opinion(goal, sub_goal, proposal, observation, context, refused)
+        if opinion is not None:
+            allowed = target_rule is not None and target_rule.allowed
+            agreed = skip_reason(opinion, irreversible, allowed, self.second.irreversible)
+            if agreed is not None:
+                unneeded = agreed
+            elif unneeded is not None and overrides_skip(opinion, self.second.mode, proposal):
+                unneeded = None
         try:
             with log.timed("verifiers"):
                 if refused:
@@ -175,13 +214,32 @@ class Gate:
             log.warn(f"verifier raised {type(error).__name__}: {error}", record)
         threshold, unverified = self._policy(irreversible, unneeded, refused)
         passed = gate_verdict(score, threshold, irreversible, unverified) and not refused
+        if opinion is not None and opinion.disagrees and self.second.mode == "strict" and votes:
+            passed = passed and strict_pass(votes, threshold)
         decision = GateDecision(
             score, votes, threshold, irreversible, passed, unverified, unneeded, target_rule
         )
+        decision.second_opinion = opinion.verdict if opinion is not None else None
         self._account(decision, log, record)
         if passed:
             self.guard.note_passed(proposal, observation)  # what is selected, what is open
         return decision
+
+    def _opinion(
+        self,
+        goal: str,
+        sub_goal: str,
+        proposal: ProposedAction,
+        observation: Observation,
+        context: str,
+        refused: bool,
+    ) -> Opinion | None:
+        """The model-free executor's word on this proposal (`second_opinion`; the factory gives
+        it only to a model verifier with skip rules), unless the action is refused already."""
+        if not self.second.enabled or refused:
+            return None
+        assert self.second.source is not None
+        return judge(self.second.source, goal, sub_goal, proposal, observation, context)
 
     @staticmethod
     def _account(decision: GateDecision, log: EventLog, record: StepData) -> None:

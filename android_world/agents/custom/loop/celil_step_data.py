@@ -78,6 +78,7 @@ class GateRecord:
     unverified: str | None = None
     vote_skipped: str | None = None
     irreversible_target: dict[str, Any] | None = None
+    second_opinion: str | None = None  # the model-free executor agrees / disagrees / none
 
 
 @dataclasses.dataclass
@@ -232,6 +233,8 @@ def _gate_data(gate: GateRecord) -> dict[str, Any]:
         data["vote_skipped"] = gate.vote_skipped
     if gate.irreversible_target is not None:
         data["irreversible_target"] = gate.irreversible_target
+    if gate.second_opinion is not None:
+        data["second_opinion"] = gate.second_opinion
     data["votes"] = gate.votes
     data["verifier_score"] = gate.verifier_score
     data["threshold"] = gate.threshold
