@@ -52,6 +52,22 @@ def element(
     )
 
 
+def labelled_screen(*labels: str) -> Observation:
+    """An observation whose only content is these labels, one row each, top to bottom."""
+    return Observation(
+        screenshot=np.zeros((4, 4, 3), dtype=np.uint8),
+        ui_elements=[
+            element(label, box=(0, 500, 300 + 100 * i, 390 + 100 * i))
+            for i, label in enumerate(labels)
+        ],
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=(1080, 2400),
+        frame_hash="x",
+    )
+
+
 class FakePhone(interface.AsyncEnv):
     """Four screens: home -> contacts -> editor -> saved. Unknown taps do nothing.
 

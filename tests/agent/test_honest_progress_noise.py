@@ -44,19 +44,7 @@ TRACK = (
 TIMER = "Create a timer with 0 hours, 16 minutes, and 35 seconds. Do not start the timer."
 
 
-def screen(*labels: str) -> Observation:
-    return Observation(
-        screenshot=fakes.np.zeros((4, 4, 3), dtype=fakes.np.uint8),
-        ui_elements=[
-            fakes.element(label, box=(0, 500, 300 + 100 * i, 390 + 100 * i))
-            for i, label in enumerate(labels)
-        ],
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=(1080, 2400),
-        frame_hash="x",
-    )
+screen = fakes.labelled_screen
 
 
 # --- the rule ------------------------------------------------------------------------------

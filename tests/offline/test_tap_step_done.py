@@ -14,7 +14,6 @@ from __future__ import annotations
 import celil_fakes as fakes
 import pytest
 
-from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles.offline_planner import OfflinePlanner
 
@@ -24,19 +23,7 @@ GOAL = (
 )
 
 
-def screen(*labels: str) -> Observation:
-    return Observation(
-        screenshot=fakes.np.zeros((4, 4, 3), dtype=fakes.np.uint8),
-        ui_elements=[
-            fakes.element(label, box=(0, 500, 300 + 100 * i, 390 + 100 * i))
-            for i, label in enumerate(labels)
-        ],
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=(1080, 2400),
-        frame_hash="x",
-    )
+screen = fakes.labelled_screen
 
 
 def context(*steps: tuple[str, str, str]) -> str:
