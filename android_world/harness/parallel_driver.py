@@ -39,6 +39,7 @@ class _ParallelRunDir:
         self.store = run_output.checkpoint_store(run_dir)
         self.episodes = {ep["name"]: ep for ep in self.store.load() if "name" in ep}
         self.pacer = ReportPacer()
+        self.lines = run_output.ResultLines()  # results.jsonl is rewritten after every episode
         history = manifest.get("parallel")
         self.sessions = list(history) if isinstance(history, list) else []
         self.started = run_output.utc_now()
@@ -54,7 +55,8 @@ class _ParallelRunDir:
             parallel.install_folder(self.run_dir / run_output.EPISODES, ep["name"], outcome.files)
         self.store.save_episodes([ep], ep["name"])
         self.episodes[ep["name"]] = ep
-        write_outputs(self.run_dir, list(self.episodes.values()), self.prep, self.pacer.due())
+        episodes = list(self.episodes.values())
+        write_outputs(self.run_dir, episodes, self.prep, self.pacer.due(), self.lines)
         self.bar.write(run_output.episode_line(ep), file=sys.stderr)
         self.bar.update(1)
         self.live.episode_saved(ep)
