@@ -53,6 +53,9 @@ DEFAULT_SETTINGS: dict[str, dict[str, str]] = {
 }
 
 
+_QUERIES_KEPT = 256  # distinct sqlite_query answers kept at one data version
+
+
 class SimController(device.DeviceController):
     """In-process `DeviceController`; `version` grows on every write so screens can refresh."""
 
@@ -64,6 +67,7 @@ class SimController(device.DeviceController):
         self._clipboard = ""
         self._time = device.FROZEN_DEVICE_TIME
         self.version = 0
+        self._queries: dict[tuple, list[dict[str, Any]]] = {}  # sqlite_query's, at `version`
         self.phone: Phone | None = None
         for path in (
             device.DOWNLOAD_DATA,
@@ -117,6 +121,28 @@ class SimController(device.DeviceController):
     def sqlite_query(
         self, db_path: str, sql: str, params: tuple[Any, ...] = ()
     ) -> list[dict[str, Any]]:
+        """The rows, each a new dict. A screen reads its app's database every time it is laid
+        out (several times a step); the answer is kept until the phone's data next changes:
+        every write goes through this controller and bumps `version`, and a query commits
+        nothing (its connection closes without a commit)."""
+        key = None
+        if isinstance(params, tuple | list):  # named (mapping) parameters are not kept
+            try:
+                key = (self.version, db_path, sql, tuple(params))
+                hash(key)
+            except TypeError:  # unhashable parameters: not kept
+                key = None
+        known = self._queries.get(key) if key is not None else None
+        if known is None:
+            known = self._query(db_path, sql, params)
+            if key is not None:
+                stale = self._queries and next(iter(self._queries))[0] != self.version
+                if stale or len(self._queries) >= _QUERIES_KEPT:
+                    self._queries.clear()  # every key has one version: the data's, or stale
+                self._queries[key] = known
+        return [dict(row) for row in known]
+
+    def _query(self, db_path: str, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
         if not self.exists(db_path):
             raise FileNotFoundError(f"No database at {db_path}")
         with _closing(self._connect(db_path)) as conn:

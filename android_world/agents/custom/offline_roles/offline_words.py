@@ -277,6 +277,7 @@ def stem(word: str) -> str:
     return word
 
 
+@functools.lru_cache(maxsize=65536)  # pure; the executor compares the same words every step
 def word_similarity(a: str, b: str) -> float:
     """1 for the same word, a hair less for the same stem (so "Record" beats "Records" for
     "record"), the edit ratio for near-spellings, 0 otherwise."""
@@ -290,6 +291,7 @@ def word_similarity(a: str, b: str) -> float:
     return ratio if ratio >= 0.85 else 0.0
 
 
+@functools.lru_cache(maxsize=16384)  # pure
 def phrase_in(phrase: str, text: str) -> bool:
     """Whole-word containment after normalising, so "wifi" is in "Wi-Fi" but "on" not in "phone"."""
     p, t = normalize(phrase), normalize(text)
