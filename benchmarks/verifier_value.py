@@ -55,7 +55,6 @@ POLICIES = {
     "second_vote": {"second_opinion": "vote"},
     "second_strict": {"second_opinion": "strict"},
     "second_irr": {"second_opinion": "vote", "second_opinion_irreversible": True},
-    "second_majority": {"second_opinion": "majority", "second_opinion_irreversible": True},
 }
 
 

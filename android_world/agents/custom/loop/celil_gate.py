@@ -29,7 +29,6 @@ from android_world.agents.custom.loop.celil_second_opinion import (
     overrides_skip,
     skip_reason,
     strict_pass,
-    wants_majority,
 )
 from android_world.agents.custom.loop.celil_step_data import GateRecord, StepData, vote_dict
 from android_world.agents.custom.roles.celil_quality_control import (
@@ -200,7 +199,6 @@ class Gate:
                 unneeded = agreed
             elif unneeded is not None and overrides_skip(opinion, self.second.mode, proposal):
                 unneeded = None
-        majority: bool | None = None  # `second_opinion: majority`'s verdict, when it applied
         try:
             with log.timed("verifiers"):
                 if refused:
@@ -211,19 +209,13 @@ class Gate:
                     score, votes = self.verifier.verify_action(
                         sub_goal, proposal, observation, context
                     )
-                    if wants_majority(opinion, self.second.mode, irreversible):
-                        confirmed = self._confirm(sub_goal, proposal, observation, context, votes)
-                        if confirmed is not None:
-                            score, votes, majority = confirmed
         except Exception as error:
-            score, votes, majority = 0.0, [], None
+            score, votes = 0.0, []
             log.warn(f"verifier raised {type(error).__name__}: {error}", record)
         threshold, unverified = self._policy(irreversible, unneeded, refused)
         passed = gate_verdict(score, threshold, irreversible, unverified) and not refused
         if opinion is not None and opinion.disagrees and self.second.mode == "strict" and votes:
             passed = passed and strict_pass(votes, threshold)
-        if majority is not None and not unverified:
-            passed = passed and majority
         decision = GateDecision(
             score, votes, threshold, irreversible, passed, unverified, unneeded, target_rule
         )
@@ -248,22 +240,6 @@ class Gate:
             return None
         assert self.second.source is not None
         return judge(self.second.source, goal, sub_goal, proposal, observation, context)
-
-    def _confirm(
-        self,
-        sub_goal: str,
-        proposal: ProposedAction,
-        observation: Observation,
-        context: str,
-        votes: list[Vote],
-    ) -> tuple[float, list[Vote], bool] | None:
-        """On a disagreement (`second_opinion: majority`): a verifier that can ask its other
-        personas (`confirm`) makes a majority decide; one that cannot (None) keeps its own
-        verdict."""
-        confirm = getattr(self.verifier, "confirm", None)
-        if confirm is None:
-            return None
-        return confirm(sub_goal, proposal, observation, context, votes)
 
     @staticmethod
     def _account(decision: GateDecision, log: EventLog, record: StepData) -> None:

@@ -6,8 +6,7 @@ goal), costs no model call. When one of its intent families grounds it on exactl
 action (same type, same target element, same text, same direction, same app), two
 independent routes reached one action and the vote is skipped. When it grounds the sub-goal on a
 different action, `vote` asks the vote a skip rule would have saved on a tap or scroll after
-all, `majority` also wants a majority of at least two readable votes rather than one confident
-vote, and `strict` wants every readable vote to pass. Its fallback (the element whose words best match)
+all, and `strict` also wants every readable vote to pass. Its fallback (the element whose words best match)
 is no opinion: it can pick the same stray label a wrong model tap picks.
 
 The offline executor is reached through `OpinionSource` (the factory builds it from the offline
@@ -23,10 +22,8 @@ from android_world.agents.custom.celil_protocols import Observation, ProposedAct
 from android_world.agents.custom.loop.celil_irreversible import action_target_element
 from android_world.env import json_action
 
-SecondOpinionMode = Literal["off", "skip", "vote", "majority", "strict"]
-SECOND_OPINION_MODES: tuple[str, ...] = ("off", "skip", "vote", "majority", "strict")
-# The modes in which a disagreement sends a tap or scroll a skip rule would wave through to a vote.
-_VOTING_MODES = ("vote", "majority", "strict")
+SecondOpinionMode = Literal["off", "skip", "vote", "strict"]
+SECOND_OPINION_MODES: tuple[str, ...] = ("off", "skip", "vote", "strict")
 AGREES_REASON = "the model-free executor proposes the same action"
 # Skip rules a disagreement overrides: taps and scrolls, which let wrong actions run (issue 30's
 # per-rule counts); opening an app, going back and typing the goal's words let none run.
@@ -143,20 +140,11 @@ def overrides_skip(opinion: Opinion, mode: str, proposal: ProposedAction) -> boo
     """Whether a disagreement puts a tap or scroll a skip rule would wave through to a vote."""
     action = proposal.action
     return (
-        mode in _VOTING_MODES
+        mode in ("vote", "strict")
         and opinion.disagrees
         and action is not None
         and action.action_type in _OVERRIDABLE
     )
-
-
-def wants_majority(opinion: Opinion | None, mode: str, irreversible: str | None) -> bool:
-    """Whether a voted proposal's pass must be a majority (`majority`): the offline executor
-    grounds the sub-goal on another action, so the model's is more likely wrong than usual, and
-    one confident vote (wrong one time in five at 80% judges) is not enough; at least two
-    readable votes must pass and outnumber the fails. An irreversible act already needs two
-    votes and a higher threshold."""
-    return mode == "majority" and opinion is not None and opinion.disagrees and not irreversible
 
 
 def strict_pass(votes: list[Vote], threshold: float) -> bool:

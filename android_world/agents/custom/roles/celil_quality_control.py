@@ -13,7 +13,6 @@ a higher score for deletes, sends and the like without trusting any model to fla
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import re
 import threading
 from collections.abc import Sequence
@@ -394,25 +393,6 @@ def robust_score(votes: Sequence[Vote]) -> float:
     return min([median, *objections])
 
 
-def majority_open(votes: Sequence[Vote], threshold: float, pending: int) -> bool:
-    """Could `pending` more votes still change `majority_verdict`? Decided: two or more
-    readable votes pass and outnumber the fails even if every pending one failed; or the fails
-    are at least as many as the passes even if every pending one passed."""
-    counted = readable(votes)
-    yes = sum(1 for v in counted if v.score >= threshold)
-    no = len(counted) - yes
-    return pending > 0 and not (yes >= 2 and yes > no + pending) and yes + pending > no
-
-
-def majority_verdict(votes: Sequence[Vote], threshold: float, pending: int) -> bool:
-    """A majority of the readable votes reach the threshold, and, while personas are left to
-    ask (`pending`), at least two do: one confident vote alone is not a majority. A vote that
-    cannot be read is absent, never a veto."""
-    counted = readable(votes)
-    yes = sum(1 for v in counted if v.score >= threshold)
-    return yes > len(counted) - yes and (yes >= 2 or pending == 0)
-
-
 def review_body(
     sub_goal: str,
     proposed: ProposedAction,
@@ -712,45 +692,6 @@ class VerifierEnsemble(Verifier):
         decided = vetoes or (len(counted) >= 2 and score < gate)
         unverified = None if decided else unverified_reason(counted, min(2, len(ranked)))
         return score, self._ordered(votes), [], gate, unverified
-
-    def confirm(
-        self,
-        sub_goal: str,
-        proposed_action: ProposedAction,
-        observation: Observation,
-        context_summary: str,
-        votes: list[Vote],
-    ) -> tuple[float, list[Vote], bool]:
-        """A pass that must be a majority (the gate's `second_opinion: majority`, on a
-        disagreement): the personas not yet asked are asked, in weight order, while
-        `majority_open`. Returns (the votes' `robust_score`, the votes, `majority_verdict`)."""
-        asked = {v.persona for v in votes}
-        pending = [p for p in self._by_weight() if p not in asked]
-        votes = list(votes)
-        irreversible = irreversible_reason(proposed_action, observation)
-        shot = observation.screenshot if self._use_screenshot else None
-        images = [downscale(shot, self._max_pixels)] if shot is not None and shot.size else None
-        while majority_open(votes, self.threshold, len(pending)):
-            persona = pending.pop(0)
-            prompt = verifier_prompt(
-                self._prompts[persona],
-                sub_goal,
-                proposed_action,
-                observation,
-                context_summary,
-                irreversible,
-            )
-            votes.append(self._ask(persona, prompt, images))
-        if self.last_details is not None:
-            self.last_details = dataclasses.replace(
-                self.last_details,
-                asked=[v.persona for v in self._ordered(votes)],
-                skipped=self._skipped(votes),
-                absent=[v.persona for v in votes if not v.parseable],
-                unverified=unverified_reason(votes),
-            )
-        passed = majority_verdict(votes, self.threshold, len(pending))
-        return round(robust_score(votes), 3), self._ordered(votes), passed
 
     def _skipped(self, votes: list[Vote]) -> list[str]:
         asked = {v.persona for v in votes}
