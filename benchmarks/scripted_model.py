@@ -157,6 +157,20 @@ class ScriptedWorld:
                 elif self._off_track_backs is None:
                     self._off_track_backs = 0
 
+    def on_refused(self, action: json_action.JSONAction) -> None:
+        """Called by the env wrapper when the device refused an action (it raised, nothing ran).
+
+        A model whose action was refused looks at the screen again before its next proposal;
+        it does not replay the same tap later on whatever page a replan has reached since. So a
+        refused reference action ends the reference run: the next proposal starts it again from
+        the live screen."""
+        with self.lock:
+            if self._last_label != CORRECT or self._pending is None:
+                return
+            self._gen, self._pending = None, None
+            self._ran = 0
+            self.restarts += 1
+
     # -- the reference solution on the live screen --------------------------------------------------
 
     def _back(self) -> json_action.JSONAction:
