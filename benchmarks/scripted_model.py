@@ -19,7 +19,9 @@ prompt's opening words):
   screen, or with probability `p` a wrong one: a tap on another control, a tap on a label, a
   typo in typed text, a scroll the wrong way, or a premature "done". After a wrong action ran it
   recovers as an agent would: if the screen is unchanged it carries on; else one "back", then it
-  starts the reference solution again from the current screen.
+  starts the reference solution again from the current screen. A reference action the device
+  refused (it raised) is not replayed later on another page: the next proposal starts the
+  reference solution again from the live screen (`on_refused`).
 - verifiers: a persona judges the last proposal right with probability `q` and votes 8-9 for an
   action it judges right (9-10 when the prompt marks it irreversible and asks for a high score
   only if the task asks for it), 2-4 for one it judges wrong. With correlation `rho` the three
