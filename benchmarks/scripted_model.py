@@ -19,7 +19,9 @@ prompt's opening words):
   screen, or with probability `p` a wrong one: a tap on another control, a tap on a label, a
   typo in typed text, a scroll the wrong way, or a premature "done". After a wrong action ran it
   recovers as an agent would: if the screen is unchanged it carries on; else one "back", then it
-  starts the reference solution again from the current screen.
+  starts the reference solution again from the current screen. A reference action the device
+  refused (it raised) is not replayed later on another page: the next proposal starts the
+  reference solution again from the live screen (`on_refused`).
 - verifiers: a persona judges the last proposal right with probability `q` and votes 8-9 for an
   action it judges right (9-10 when the prompt marks it irreversible and asks for a high score
   only if the task asks for it), 2-4 for one it judges wrong. With correlation `rho` the three
@@ -156,6 +158,20 @@ class ScriptedWorld:
                     self._pending = None  # typed, wrongly: no way to un-type, carry on
                 elif self._off_track_backs is None:
                     self._off_track_backs = 0
+
+    def on_refused(self, action: json_action.JSONAction) -> None:
+        """Called by the env wrapper when the device refused an action (it raised, nothing ran).
+
+        A model whose action was refused looks at the screen again before its next proposal;
+        it does not replay the same tap later on whatever page a replan has reached since. So a
+        refused reference action ends the reference run: the next proposal starts it again from
+        the live screen."""
+        with self.lock:
+            if self._last_label != CORRECT or self._pending is None:
+                return
+            self._gen, self._pending = None, None
+            self._ran = 0
+            self.restarts += 1
 
     # -- the reference solution on the live screen --------------------------------------------------
 

@@ -165,7 +165,11 @@ class _ExecutionTap:
         self._world = world
 
     def __call__(self, action: Any) -> None:
-        self._execute(action)
+        try:
+            self._execute(action)
+        except Exception:
+            self._world.on_refused(action)
+            raise
         self._world.on_execute(action)
 
 

@@ -12,13 +12,16 @@ trail of screens and actions, model-free:
   sends something, the thing was committed after the last typing (a Save/Send/OK tap, or a way
   out of the editor) and its identifying value then showed outside any text field;
 - each item a delete goal names was on screen when a delete ran, and is gone from its list since;
+- "delete the newest ...": the deleted row was the top row of the list sorted newest first
+  (offline_goal_newest);
 - a moved file shows in a listing of its destination;
 - nothing the goal forbids ("Do not start the timer") was tapped.
 
 The answer is `done` only when every clause is covered by such a check and each says done;
 `unmet` when one shows the goal not done (a typo in a saved value, a switch the other way); and
-`unknown` when code cannot tell ("Take a photo", "Delete my newest note"), which the agent then
-puts to the planner with the screenshot, or to the plan's own evidence.
+`unknown` when code cannot tell ("Take a photo", "Delete my newest note" with the list in
+another order), which the agent then puts to the planner with the screenshot, or to the plan's
+own evidence.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ from android_world.agents.custom.offline_roles.offline_goal_clears import (
     saved_twice_checks,
     stopwatch_checks,
     summary_state,
+)
+from android_world.agents.custom.offline_roles.offline_goal_newest import (
+    newest_checks,
+    parse_newest,
 )
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
@@ -612,6 +619,8 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return True
     if text_lib.forbidden_words(clause) or wording.negated_verbs(clause):
         return "forbidden" in kinds
+    if parse_newest(clause) and "newest" in kinds:
+        return True
     words = set(text_lib.words(clause))
     if words & DELETE_VERBS:
         return "delete" in kinds
@@ -669,6 +678,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "forbidden": _forbidden_checks(info, trail),
         "paste": _paste_checks(info, trail),
         "delete": _delete_checks(info, trail, current),
+        "newest": newest_checks(info.clauses, trail, current, _deletes, _is_listing),
         "move": _move_checks(info, trail, current),
         "value": _value_checks(info, trail, current),
         "capture": capture_checks(info.clauses, trail),
