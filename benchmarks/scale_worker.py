@@ -43,7 +43,12 @@ class DelayedSimEnv(SimEnv):
 
     def execute_action(self, action: Any) -> None:
         time.sleep(self.delay)
-        super().execute_action(action)
+        try:
+            super().execute_action(action)
+        except Exception:
+            if self.world is not None:
+                self.world.on_refused(action)  # as verifier_value's tap: no replay of a refused tap
+            raise
         if self.world is not None:
             self.world.on_execute(action)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import pytest
+import scale_worker
 import scripted_model as sm
 
 from android_world.env import json_action
@@ -82,3 +84,30 @@ def test_a_refused_wrong_action_does_not_restart_the_reference():
     world.on_refused(json_action.JSONAction(action_type="click", index=3))
     _proposal(world)
     assert task.starts == ["first"] and world.restarts == 0
+
+
+def test_the_scale_out_worker_reports_a_refused_action_to_its_world_too():
+    """scale_out.py's workers run the same fake: a refused tap there must not be replayed either."""
+
+    class _World:
+        def __init__(self) -> None:
+            self.refused: list[str] = []
+            self.executed: list[str] = []
+
+        def on_refused(self, action) -> None:
+            self.refused.append(action.action_type)
+
+        def on_execute(self, action) -> None:
+            self.executed.append(action.action_type)
+
+    env = scale_worker.DelayedSimEnv(0.0, seed=0, render=False)
+    try:
+        env.world = _World()
+        refused = json_action.JSONAction(action_type=json_action.CLICK, index=999)
+        with pytest.raises(ValueError):
+            env.execute_action(refused)
+        env.execute_action(json_action.JSONAction(action_type=json_action.NAVIGATE_HOME))
+        assert env.world.refused == [json_action.CLICK]
+        assert env.world.executed == [json_action.NAVIGATE_HOME]
+    finally:
+        env.close()
