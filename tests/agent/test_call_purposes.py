@@ -7,6 +7,9 @@ import celil_fakes as fakes
 from test_celil_agent import make_agent
 
 from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, Evidence, GoalVerdict, Plan
+from android_world.agents.custom.loop.celil_agent import is_the_question
+from android_world.agents.custom.loop.celil_events import EventLog
+from android_world.agents.custom.loop.celil_progress import ProgressJudge
 
 QUESTION = "What is the name of the first app on the home screen?"
 
@@ -74,19 +77,22 @@ def test_a_step_of_a_question_that_is_not_the_question_is_still_read_off_the_scr
     assert results[-1].done and results[-1].data["answer"] == "Contacts"
 
 
-def test_the_rule_is_for_questions_read_by_the_screen_check_only():
-    agent, _env = make_agent(progress_check="screen", screen_checker=TransitionChecker())
-    assert agent._question_itself(QUESTION, QUESTION)
-    assert not agent._question_itself(QUESTION, "Open the home screen")
-    task = "Turn wifi on."
-    assert not agent._question_itself(task, task)
-    # A planner that reads the screen (the offline one) is its own check: left alone.
+def _judge(reads_screen: bool = False) -> ProgressJudge:
     planner = fakes.ScriptedPlanner()
-    planner.reads_screen = True
-    agent, _env = make_agent(
-        planner=planner, progress_check="screen", screen_checker=TransitionChecker()
+    planner.reads_screen = reads_screen
+    return ProgressJudge(
+        planner, TransitionChecker(), EventLog(), require_evidence=True, progress_check="screen"
     )
-    assert not agent._question_itself(QUESTION, QUESTION)
+
+
+def test_the_rule_is_for_questions_read_by_the_screen_check_only():
+    checker = TransitionChecker()
+    assert is_the_question(_judge(), checker, QUESTION, QUESTION)
+    assert not is_the_question(_judge(), checker, QUESTION, "Open the home screen")
+    task = "Turn wifi on."
+    assert not is_the_question(_judge(), checker, task, task)
+    # A planner that reads the screen (the offline one) is its own check: left alone.
+    assert not is_the_question(_judge(reads_screen=True), checker, QUESTION, QUESTION)
 
 
 def test_a_checker_that_raises_leaves_the_check_as_it_was():
@@ -94,8 +100,7 @@ def test_a_checker_that_raises_leaves_the_check_as_it_was():
         def covers_goal(self, goal, sub_goal):
             raise RuntimeError("boom")
 
-    agent, _env = make_agent(progress_check="screen", screen_checker=Broken())
-    assert not agent._question_itself(QUESTION, QUESTION)
+    assert not is_the_question(_judge(), Broken(), QUESTION, QUESTION)
 
 
 # --- the benchmark's purposes ------------------------------------------------------------------

@@ -80,6 +80,24 @@ class _Tries:
     goal_confirmed: dict[str, Any] | None = None
 
 
+def is_the_question(
+    progress: ProgressJudge, checker: ScreenChecker, goal: str, sub_goal: str
+) -> bool:
+    """Whether `sub_goal` is the question `goal` itself (verbatim or restated), read by the
+    screen check: done by its answer, which the executor reads (`ProgressJudge.confirm_finish`),
+    never by "a step went through". Its tracker meets the checker only at the first whole-goal
+    verdict, which a question never asks, so without this the screen check called such a step
+    done after any action, and each time the planner was asked for an answer not yet on the
+    screen and the plan repaired: two calls and a step for nothing (verbatim and restated
+    plans, issue 30)."""
+    if not (progress.screen_reads_progress() and is_question(goal)):
+        return False
+    try:
+        return bool(checker.covers_goal(goal, sub_goal))
+    except Exception:  # a checker that cannot tell leaves the check as it was
+        return False
+
+
 class CelilAgent(base_agent.EnvironmentInteractingAgent):
     """The Conductor. See the module docstring; parts arrive through the constructor, and the
     loop's thresholds and bounds as `LoopSettings` fields (`threshold=`, `max_rehearsals=`...)."""
@@ -396,7 +414,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         """The progress check, once per sub-goal and step when due: who found the sub-goal done
         and the evidence, or (None, None)."""
         progress = self._progress
-        if sub_goal in tries.checked or not progress.due() or self._question_itself(goal, sub_goal):
+        if (
+            sub_goal in tries.checked
+            or not progress.due()
+            or is_the_question(progress, self._screen_checker, goal, sub_goal)
+        ):
             return None, None
         tries.checked.add(sub_goal)
         by, verdict, planners = progress.verdict(goal, sub_goal, observation, context, record)
@@ -405,21 +427,6 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         progress.actions_on_sub_goal = 0
         evidence = progress.judge(sub_goal, by, verdict, observation, record)
         return (by if evidence is not None else None), evidence
-
-    def _question_itself(self, goal: str, sub_goal: str) -> bool:
-        """Whether `sub_goal` is the question `goal` itself (verbatim or restated), read by the
-        screen check: done by its answer, which the executor reads (`ProgressJudge.confirm_finish`),
-        never by "a step went through". Its tracker meets the checker only at the first
-        whole-goal verdict, which a question never asks, so without this the screen check called
-        such a step done after any action, and each time the planner was asked for an answer
-        not yet on the screen and the plan repaired: two calls and a step for nothing (verbatim
-        and restated plans, issue 30)."""
-        if not (self._progress.screen_reads_progress() and is_question(goal)):
-            return False
-        try:
-            return bool(self._screen_checker.covers_goal(goal, sub_goal))
-        except Exception:  # a checker that cannot tell leaves the check as it was
-            return False
 
     def _usable(
         self,
