@@ -20,7 +20,9 @@ bounded number of rehearsals ends a hopeless episode with `status infeasible` in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import traceback
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from android_world.agents import base_agent
@@ -96,6 +98,18 @@ def is_the_question(
         return bool(checker.covers_goal(goal, sub_goal))
     except Exception:  # a checker that cannot tell leaves the check as it was
         return False
+
+
+def question_read(
+    done: Iterable[dict[str, Any]], is_question_step: Callable[[str], bool]
+) -> dict[str, Any] | None:
+    """The reading that answered an earlier step that was the question itself: a later one
+    ("Verify that it is done: <the question>") asks the same, so it is done by the same reading,
+    not by a second executor answer (issue 30). None when no such reading is on record."""
+    for record in done:
+        if record.get("kind") == "reading" and is_question_step(str(record.get("sub_goal"))):
+            return dict(record)
+    return None
 
 
 class CelilAgent(base_agent.EnvironmentInteractingAgent):
@@ -350,6 +364,10 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         finished_by, evidence = self._checked(goal, sub_goal, observation, context, tries, record)
         if finished_by is None and self._goal_confirmed(goal, sub_goal, tries):
             finished_by, evidence = "goal_confirmed", tries.goal_confirmed
+        if finished_by is None and is_the_question(progress, self._screen_checker, goal, sub_goal):
+            covers = functools.partial(is_the_question, progress, self._screen_checker, goal)
+            evidence = question_read(progress.evidence.values(), covers)
+            finished_by = "question_read" if evidence is not None else None
         if finished_by is None:
             missing = progress.missing_control(sub_goal, observation)
             if missing is not None:
