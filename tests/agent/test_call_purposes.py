@@ -7,7 +7,7 @@ import celil_fakes as fakes
 from test_celil_agent import make_agent
 
 from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, Evidence, GoalVerdict, Plan
-from android_world.agents.custom.loop.celil_agent import is_the_question
+from android_world.agents.custom.loop.celil_agent import is_the_question, question_read
 from android_world.agents.custom.loop.celil_events import EventLog
 from android_world.agents.custom.loop.celil_progress import ProgressJudge
 
@@ -143,3 +143,37 @@ def test_per_step_line_orders_purposes_and_keeps_unknown_ones():
 
     line = cp.per_step_line({"votes: reversible": 2, "executor: action": 10, "other": 1}, 10)
     assert line == "executor: action 1.000, votes: reversible 0.200, other 0.100"
+
+
+def test_a_verify_step_of_the_question_reuses_the_reading_without_a_second_executor_call():
+    verify = f"Verify that it is done: {QUESTION}"
+
+    class Checker(TransitionChecker):
+        def covers_goal(self, goal, sub_goal):
+            return sub_goal in (goal, verify)
+
+    planner = fakes.ScriptedPlanner(initial=[Plan([QUESTION, verify])], answer="Contacts")
+    executor = fakes.ScriptedExecutor([fakes.click(0), fakes.finished("Contacts")])
+    agent, _env = make_agent(
+        planner=planner, executor=executor, progress_check="screen", screen_checker=Checker()
+    )
+    results = [agent.step(QUESTION) for _ in range(2)]
+    assert executor.calls == [QUESTION, QUESTION]  # the verify step asked no executor
+    last = results[-1]
+    assert last.done and last.data["status"] == "complete" and last.data["answer"] == "Contacts"
+    assert last.data["sub_goals_completed"] == [QUESTION, verify]
+    assert [kind for kind, _ in planner.calls] == ["initial", "answer"]
+
+
+def test_only_a_reading_of_the_question_itself_is_reused():
+    def covers(sub_goal):
+        return sub_goal == QUESTION
+
+    reading = {"sub_goal": QUESTION, "kind": "reading", "text": "read 'x'"}
+    step = {"sub_goal": "Read the first name", "kind": "reading", "text": "read 'y'"}
+    screen = {"sub_goal": QUESTION, "kind": "screen", "text": "shown"}
+    assert question_read([step, reading], covers) == reading
+    # A reading of another step, or a screen verdict, is not the question's answer.
+    assert question_read([step], covers) is None
+    assert question_read([screen], covers) is None
+    assert question_read([], covers) is None
