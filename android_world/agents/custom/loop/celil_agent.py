@@ -364,10 +364,6 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         finished_by, evidence = self._checked(goal, sub_goal, observation, context, tries, record)
         if finished_by is None and self._goal_confirmed(goal, sub_goal, tries):
             finished_by, evidence = "goal_confirmed", tries.goal_confirmed
-        if finished_by is None and is_the_question(progress, self._screen_checker, goal, sub_goal):
-            covers = functools.partial(is_the_question, progress, self._screen_checker, goal)
-            evidence = question_read(progress.evidence.values(), covers)
-            finished_by = "question_read" if evidence is not None else None
         if finished_by is None:
             missing = progress.missing_control(sub_goal, observation)
             if missing is not None:
@@ -432,11 +428,12 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         """The progress check, once per sub-goal and step when due: who found the sub-goal done
         and the evidence, or (None, None)."""
         progress = self._progress
-        if (
-            sub_goal in tries.checked
-            or not progress.due()
-            or is_the_question(progress, self._screen_checker, goal, sub_goal)
-        ):
+        if is_the_question(progress, self._screen_checker, goal, sub_goal):
+            # Done by the executor's reading, or by the one an earlier such step had.
+            covers = functools.partial(is_the_question, progress, self._screen_checker, goal)
+            read = question_read(progress.evidence.values(), covers)
+            return ("question_read", read) if read is not None else (None, None)
+        if sub_goal in tries.checked or not progress.due():
             return None, None
         tries.checked.add(sub_goal)
         by, verdict, planners = progress.verdict(goal, sub_goal, observation, context, record)
