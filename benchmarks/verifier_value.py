@@ -19,6 +19,7 @@ right.
 from __future__ import annotations
 
 import argparse
+import collections
 import concurrent.futures
 import dataclasses
 import logging
@@ -34,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import call_purposes
 import plan_styles
 import scripted_model as sm
 from goal_check_truth import split_of
@@ -88,6 +90,12 @@ class Row:
     # Per second-opinion verdict: [proposals, wrong, wrong that ran, good, good stopped].
     opinions: dict[str, list[int]] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
+    # Calls by what they asked for (call_purposes), votes by the action judged, sub-goals by
+    # who found them done, episodes by what ended them.
+    purposes: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    vote_targets: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    advanced_by: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    ended_by: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
 
     @property
     def success(self) -> float:
@@ -264,8 +272,25 @@ def score_episode(row: Row, episode: dict[str, Any]) -> None:
             row.good_gated += 1
             row.good_rejected += gate == "reject"
     row.post_check_failures += sum(1 for o in outcomes if o == "post_check_failed")
+    count_progress(row, data)
     steps = data.get("rehearsal") or []
     row.replans += sum(1 for r in steps if r)
+
+
+def count_progress(row: Row, data: dict[str, Any]) -> None:
+    """Who found each sub-goal done (accepted evidence, by its checker) and what ended the
+    episode (the claiming step's `completed_by`, else its outcome)."""
+    for step_evidence in data.get("evidence") or []:
+        for item in step_evidence or []:
+            if isinstance(item, dict) and item.get("accepted"):
+                row.advanced_by[str(item.get("by"))] += 1
+    statuses = data.get("status") or []
+    for i, status in enumerate(statuses):
+        if status:
+            by = (data.get("completed_by") or [None] * len(statuses))[i]
+            outcome = (data.get("outcome") or [None] * len(statuses))[i]
+            row.ended_by[f"{status} ({by or outcome})"] += 1
+            break
 
 
 def run_row(
@@ -286,7 +311,8 @@ def run_row(
     for seed in seeds:
         env = SimEnv(seed=seed, render=False, profile=profile)
         world = sm.ScriptedWorld(env, dataclasses.replace(rates, seed=seed))
-        server = sm.ScriptedServer(world)
+        tally = call_purposes.PurposeTally()
+        server = sm.ScriptedServer(world, answer_fn=tally)
         try:
             cfg, _ = config.load_config(config.DEFAULT_CONFIG_PATH, models_overrides(server.url))
             context = registry.RunContext(models=cfg.models, seed=seed, log=lambda _line: None)
@@ -314,6 +340,8 @@ def run_row(
         finally:
             server.close()
             env.close()
+            row.purposes.update(tally.counts)
+            row.vote_targets.update(tally.votes_by_action)
     memory_dir.cleanup()
     row.seconds = time.perf_counter() - started
     return row
@@ -450,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skips", action="store_true", help="per skip rule: votes it saved, wrong actions it ran"
     )
+    parser.add_argument(
+        "--purposes", action="store_true", help="also the vote calls by the action they judged"
+    )
     args = parser.parse_args(argv)
     styles = styles_arg(args.plan_style)
     logging.disable(logging.WARNING)
@@ -504,6 +535,12 @@ def main(argv: list[str] | None = None) -> int:
             f"prompt tokens/step {row.prompt_tokens / steps:.0f} ({by_role}); "
             f"wrong actions let through without a vote: {row.wrong_unvoted}"
         )
+        print(f"    calls/step by purpose: {call_purposes.per_step_line(row.purposes, row.steps)}")
+        print(f"    sub-goals found done by: {dict(row.advanced_by.most_common())}")
+        print(f"    episodes ended by: {dict(row.ended_by.most_common())}")
+        if args.purposes:
+            targets = ", ".join(f"{k} {v}" for k, v in row.vote_targets.most_common(25))
+            print(f"    vote calls by action judged (top 25): {targets}")
         if args.skips:
             print_skips(row)
         for verdict, (n, wrong, ran, good, stopped) in sorted(row.opinions.items()):

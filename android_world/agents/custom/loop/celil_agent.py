@@ -20,7 +20,9 @@ bounded number of rehearsals ends a hopeless episode with `status infeasible` in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import traceback
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from android_world.agents import base_agent
@@ -78,6 +80,36 @@ class _Tries:
     # words finished with evidence): a later one of that kind ("Verify that it is done: ...")
     # is the same question about the same screen, asked of no model again (issue 30).
     goal_confirmed: dict[str, Any] | None = None
+
+
+def is_the_question(
+    progress: ProgressJudge, checker: ScreenChecker, goal: str, sub_goal: str
+) -> bool:
+    """Whether `sub_goal` is the question `goal` itself (verbatim or restated), read by the
+    screen check: done by its answer, which the executor reads (`ProgressJudge.confirm_finish`),
+    never by "a step went through". Its tracker meets the checker only at the first whole-goal
+    verdict, which a question never asks, so without this the screen check called such a step
+    done after any action, and each time the planner was asked for an answer not yet on the
+    screen and the plan repaired: two calls and a step for nothing (verbatim and restated
+    plans, issue 30)."""
+    if not (progress.screen_reads_progress() and is_question(goal)):
+        return False
+    try:
+        return bool(checker.covers_goal(goal, sub_goal))
+    except Exception:  # a checker that cannot tell leaves the check as it was
+        return False
+
+
+def question_read(
+    done: Iterable[dict[str, Any]], is_question_step: Callable[[str], bool]
+) -> dict[str, Any] | None:
+    """The reading that answered an earlier step that was the question itself: a later one
+    ("Verify that it is done: <the question>") asks the same, so it is done by the same reading,
+    not by a second executor answer (issue 30). None when no such reading is on record."""
+    for record in done:
+        if record.get("kind") == "reading" and is_question_step(str(record.get("sub_goal"))):
+            return dict(record)
+    return None
 
 
 class CelilAgent(base_agent.EnvironmentInteractingAgent):
@@ -396,6 +428,11 @@ class CelilAgent(base_agent.EnvironmentInteractingAgent):
         """The progress check, once per sub-goal and step when due: who found the sub-goal done
         and the evidence, or (None, None)."""
         progress = self._progress
+        if is_the_question(progress, self._screen_checker, goal, sub_goal):
+            # Done by the executor's reading, or by the one an earlier such step had.
+            covers = functools.partial(is_the_question, progress, self._screen_checker, goal)
+            read = question_read(progress.evidence.values(), covers)
+            return ("question_read", read) if read is not None else (None, None)
         if sub_goal in tries.checked or not progress.due():
             return None, None
         tries.checked.add(sub_goal)
