@@ -87,3 +87,24 @@ def test_a_vendor_name_of_the_setting_names_the_task(quote, goal):
 )
 def test_an_other_setting_or_a_bare_state_still_names_nothing(quote, goal):
     assert not celil_evidence.relevant(quote, [goal])[0]
+
+
+CALENDAR = "In Simple Calendar Pro, delete all the calendar events on 2023-10-17"
+
+
+@pytest.mark.parametrize("text", ['"10" is shown', '"17"', '"2023"'])
+def test_a_piece_of_an_iso_date_is_no_number_the_task_names(text):
+    # A calendar shows a "10" and a "17" in every month: a day cell quoted alone is not the date.
+    about, why = celil_evidence.relevant(text, [CALENDAR])
+    assert not about and "names nothing the task names" in why
+
+
+@pytest.mark.parametrize("text", ['"Oct 17" has no events', '"October 2023"', '"17 events"'])
+def test_the_dates_month_by_name_or_a_word_of_the_task_still_names_it(text):
+    assert celil_evidence.relevant(text, [CALENDAR])[0]
+
+
+def test_numbers_outside_a_date_stay_named_next_to_one():
+    subject = "Add an expense of 35 on 2023-10-17"
+    assert celil_evidence.relevant('"35"', [subject])[0]
+    assert not celil_evidence.relevant('"10"', [subject])[0]

@@ -261,14 +261,44 @@ def _subject_terms(subject: str) -> tuple[set[str], set[int]]:
         and w not in _STOP_WORDS
         and w not in _COMMAND_VERBS
     }
-    words = _with_other_names(words)
+    words = _with_other_names(words) | _date_month_names(subject)
     numbers = {
         int(part)
-        for match in _WHOLE_NUMBER.findall(normalise(subject))
+        for match in _WHOLE_NUMBER.findall(_ISO_DATE.sub(" ", normalise(subject)))
         for part in re.split(r"[.:,]", match)
         if part.isdecimal()
     }
     return words, numbers
+
+
+# A date the goal writes as 2023-10-17. Its parts are no standalone numbers: a calendar shows a
+# "10" or a "17" in every month, so a quote of one is not about the date (a model done too early
+# quoting the day cell "10" for "delete the events on 2023-10-17"). Its month, by name, is.
+_ISO_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w])")
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+
+
+def _date_month_names(subject: str) -> set[str]:
+    """The month names ("october", "oct") of the ISO dates a subject names."""
+    names: set[str] = set()
+    for match in _ISO_DATE.finditer(normalise(subject)):
+        month = int(match.group(2))
+        if 1 <= month <= 12:
+            names |= {_MONTHS[month - 1], _MONTHS[month - 1][:3]}
+    return names
 
 
 def relevant(text: str | None, subjects: Iterable[str]) -> tuple[bool, str]:
