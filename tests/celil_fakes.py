@@ -68,6 +68,23 @@ def labelled_screen(*labels: str) -> Observation:
     )
 
 
+def screen_of(
+    *elements: representation_utils.UIElement, activity: str | None = None
+) -> Observation:
+    """An observation of exactly these elements in the app `activity` (no pixels, no OCR): what
+    the model-free goal check reads."""
+    return Observation(
+        screenshot=np.zeros((0, 0, 3), np.uint8),
+        ui_elements=list(elements),
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=(1080, 2400),
+        frame_hash="",
+        foreground_activity=activity,
+    )
+
+
 class FakePhone(interface.AsyncEnv):
     """Four screens: home -> contacts -> editor -> saved. Unknown taps do nothing.
 

@@ -3,7 +3,7 @@ screens of the episode, model-free, and the agent's completion rule built on it.
 
 from __future__ import annotations
 
-import numpy as np
+import celil_fakes
 import pytest
 
 from android_world.agents.custom.celil_protocols import (
@@ -40,16 +40,7 @@ def _list(*rows: str) -> list[UIElement]:
 
 
 def _obs(*elements: UIElement, activity="com.android.contacts/.People") -> Observation:
-    return Observation(
-        screenshot=np.zeros((0, 0, 3), np.uint8),
-        ui_elements=list(elements),
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=SIZE,
-        frame_hash="",
-        foreground_activity=activity,
-    )
+    return celil_fakes.screen_of(*elements, activity=activity)
 
 
 def _step(n, screen, action_type, index=None, target="", typed=""):

@@ -4,7 +4,7 @@ without such a screen."""
 
 from __future__ import annotations
 
-import numpy as np
+import celil_fakes
 import pytest
 
 from android_world.agents.custom.celil_protocols import (
@@ -27,16 +27,7 @@ def _el(text="", y=400, *, x=(40, 1040), cls="android.widget.TextView", h=60, **
 
 
 def _obs(*elements: UIElement, activity=CALENDAR) -> Observation:
-    return Observation(
-        screenshot=np.zeros((0, 0, 3), np.uint8),
-        ui_elements=list(elements),
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=SIZE,
-        frame_hash="",
-        foreground_activity=activity,
-    )
+    return celil_fakes.screen_of(*elements, activity=activity)
 
 
 def _step(n, screen, action_type, target="", typed="", index=None):

@@ -4,7 +4,7 @@ order, another row, a scrolled list, two rows selected, the row still listed) st
 
 from __future__ import annotations
 
-import numpy as np
+import celil_fakes
 
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
@@ -27,16 +27,7 @@ def _el(text="", y=400, *, x=(168, 1044), cls="android.widget.TextView", h=60, *
 
 
 def _obs(*elements: UIElement) -> Observation:
-    return Observation(
-        screenshot=np.zeros((0, 0, 3), np.uint8),
-        ui_elements=list(elements),
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=SIZE,
-        frame_hash="",
-        foreground_activity=MARKOR,
-    )
+    return celil_fakes.screen_of(*elements, activity=MARKOR)
 
 
 def _listing(*names: str) -> Observation:
