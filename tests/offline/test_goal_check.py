@@ -16,7 +16,6 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.env.representation_utils import BoundingBox, UIElement
 
-SIZE = (1080, 2400)
 
 
 def _el(text="", y=400, *, cls="android.widget.TextView", height=80, **kw) -> UIElement:

@@ -18,7 +18,6 @@ from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_goal_clears as clears
 from android_world.env.representation_utils import BoundingBox, UIElement
 
-SIZE = (1080, 2400)
 CALENDAR = "com.simplemobiletools.calendar.pro/.activities.MainActivity"
 
 

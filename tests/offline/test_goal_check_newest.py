@@ -16,7 +16,6 @@ from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_goal_newest as newest
 from android_world.env.representation_utils import BoundingBox, UIElement
 
-SIZE = (1080, 2400)
 MARKOR = "net.gsantner.markor/.activity.MainActivity"
 GOAL = "Delete the newest note in Markor."
 NOTES = ("fair_lamp.md", "old_fox.txt", "calm_sea.md")
