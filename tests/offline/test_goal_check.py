@@ -17,7 +17,6 @@ from android_world.agents.custom.offline_roles import offline_goal
 from android_world.env.representation_utils import BoundingBox, UIElement
 
 
-
 def _el(text="", y=400, *, cls="android.widget.TextView", height=80, **kw) -> UIElement:
     return UIElement(
         text=text, class_name=cls, bbox_pixels=BoundingBox(40, 1040, y, y + height), **kw
