@@ -70,6 +70,7 @@ _ASSIGNMENT_ENDS = (
     *(sep + word for sep in "-_" for word in _SECRET_WORD[3:-1].split("|")),
     *("apikey", "token", "secret", "password", "passwd"),
 )
+_ASSIGNMENT_END_CHARS = max(map(len, _ASSIGNMENT_ENDS))
 # The only non-ASCII characters `re.I` takes for an ASCII letter or digit (str.lower() keeps the
 # first three and gives "İ" two characters).
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
@@ -126,8 +127,9 @@ def redact(text: str) -> str:
             if scrubbed != text:
                 text, folded = scrubbed, _folded(scrubbed)
         if _assignment_possible(folded):
-            text = _ASSIGNMENT.sub(rf"\1{REDACTED}", text)
-            folded = _folded(text)
+            scrubbed = _ASSIGNMENT.sub(rf"\1{REDACTED}", text)
+            if scrubbed != text:
+                text, folded = scrubbed, _folded(scrubbed)
     if "authorization" in folded or "bearer" in folded:  # _HEADER_HINT, without a regex scan
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
         text = _BEARER.sub(rf"\1{REDACTED}", text)
@@ -147,10 +149,10 @@ def _folded(text: str) -> str:
 def _assignment_possible(folded: str) -> bool:
     """Could `_ASSIGNMENT` match? Each of its matches ends in a secret word, spaces and `=`, with
     a `-` or `_` before the word unless the word is one of the unambiguous ones."""
-    longest = max(map(len, _ASSIGNMENT_ENDS))
     for found in _ASSIGNMENT_ANCHOR.finditer(folded):
         word_end = found.start() + len(found.group()[:-1].rstrip())  # the spaces before `=` out
-        if folded[max(0, word_end - longest) : word_end].endswith(_ASSIGNMENT_ENDS):
+        start = max(0, word_end - _ASSIGNMENT_END_CHARS)
+        if folded[start:word_end].endswith(_ASSIGNMENT_ENDS):
             return True
     return False
 
