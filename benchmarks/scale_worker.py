@@ -43,14 +43,10 @@ class DelayedSimEnv(SimEnv):
 
     def execute_action(self, action: Any) -> None:
         time.sleep(self.delay)
-        try:
+        if self.world is None:
             super().execute_action(action)
-        except Exception:
-            if self.world is not None:
-                self.world.on_refused(action)  # as verifier_value's tap: no replay of a refused tap
-            raise
-        if self.world is not None:
-            self.world.on_execute(action)
+        else:
+            self.world.run_action(super().execute_action, action)
 
     def close(self) -> None:
         if self.server is not None:

@@ -145,6 +145,17 @@ class ScriptedWorld:
         app = ps.plan_app(list(getattr(task, "app_names", ()) or ()), trace)
         return ps.plan_for(style, task.goal, app, trace)
 
+    def run_action(self, execute: Callable[[Any], None], action: Any) -> None:
+        """Run `action` on the device through `execute` and tell this world what came of it:
+        `on_refused` when the device raised (then re-raised), else `on_execute`. The env wrappers
+        of every benchmark that drives the scripted model go through here."""
+        try:
+            execute(action)
+        except Exception:
+            self.on_refused(action)
+            raise
+        self.on_execute(action)
+
     def on_execute(self, action: json_action.JSONAction) -> None:
         """Called by the env wrapper for every action that really runs."""
         with self.lock:

@@ -173,12 +173,7 @@ class _ExecutionTap:
         self._world = world
 
     def __call__(self, action: Any) -> None:
-        try:
-            self._execute(action)
-        except Exception:
-            self._world.on_refused(action)
-            raise
-        self._world.on_execute(action)
+        self._world.run_action(self._execute, action)
 
 
 def _label(proposals: list[dict[str, Any]] | None) -> str | None:

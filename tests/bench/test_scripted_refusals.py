@@ -90,6 +90,8 @@ def test_the_scale_out_worker_reports_a_refused_action_to_its_world_too():
     """scale_out.py's workers run the same fake: a refused tap there must not be replayed either."""
 
     class _World:
+        run_action = sm.ScriptedWorld.run_action  # the real protocol, recording its two calls
+
         def __init__(self) -> None:
             self.refused: list[str] = []
             self.executed: list[str] = []
