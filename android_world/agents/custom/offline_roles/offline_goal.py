@@ -50,6 +50,10 @@ from android_world.agents.custom.offline_roles.offline_goal_clears import (
     stopwatch_checks,
     summary_state,
 )
+from android_world.agents.custom.offline_roles.offline_goal_content import (
+    content_checks,
+    covers_content,
+)
 from android_world.agents.custom.offline_roles.offline_goal_newest import (
     newest_checks,
     parse_newest,
@@ -621,6 +625,8 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return "forbidden" in kinds
     if parse_newest(clause) and "newest" in kinds:
         return True
+    if covers_content(clause) and "content" in kinds:
+        return True
     words = set(text_lib.words(clause))
     if words & DELETE_VERBS:
         return "delete" in kinds
@@ -683,6 +689,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "value": _value_checks(info, trail, current),
         "capture": capture_checks(info.clauses, trail),
         "stopwatch": stopwatch_checks(info.clauses, screens),
+        "content": content_checks(info.goal, trail, current),
     }
     checks = tuple(c for group in groups.values() for c in group)
     kinds = {kind for kind, group in groups.items() if group}
