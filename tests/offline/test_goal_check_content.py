@@ -138,3 +138,11 @@ def test_the_text_left_in_another_notes_editor_is_not_this_notes_content():
     trail = _trail()
     trail[2] = TrailStep(3, _editor(TEXT, title=ABOVE), "click", target="Navigate up")
     assert _statuses(trail, AFTER)[0] == GOAL_UNKNOWN
+
+
+def test_another_file_renamed_to_the_new_name_is_not_this_rename():
+    trail = _trail()
+    trail[-2] = TrailStep(5, _rename(ABOVE), "input_text", 1, ABOVE, typed=NEW)
+    trail[-1] = TrailStep(6, _rename(NEW), "click", 2, "OK")
+    assert _statuses(trail, _listing(OLD, BELOW, NEW))[1] == GOAL_UNKNOWN
+    assert _statuses(trail, _listing(BELOW, NEW))[1] == GOAL_UNKNOWN

@@ -10,8 +10,9 @@ screens the episode showed, model-free:
   holding only part of it, or the old text with the new appended, is no replacement) on a
   screen titled with the item's name (not some other note's editor), and that editor was left
   afterwards (a Save, Back or Navigate up, or a screen without the field);
-- the new name, when the goal asks for one: a screen since the last typing shows it outside any
-  text field (a listing row, a title) and no longer shows the old name.
+- the new name, when the goal asks for one: typed where the old name showed (the rename dialog
+  of that very item), and a screen since the last typing shows it outside any text field (a
+  listing row, a title) without the old name, or the old row gone from between its neighbours.
 
 Each says `done` only on such screens; otherwise `unknown` (the planner is then asked).
 """
@@ -132,6 +133,8 @@ def _rename_check(
     with the field holding exactly the new name, after which the old row is gone from between
     the very rows that flanked it before."""
     what = f"renamed to {new[:40]!r}"
+    if not _renamed_this(old, new, trail):
+        return GoalCheck(what, GOAL_UNKNOWN, f"the new name was never typed where {old!r} showed")
     typed = [i for i, t in enumerate(trail) if t.action_type == "input_text" and t.ok]
     since = [t.screen for t in trail[typed[-1] + 1 :]] if typed else []
     for observation in reversed([*since, current]):
@@ -146,6 +149,18 @@ def _rename_check(
             why = "confirmed with the new name; the old row is gone from between its neighbours"
             return GoalCheck(what, GOAL_DONE, why)
     return GoalCheck(what, GOAL_UNKNOWN, "the new name was not seen in place of the old one")
+
+
+def _renamed_this(old: str, new: str, trail: Sequence[TrailStep]) -> bool:
+    """The new name was typed on a screen that showed the old one (a rename dialog prefilled
+    with it, or titled with it): another file renamed to the new name is not this rename."""
+    return any(
+        t.ok
+        and t.action_type == "input_text"
+        and _norm(t.typed) == _norm(new)
+        and item_shown(old, texts(t.screen))
+        for t in trail
+    )
 
 
 def _names(observation: Observation) -> list[str]:
