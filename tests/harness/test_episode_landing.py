@@ -30,7 +30,9 @@ class HeldWriter(png_writer.PngWriter):
         super().__init__()
         self.hold, self.fail = hold, fail
         self.release = threading.Event()
-        self.holding = threading.Event()  # set once the thread waits: every earlier frame is written
+        self.holding = (
+            threading.Event()
+        )  # set once the thread waits: every earlier frame is written
 
     def _write(self, frame, path: Path) -> None:
         if self.hold and self.hold in str(path):
@@ -68,8 +70,13 @@ def _serial(run_dir: Path, observer_for=None, png=None, n=3, order=None):
     store = checkpointer.IncrementalCheckpointer(run_dir / "checkpoints", upstream_dir=run_dir)
     if order is not None:
         save = store.save_episodes
-        store.save_episodes = lambda eps, name: (order.append(("checkpoint", name)), save(eps, name))
-    suite = suite_utils.create_suite(fakes.TASKS, tasks=["FakeWifiOn"], n_task_combinations=n, seed=0)
+        store.save_episodes = lambda eps, name: (
+            order.append(("checkpoint", name)),
+            save(eps, name),
+        )
+    suite = suite_utils.create_suite(
+        fakes.TASKS, tasks=["FakeWifiOn"], n_task_combinations=n, seed=0
+    )
     observer = observer_for(writer) if observer_for else writer
     saved: list[str] = []
     try:
@@ -192,7 +199,12 @@ def test_queue_lands_in_order_and_never_waits_in_land_ready():
     assert log == [] and queue.waiting == 2  # b's frames are written, but a comes first
     first.set_exception(OSError("disk"))
     queue.land_ready()
-    assert log == [("a", {Path("a.png"): "OSError: disk"}), "a-checkpoint", ("b", {}), "b-checkpoint"]
+    assert log == [
+        ("a", {Path("a.png"): "OSError: disk"}),
+        "a-checkpoint",
+        ("b", {}),
+        "b-checkpoint",
+    ]
     queue.then(lambda: log.append("now"))  # nothing waits: at once
     assert log[-1] == "now"
 
