@@ -461,6 +461,8 @@ class RunWriter:
                 self._png.submit(state.pixels, self._episode_dir / screenshot)
         record = {"step_number": step_n, "done": result.done, "screenshot": screenshot}
         self._steps.append(record | {"data": to_jsonable(result.data)})
+        if self._feedback is not None:
+            self._feedback.flush()  # a step's events reach the file together (see event_sink)
         self.landing.land_ready()
 
     def end_steps(self) -> None:
@@ -469,7 +471,9 @@ class RunWriter:
 
     def event_sink(self, event: dict[str, Any]) -> None:
         """One feedback.jsonl line; `step` is always the runner's 0-based step number (None
-        outside steps), and an agent's own step counter is kept as `agent_step`."""
+        outside steps), and an agent's own step counter is kept as `agent_step`. Lines are
+        flushed at each step's end and at the episode's, not one by one (a flush per event was
+        ~4.5% of an offline run); a killed episode is run again from an empty folder anyway."""
         if self._feedback is None:
             return
         fields = to_jsonable(dict(event))
@@ -478,7 +482,6 @@ class RunWriter:
             line["agent_step"] = line.pop("step")
         line["step"] = self._step if self._step >= 0 else None
         self._feedback.write(redact_text(json.dumps(line, allow_nan=False)) + "\n")
-        self._feedback.flush()
 
     def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None:
         self._close_feedback()

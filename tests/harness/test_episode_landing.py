@@ -242,3 +242,26 @@ def test_an_interrupted_action_is_done_again_at_close():
         queue.land_ready()
     queue.land_all()
     assert log == ["records", "checkpoint"] and queue.waiting == 0
+
+
+def test_a_steps_feedback_lines_are_in_the_file_when_the_step_ends(tmp_path):
+    from android_world.agents import base_agent
+
+    writer = run_output.RunWriter(tmp_path, None, False, clock=lambda: 1.0)
+    writer.start_episode(None, "Task_0")
+    path = tmp_path / "episodes" / "Task_0" / "feedback.jsonl"
+    writer.on_step_start(0)
+    writer.event_sink({"type": "a"})
+    writer.event_sink({"type": "b"})
+    writer.on_step_end(0, base_agent.AgentInteractionResult(False, {}))
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines == [{"ts": 1.0, "type": "a", "step": 0}, {"ts": 1.0, "type": "b", "step": 0}]
+    writer.end_steps()
+    writer.event_sink({"type": "after"})
+    writer.finish_episode({"name": "Task_0"}, {})
+    assert json.loads(path.read_text().splitlines()[-1]) == {
+        "ts": 1.0,
+        "type": "after",
+        "step": None,
+    }
+    writer.close()
