@@ -23,8 +23,8 @@ writes the files in submission order. Why it is safe and the files are the same:
   mid-write leaves at most a hidden `.step_NNN.png.tmp`, which the episode's rerun removes with
   its folder.
 - Flushed: `flush()` waits for every frame submitted so far and returns the ones that failed;
-  the run writer flushes at the end of each episode (before episode.json names the files) and
-  on close. concurrent.futures finishes queued work at interpreter exit, so an interrupted run
+  `take_pending()` hands the futures over instead, so the serial run writes an episode's
+  episode.json once its frames are written, without waiting (harness/episode_landing.py). concurrent.futures finishes queued work at interpreter exit, so an interrupted run
   still writes the frames of the steps it took.
 - Frames are not copied when the array is read-only (the sim's frames are); a writable array is
   copied at submit, so a caller that later reuses its buffer cannot change a queued frame.
@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
+
+from android_world.harness.episode_landing import frame_failures
 
 PNG_COMPRESS_LEVEL = 3  # zlib 3: as fast as 1 on screen frames, smaller; 6 is twice as slow
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -193,16 +195,15 @@ class PngWriter:
     def _write(self, frame: np.ndarray, path: Path) -> None:
         write_bytes_atomic(path, self._cache.encoded(frame))
 
+    def take_pending(self) -> list[tuple[Path, concurrent.futures.Future[None]]]:
+        """The frames submitted since the last flush or take, each with its future; the caller
+        waits for them (`episode_landing.frame_failures`) when it needs them on disk."""
+        pending, self._pending = self._pending, []
+        return pending
+
     def flush(self) -> dict[Path, str]:
         """Wait for every frame submitted so far; the files that could not be written, with why."""
-        pending, self._pending = self._pending, []
-        failed: dict[Path, str] = {}
-        for path, future in pending:
-            try:
-                future.result()
-            except Exception as exc:
-                failed[path] = f"{type(exc).__name__}: {exc}"
-        return failed
+        return frame_failures(self.take_pending())
 
     def close(self) -> dict[Path, str]:
         """Flush, then stop the thread; safe to call twice."""

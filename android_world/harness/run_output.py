@@ -36,7 +36,7 @@ from android_world.agents import base_agent
 from android_world.agents.custom.celil_secrets import redact as redact_text
 from android_world.env import interface, json_action
 from android_world.harness import checkpointer as checkpointer_lib
-from android_world.harness import png_writer, suite_utils
+from android_world.harness import episode_landing, png_writer, suite_utils
 from android_world.harness.checkpointer import to_jsonable, write_json_atomic, write_text_atomic
 from android_world.harness.config import redact
 from android_world.harness.episode_rows import result_row, upstream_keys  # noqa: F401 (re-exported)
@@ -388,7 +388,14 @@ def model_servers() -> list[dict[str, Any]]:
 
 
 class RunWriter:
-    """Implements `suite_utils.EpisodeObserver`: fills episodes/<Task>_<i>/ as an episode runs."""
+    """Implements `suite_utils.EpisodeObserver`: fills episodes/<Task>_<i>/ as an episode runs.
+
+    With `wait_for_frames=False` (the serial run) the end of an episode does not wait for its
+    last frames: episode.json and summary.json are written once they are on disk, and what the
+    run queues with `after_landing` (the checkpoint, the run's records) follows them, in order
+    (harness/episode_landing.py). Otherwise (a parallel worker, whose parent reads the folder
+    as soon as the episode is returned) the end of an episode waits, as before.
+    """
 
     def __init__(
         self,
@@ -396,27 +403,37 @@ class RunWriter:
         recorder: RecordingEnv | None = None,
         save_screenshots: bool = True,
         clock: Callable[[], float] = time.time,
+        wait_for_frames: bool = True,
     ):
         self.run_dir = Path(run_dir)
         self.recorder = recorder
         self.save_screenshots = save_screenshots
+        self.wait_for_frames = wait_for_frames
         self._clock = clock
         self._episode_dir: Path | None = None
         self._feedback: io.TextIOBase | None = None
         self._step = -1
         self._steps: list[dict[str, Any]] = []
         self._png: png_writer.PngWriter | None = None  # started with the first screenshot
+        self.landing = episode_landing.LandingQueue()
 
     def episode_dir(self, instance_name: str) -> Path:
         return self.run_dir / EPISODES / instance_name
 
+    def after_landing(self, action: Callable[[], None]) -> None:
+        """Run `action` once the episodes finished so far are on disk (at once if they are)."""
+        self.landing.then(action)
+
     def start_episode(self, task: task_eval.TaskEval, instance_name: str) -> None:
         """A rerun (after a failure or a kill) starts from an empty folder."""
         self._close_feedback()
-        self._flush_screenshots()  # an unfinished episode's frames land before its folder goes
+        self._flush_unfinished()  # an unfinished episode's frames land before its folder goes
         directory = self.episode_dir(instance_name)
         if directory.exists():
+            self.landing.land_all()  # nothing queued may still write into an earlier attempt
             shutil.rmtree(directory)
+        else:
+            self.landing.land_ready(raise_error=True)
         directory.mkdir(parents=True)
         self._episode_dir = directory
         self._feedback = open(directory / "feedback.jsonl", "a", encoding="utf-8")  # noqa: SIM115
@@ -430,6 +447,7 @@ class RunWriter:
         self._step = step_n
         if self.recorder is not None:
             self.recorder.clear(recording=True)
+        self.landing.land_ready()  # an error waits for the episode's end (see episode_landing)
 
     def on_step_end(self, step_n: int, result: base_agent.AgentInteractionResult) -> None:
         screenshot = None
@@ -443,6 +461,9 @@ class RunWriter:
                 self._png.submit(state.pixels, self._episode_dir / screenshot)
         record = {"step_number": step_n, "done": result.done, "screenshot": screenshot}
         self._steps.append(record | {"data": to_jsonable(result.data)})
+        if self._feedback is not None:
+            self._feedback.flush()  # a step's events reach the file together (see event_sink)
+        self.landing.land_ready()
 
     def end_steps(self) -> None:
         """Events after the last step (tear-down, memory updates) belong to no step."""
@@ -450,7 +471,9 @@ class RunWriter:
 
     def event_sink(self, event: dict[str, Any]) -> None:
         """One feedback.jsonl line; `step` is always the runner's 0-based step number (None
-        outside steps), and an agent's own step counter is kept as `agent_step`."""
+        outside steps), and an agent's own step counter is kept as `agent_step`. Lines are
+        flushed at each step's end and at the episode's, not one by one (a flush per event was
+        ~4.5% of an offline run); a killed episode is run again from an empty folder anyway."""
         if self._feedback is None:
             return
         fields = to_jsonable(dict(event))
@@ -459,48 +482,62 @@ class RunWriter:
             line["agent_step"] = line.pop("step")
         line["step"] = self._step if self._step >= 0 else None
         self._feedback.write(redact_text(json.dumps(line, allow_nan=False)) + "\n")
-        self._feedback.flush()
 
     def finish_episode(self, episode: dict[str, Any], agent_summary: dict[str, Any]) -> None:
         self._close_feedback()
-        self._flush_screenshots()  # episode.json names only files that are there
+        self.landing.land_ready(raise_error=True)
         directory = self._episode_dir
         if directory is None:
             return
+        frames = self._png.take_pending() if self._png is not None else []
         meta = {k: v for k, v in episode.items() if k not in ("episode_data", "exception_info")}
-        write_json_atomic(
-            directory / "episode.json",
-            meta | {"exception_info": episode.get("exception_info"), "steps": self._steps},
-        )
-        write_json_atomic(
-            directory / "summary.json", {"result": result_row(episode), "agent": agent_summary}
-        )
+        record = meta | {"exception_info": episode.get("exception_info"), "steps": self._steps}
+        summary = {"result": result_row(episode), "agent": agent_summary}
+
+        def write_records(failed: dict[Path, str]) -> None:
+            _record_failed_frames(failed, record["steps"])  # episode.json names only files there
+            write_json_atomic(directory / "episode.json", record)
+            write_json_atomic(directory / "summary.json", summary)
+
+        self.landing.add(frames, write_records)
         self._episode_dir = None
         self._steps = []
+        if self.wait_for_frames:
+            self.landing.land_all()
+        else:
+            self.landing.land_ready(raise_error=True)
 
-    def _flush_screenshots(self) -> None:
-        """Wait for the queued frames; a frame that could not be written is recorded on its step
-        (`screenshot` None, `screenshot_error` why) and on stderr, and the run goes on."""
-        if self._png is None:
-            return
-        failed = {path.name: why for path, why in self._png.flush().items()}
-        for record in self._steps:
-            why = failed.get(record.get("screenshot") or "")
-            if why is not None:
-                record["screenshot"] = None
-                record["screenshot_error"] = why
-        for name, why in failed.items():
-            print(f"warning: {name}: not written ({why})", file=sys.stderr)
+    def _flush_unfinished(self) -> None:
+        """Wait for frames no finished episode took (an episode that never reached its end)."""
+        if self._png is not None:
+            _record_failed_frames(self._png.flush(), self._steps)
 
     def close(self) -> None:
-        """Write every queued frame and stop the writer thread (end of run, or interrupted)."""
+        """Write every queued frame and record, and stop the writer thread (end of run, or
+        interrupted); a landing's error is raised after the thread is stopped."""
         self._close_feedback()
-        self._flush_screenshots()
-        if self._png is not None:
-            self._png.close()
-            self._png = None
+        try:
+            self._flush_unfinished()
+            self.landing.land_all()
+        finally:
+            if self._png is not None:
+                self._png.close()
+                self._png = None
 
     def _close_feedback(self) -> None:
         if self._feedback is not None:
             self._feedback.close()
             self._feedback = None
+
+
+def _record_failed_frames(failed: Mapping[Path, str], steps: list[dict[str, Any]]) -> None:
+    """A frame that could not be written is recorded on its step (`screenshot` None,
+    `screenshot_error` why) and on stderr, and the run goes on."""
+    by_name = {path.name: why for path, why in failed.items()}
+    for record in steps:
+        why = by_name.get(record.get("screenshot") or "")
+        if why is not None:
+            record["screenshot"] = None
+            record["screenshot_error"] = why
+    for name, why in by_name.items():
+        print(f"warning: {name}: not written ({why})", file=sys.stderr)

@@ -65,6 +65,22 @@ def build_agent(
     return agent
 
 
+class LandedCheckpoints(checkpointer_lib.Checkpointer):
+    """The run's checkpoints as `suite_utils.run` sees them: an episode's checkpoint (what marks
+    it done for a resumed run) is written only after its frames, episode.json and summary.json
+    are on disk (harness/episode_landing.py)."""
+
+    def __init__(self, store: checkpointer_lib.Checkpointer, writer: run_output.RunWriter):
+        self.store = store
+        self.writer = writer
+
+    def save_episodes(self, task_episodes: list[dict[str, Any]], task_name: str) -> None:
+        self.writer.after_landing(lambda: self.store.save_episodes(task_episodes, task_name))
+
+    def load(self, fields: list[str] | None = None) -> list[dict[str, Any]]:
+        return self.store.load(fields)
+
+
 def execute_serial(
     prep: Prepared,
     cfg: config_lib.CelilConfig,
@@ -82,7 +98,8 @@ def execute_serial(
 
     # A sim that does not render gives blank frames: not worth a file per step.
     screenshots = cfg.benchmark.save_screenshots and (cfg.env.type != "sim" or cfg.env.render)
-    writer = run_output.RunWriter(run_dir, recorder, screenshots)
+    # An episode's records are written once its frames are (episode_landing), not waited for.
+    writer = run_output.RunWriter(run_dir, recorder, screenshots, wait_for_frames=False)
     done_names = {
         ep["name"]
         for ep in checkpoint_store.load(["name", "error", "exception_info"])
@@ -111,10 +128,10 @@ def execute_serial(
             suite_utils.run(
                 prep.suite,
                 agent,
-                checkpoint_store,
+                LandedCheckpoints(checkpoint_store, writer),
                 observer=live.observe(writer, recorder),
                 checkpoint_episode_data=False,
-                on_episode_saved=saved,
+                on_episode_saved=lambda ep: writer.after_landing(lambda: saved(ep)),
                 print_fn=lambda _msg: None,
             )
         except KeyboardInterrupt:
