@@ -376,20 +376,17 @@ class _ShowsSteps(_CannotReadTheGoal):
         }
 
     def check_sub_goal(self, goal, sub_goal, observation, context=""):
-        if sub_goal in self._unprovable or not self._shown.get(sub_goal, lambda: False)():
+        if sub_goal in self._unprovable or not self._shown[sub_goal]():
             return Evidence(False, "not shown")
         return Evidence(True, f"the screen shows {sub_goal!r} done", "screen")
 
 
 def _fine_budget_run(
-    planner_says: Evidence,
-    unprovable: frozenset[str] = frozenset(),
-    plan: list[str] = FINE_PLAN,
-    goal: str = CONTACT,
+    planner_says: Evidence, unprovable: frozenset[str] = frozenset()
 ) -> tuple[fakes.FakePhone, list]:
     """A four-step plan whose last step (Save) runs on the budget's last step."""
     env = fakes.FakePhone()
-    planner = _SaysDone(initial=[Plan(plan)], progress=[planner_says], confirm=False)
+    planner = _SaysDone(initial=[Plan(FINE_PLAN)], progress=[planner_says], confirm=False)
     executor = fakes.ScriptedExecutor(
         script=[fakes.click(0), fakes.click(0), fakes.type_text(0, "Bob"), fakes.click(1)]
     )
@@ -406,7 +403,7 @@ def _fine_budget_run(
     agent.reset()
     agent.set_max_steps(4)
     for _ in range(4):
-        if agent.step(goal).done:
+        if agent.step(CONTACT).done:
             break
     claims: list = [a.goal_status for a in env.actions if a.action_type == json_action.STATUS]
     asked = sum(1 for call in planner.calls if call[0] == "progress")
@@ -430,7 +427,7 @@ def test_at_the_budgets_end_the_planner_saying_not_done_is_no_claim():
 
 
 def test_at_the_budgets_end_a_done_quoting_text_not_on_screen_is_no_claim():
-    _env, claims = _fine_budget_run(Evidence(True, "'Bob Smith' is listed", "model"))
+    env, claims = _fine_budget_run(Evidence(True, "'Bob Smith' is listed", "model"))
     assert claims == [("planner asked", 1)]
 
 
@@ -442,53 +439,3 @@ def test_at_the_budgets_end_a_plan_step_the_screen_does_not_show_keeps_the_plann
     )
     assert env.saved == ["Bob"]
     assert claims == [("planner asked", 0)]
-
-
-def test_at_the_budgets_end_a_closing_tap_with_nothing_to_commit_is_not_waited_for():
-    # unseen_labels plans end with "Tap the 'Save' button" where the app has none: given a
-    # step, the executor would call it finished (a whole-goal question); at the budget's end
-    # it has no step, so a closing commit tap with no such control and no form on the screen
-    # is passed, and the planner is asked about the whole goal as at any plan end.
-    plan = [*FINE_PLAN, "Tap the 'Confirm' button"]
-    env, claims = _fine_budget_run(Evidence(True, "'Bob' is listed as saved", "model"), plan=plan)
-    assert env.saved == ["Bob"]
-    assert claims == ["complete", ("planner asked", 1)]
-    # A goal that asks for that commit keeps the step (its control must be tapped).
-    env, claims = _fine_budget_run(
-        Evidence(True, "'Bob' is listed as saved", "model"),
-        plan=plan,
-        goal="Add a contact named Bob and confirm it",
-    )
-    assert claims == [("planner asked", 0)]
-
-
-def _tracker() -> object:
-    from android_world.agents.custom.loop.celil_completion import GoalTracker
-
-    return GoalTracker(checker=OfflinePlanner())
-
-
-DELETE_GOAL = "In Simple Calendar Pro, delete all events scheduled for this Friday."
-
-
-@pytest.mark.parametrize("step", ["Tap the 'Save' button", "Tap 'Done'", "Press the OK button"])
-def test_a_closing_commit_tap_with_no_control_and_no_form_has_nothing_to_commit(step):
-    day = screen("Friday, October 20", "No events", "New Event")
-    assert _tracker().nothing_to_commit(DELETE_GOAL, step, day)
-
-
-def test_a_closing_commit_tap_is_kept_where_something_may_still_need_it():
-    tracker = _tracker()
-    day = screen("Friday, October 20", "No events", "New Event")
-    # Another control than a commit, or more than the tap.
-    assert not tracker.nothing_to_commit(DELETE_GOAL, "Tap the 'Delete' button", day)
-    assert not tracker.nothing_to_commit(DELETE_GOAL, "Tap 'Save', then tap 'Back'", day)
-    # The control is on the screen, under its own or another name (Save called Done).
-    assert not tracker.nothing_to_commit(DELETE_GOAL, "Tap 'Save'", screen("Title", "Done"))
-    # A form is open: a field may hold work not yet committed.
-    form = dataclasses.replace(
-        day, ui_elements=[*day.ui_elements, fakes.element("Bob", editable=True, hint="Name")]
-    )
-    assert not tracker.nothing_to_commit(DELETE_GOAL, "Tap 'Save'", form)
-    # The goal asks for the save itself.
-    assert not tracker.nothing_to_commit("Create a note and save it", "Tap 'Save'", day)

@@ -12,7 +12,6 @@ shown the screen, says done with evidence that is on it.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from android_world.agents.custom import celil_geometry
 from android_world.agents.custom.celil_protocols import (
@@ -27,10 +26,6 @@ from android_world.env import json_action
 
 # Steps of trail kept: a budget is at most a few dozen steps; this bounds a runaway episode.
 MAX_TRAIL = 200
-# The words of a control that closes a form by committing it, and of a step that only taps one.
-_CLOSING_COMMITS = frozenset({"save", "done", "ok", "okay", "confirm", "apply", "submit"})
-_TAP_WORDS = frozenset({"tap", "press", "click", "hit", "the", "on", "button", "icon"})
-_WORD = re.compile(r"[a-z]+")
 
 
 @dataclasses.dataclass
@@ -87,20 +82,3 @@ class GoalTracker:
         last = (self.last.status, self.last.reason()) if self.last is not None else None
         self.last = verdict
         return key != last
-
-    def nothing_to_commit(self, goal: str, sub_goal: str, observation: Observation) -> bool:
-        """A closing "Tap the 'Save' button" with nothing to commit: the step only taps a
-        commit control (Save, Done, OK...), the goal's words ask for no such commit, the
-        screen has no such control (under any of its names) and no field to commit: a
-        model's habit of ending plans with Save, where the app keeps changes by itself.
-        A form still open (any editable field), or a goal that says "save", keeps the step."""
-        if self.checker is None:
-            return False
-        words = set(_WORD.findall(sub_goal.casefold())) - _TAP_WORDS
-        if not words or not words <= _CLOSING_COMMITS:
-            return False
-        if words & set(_WORD.findall(goal.casefold())):
-            return False
-        if any(element.is_editable for element in observation.ui_elements):
-            return False
-        return self.checker.control_shown(sub_goal, observation) is False

@@ -216,22 +216,15 @@ class EpisodeEnd:
         A step the screen cannot show, the goal itself in other words among them (its evidence
         is the whole-goal check, `unknown` here), keeps the plan unfinished: only a plan whose
         every step was shown done reaches the planner, as at any other plan end."""
-        progress, goals = self._progress, self._progress.goals
+        progress = self._progress
         if not progress.screen_reads_progress():
             return False
         context = memory.get_context_summary(self._settings.history_steps)
         while (sub_goal := memory.current_sub_goal()) is not None:
             by, verdict, planners = progress.verdict(goal, sub_goal, observation, context, record)
-            evidence = None
-            if verdict.done and not planners:
-                evidence = progress.judge(sub_goal, by, verdict, observation, record)
-            # The executor, given a step, would call a closing Save with nothing to save
-            # finished, and its finish on the last step is a whole-goal question.
-            last = memory.remaining_sub_goals() == [sub_goal]
-            if evidence is None and last and goals.nothing_to_commit(goal, sub_goal, observation):
-                by = "nothing_to_commit"
-                why = "no control the step names and no field to commit is on the screen"
-                evidence = {"kind": "screen", "text": why, "accepted": True, "why": why}
+            if planners or not verdict.done:
+                return False
+            evidence = progress.judge(sub_goal, by, verdict, observation, record)
             if evidence is None:
                 return False
             progress.complete(memory, sub_goal, by, record, None, evidence)
