@@ -427,7 +427,7 @@ def test_at_the_budgets_end_the_planner_saying_not_done_is_no_claim():
 
 
 def test_at_the_budgets_end_a_done_quoting_text_not_on_screen_is_no_claim():
-    env, claims = _fine_budget_run(Evidence(True, "'Bob Smith' is listed", "model"))
+    _env, claims = _fine_budget_run(Evidence(True, "'Bob Smith' is listed", "model"))
     assert claims == [("planner asked", 1)]
 
 
