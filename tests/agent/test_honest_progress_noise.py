@@ -352,3 +352,90 @@ def test_a_video_is_a_recording_started_in_video_mode_and_stopped():
     assert offline_goal.check_goal(goal, [started], _camera(True)).status == "unknown"
     assert offline_goal.check_goal(goal, [_tap(1, "Shutter")], _camera()).status == "unknown"
     assert offline_capture.parse_capture("Take a photo and send it to Ann") is None
+
+
+# --- the budget's last action finished the plan's last step -------------------------------------
+
+
+FINE_PLAN = ["Open Contacts", "Tap 'Add contact'", "Enter 'Bob' in 'Name'", "Tap 'Save'"]
+
+
+class _ShowsSteps(_CannotReadTheGoal):
+    """Never decides the whole goal; shows each plan step done on the screen after the action
+    for it, except the steps in `unprovable` (a control that never showed up)."""
+
+    def __init__(self, env: fakes.FakePhone, unprovable: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self._env = env
+        self._unprovable = unprovable
+        self._shown = {
+            "Open Contacts": lambda: env.screen != "home",
+            "Tap 'Add contact'": lambda: env.screen in ("editor", "saved"),
+            "Enter 'Bob' in 'Name'": lambda: env.name_field == "Bob" or "Bob" in env.saved,
+            "Tap 'Save'": lambda: "Bob" in env.saved,
+        }
+
+    def check_sub_goal(self, goal, sub_goal, observation, context=""):
+        if sub_goal in self._unprovable or not self._shown[sub_goal]():
+            return Evidence(False, "not shown")
+        return Evidence(True, f"the screen shows {sub_goal!r} done", "screen")
+
+
+def _fine_budget_run(
+    planner_says: Evidence, unprovable: frozenset[str] = frozenset()
+) -> tuple[fakes.FakePhone, list]:
+    """A four-step plan whose last step (Save) runs on the budget's last step."""
+    env = fakes.FakePhone()
+    planner = _SaysDone(initial=[Plan(FINE_PLAN)], progress=[planner_says], confirm=False)
+    executor = fakes.ScriptedExecutor(
+        script=[fakes.click(0), fakes.click(0), fakes.type_text(0, "Bob"), fakes.click(1)]
+    )
+    agent = CelilAgent(
+        env,
+        PerceptionModule(ocr="off"),
+        planner,
+        executor,
+        fakes.ScriptedVerifier(),
+        screen_checker=_ShowsSteps(env, unprovable),
+        transition_pause=0.0,
+        progress_check="screen",
+    )
+    agent.reset()
+    agent.set_max_steps(4)
+    for _ in range(4):
+        if agent.step(CONTACT).done:
+            break
+    claims: list = [a.goal_status for a in env.actions if a.action_type == json_action.STATUS]
+    asked = sum(1 for call in planner.calls if call[0] == "progress")
+    return env, [*claims, ("planner asked", asked)]
+
+
+def test_a_plan_the_budgets_last_action_finished_is_judged_as_at_any_plan_end():
+    # Before: the Delete/Save of the budget's last step finished the plan's last step, the
+    # whole-goal check could not read the goal ("delete all events scheduled for this
+    # Friday"), and the episode ended unclaimed although the next step would have found the
+    # plan done and asked the planner (SimpleCalendarDeleteEventsOnRelativeDay, fine, seed 5).
+    env, claims = _fine_budget_run(Evidence(True, "'Bob' is listed as saved", "model"))
+    assert env.saved == ["Bob"]
+    assert claims == ["complete", ("planner asked", 1)]
+
+
+def test_at_the_budgets_end_the_planner_saying_not_done_is_no_claim():
+    env, claims = _fine_budget_run(Evidence(False, "no contact Bob is listed", "model"))
+    assert env.saved == ["Bob"]
+    assert claims == [("planner asked", 1)]
+
+
+def test_at_the_budgets_end_a_done_quoting_text_not_on_screen_is_no_claim():
+    _env, claims = _fine_budget_run(Evidence(True, "'Bob Smith' is listed", "model"))
+    assert claims == [("planner asked", 1)]
+
+
+def test_at_the_budgets_end_a_plan_step_the_screen_does_not_show_keeps_the_planner_unasked():
+    # The last step is not shown done (its control never showed up, or it did nothing): the
+    # plan is not finished, and an unknown goal alone asks no planner at the budget's end.
+    env, claims = _fine_budget_run(
+        Evidence(True, "'Bob' is listed as saved", "model"), frozenset({"Tap 'Save'"})
+    )
+    assert env.saved == ["Bob"]
+    assert claims == [("planner asked", 0)]

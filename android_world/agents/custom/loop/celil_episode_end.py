@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
+    GOAL_UNKNOWN,
     ActionGenerator,
     Observation,
     Planner,
@@ -178,22 +179,56 @@ class EpisodeEnd:
         """The step budget's last step ended unclaimed: whether the work is done is asked once
         more, or a task finished on the last steps (the executor's "done" refused, a wrong
         action drawn after the finishing one) ends unclaimed. The goal decides, as in `finish`:
-        the screens only. A planner is not asked here: when the budget runs out the work is
-        mostly not done, so a judge wrong one time in five claims more false completions than
-        it finds finished work (noise sweep, `verify` plans: 9 false of 255 with the planner
-        asked, against 4 without this check). A question ends with its answer, so it is not
-        checked here."""
+        the screens only. A planner is not asked on an `unknown` goal alone: when the budget
+        runs out the work is mostly not done, so a judge wrong one time in five claims more
+        false completions than it finds finished work (noise sweep, `verify` plans: 9 false of
+        255 with the planner asked, against 4 without this check). It is asked, as at any plan
+        end, only when the screen check shows every step of the plan done (the last action
+        finished the last step). A question ends with its answer, so it is not checked here."""
         if not self._settings.require_evidence or is_question(goal) or self._planner.reads_screen:
             return False
         if not self._progress.goals.trail:
             return False  # nothing ran: nothing can have been done
         verdict = self._progress.goal_verdict(goal, observation, record)
         done = verdict.status == GOAL_DONE
+        if verdict.status == GOAL_UNKNOWN and self._plan_shown_done(
+            goal, observation, memory, record
+        ):
+            # The last action finished the plan's last step: the plan's end is judged as the
+            # next step would judge it (`finish`: a model planner, shown the screen, asked once
+            # about the whole goal, its "done" counting only with evidence on the screen).
+            context = memory.get_context_summary(self._settings.history_steps)
+            own_plan = self._plans.source in OWN_PLANS
+            done = (
+                self._progress.goal_not_shown(goal, observation, context, record, own_plan) is None
+            )
         self._log.emit("budget_check", done=done, reason=None if done else verdict.reason())
         if not done:
             return False
         record.completed_by = record.completed_by or "budget_check"
         return self.end("complete", record)
+
+    def _plan_shown_done(
+        self, goal: str, observation: Observation, memory: WorkingMemory, record: StepData
+    ) -> bool:
+        """Whether every plan step now has evidence, the open ones read off this screen by the
+        model-free check alone (what the next step's progress check would do before acting).
+        A step the screen cannot show, the goal itself in other words among them (its evidence
+        is the whole-goal check, `unknown` here), keeps the plan unfinished: only a plan whose
+        every step was shown done reaches the planner, as at any other plan end."""
+        progress = self._progress
+        if not progress.screen_reads_progress():
+            return False
+        context = memory.get_context_summary(self._settings.history_steps)
+        while (sub_goal := memory.current_sub_goal()) is not None:
+            by, verdict, planners = progress.verdict(goal, sub_goal, observation, context, record)
+            if planners or not verdict.done:
+                return False
+            evidence = progress.judge(sub_goal, by, verdict, observation, record)
+            if evidence is None:
+                return False
+            progress.complete(memory, sub_goal, by, record, None, evidence)
+        return not progress.unproven(memory.get_plan())
 
     def finish(
         self, goal: str, observation: Observation, memory: WorkingMemory, record: StepData
