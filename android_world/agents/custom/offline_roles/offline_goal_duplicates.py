@@ -18,6 +18,7 @@ Anything else (a list longer than the screen, no delete yet, a search-filtered l
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -98,7 +99,9 @@ def _look_alikes(view: ListView) -> list[tuple[tuple[str, ...], list[int]]]:
     """Groups of rows with the same texts: (the texts, their positions)."""
     counts = Counter(view.rows)
     return [
-        (row, [i for i, r in enumerate(view.rows) if r == row]) for row, n in counts.items() if n > 1
+        (row, [i for i, r in enumerate(view.rows) if r == row])
+        for row, n in counts.items()
+        if n > 1
     ]
 
 
@@ -126,9 +129,9 @@ def whole_list(observation: Observation) -> ListView | None:
         if screen.in_title_bar(element, size) and not title:
             title = text_lib.normalize(label)
         x, y = box.center
-        if area.x_min <= x <= area.x_max and area.y_min <= y <= area.y_max:
-            if not element.is_editable:
-                texts.append((box.y_min, box.y_max, box.x_min, label))
+        inside = area.x_min <= x <= area.x_max and area.y_min <= y <= area.y_max
+        if inside and not element.is_editable:
+            texts.append((box.y_min, box.y_max, box.x_min, label))
     if not texts:
         return None
     texts.sort()
@@ -147,7 +150,7 @@ def whole_list(observation: Observation) -> ListView | None:
 def _rows(lines: list[tuple[int, int, int, str]]) -> list[tuple[int, int, list[str]]]:
     """Lines grouped into rows: a row's lines sit closer together than rows do. Lines all
     equally spaced are one row each."""
-    gaps = [b[0] - a[1] for a, b in zip(lines, lines[1:])]
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(lines)]
     split = (min(gaps) + max(gaps)) / 2 if gaps and max(gaps) - min(gaps) > 4 else None
     rows: list[tuple[int, int, list[str]]] = []
     for i, line in enumerate(lines):
