@@ -5,6 +5,7 @@ list or a control as a whole, from the screens the episode showed, model-free:
 
 - "delete all the events on 2023-10-27": after the last delete, a view of that very day shows
   its list empty (done), or still shows rows (unmet);
+- "delete all but one of the duplicates": whole-list views before and after (offline_goal_duplicates);
 - a goal that adds several records: one saved twice (the same values entered and saved on two
   forms) leaves an extra record the goal never asked for (unmet), which "every value was
   entered" cannot see;
@@ -28,6 +29,7 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline_goal_duplicates import duplicate_checks
 
 # "delete all (the) events on <a day>", "remove all events scheduled for <a day>".
 _CLEAR_DAY = re.compile(
@@ -43,8 +45,10 @@ def clear_day_checks(
 ) -> list[GoalCheck]:
     """Each clause that empties a day stated in full: read off the last view of that day
     since the last delete. A relative day ("this Thursday") needs the device's date, which
-    the screens do not give, so it stays unread (the clause is then unknown)."""
-    checks = []
+    the screens do not give, so it stays unread (the clause is then unknown). A clause that
+    keeps one copy of each duplicate is read too (offline_goal_duplicates): both are deletes
+    of a whole list's items that name no item."""
+    checks = duplicate_checks(clauses, deletes, trail, current)
     for clause in clauses:
         match = _CLEAR_DAY.search(clause)
         day = text_lib.parse_date(match.group("day")) if match else None
