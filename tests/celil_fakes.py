@@ -85,6 +85,43 @@ def screen_of(
     )
 
 
+MARKOR = "net.gsantner.markor/.activity.MainActivity"
+
+
+def element_at(
+    text: str = "",
+    y: int = 400,
+    *,
+    x: tuple[int, int] = (168, 1044),
+    cls: str = "android.widget.TextView",
+    h: int = 60,
+    **kw,
+) -> representation_utils.UIElement:
+    """One element whose box starts `y` pixels down, `h` tall (Markor's row geometry)."""
+    box = representation_utils.BoundingBox(x[0], x[1], y, y + h)
+    return representation_utils.UIElement(text=text, class_name=cls, bbox_pixels=box, **kw)
+
+
+def markor_listing(
+    *names: str, summary: str = "Oct 15, 2023 15:34, 21 bytes", sort_button: bool = False
+) -> Observation:
+    """Markor's file list: a toolbar (with its "Sort by" button when asked), then one title and
+    summary row per note, every row on the screen."""
+    box = element_at("", 360, x=(0, 1080), cls="androidx.recyclerview.widget.RecyclerView", h=1760)
+    box.is_scrollable = True
+    elements = [element_at("Markor", 160, x=(60, 636))]
+    if sort_button:
+        sort = element_at(
+            "", 128, x=(780, 924), cls="android.widget.ImageButton", content_description="Sort by"
+        )
+        elements.append(sort)
+    elements.append(box)
+    for i, name in enumerate(names):
+        elements.append(element_at(name, 404 + 200 * i))
+        elements.append(element_at(summary, 464 + 200 * i, h=52))
+    return screen_of(*elements, activity=MARKOR)
+
+
 class FakePhone(interface.AsyncEnv):
     """Four screens: home -> contacts -> editor -> saved. Unknown taps do nothing.
 

@@ -235,14 +235,11 @@ class _ReadsBobSaved(OfflinePlanner):
         return GoalVerdict("unknown", (GoalCheck("value", "unknown", "not saved yet"),))
 
 
-def _budget_run(
-    planner_says: Evidence, budget: int = 4, checker_reads: bool = False
+def _run_to_budget(
+    env: fakes.FakePhone, planner: _SaysDone, checker, budget: int
 ) -> tuple[fakes.FakePhone, list]:
-    """The work ends on the budget's last step: Contacts, Add contact, type Bob, Save."""
-    env = fakes.FakePhone()
-    planner = _SaysDone(
-        initial=[Plan(["Do the whole task as asked"])], progress=[planner_says], confirm=False
-    )
+    """Contacts, Add contact, type Bob, Save, within `budget` steps: the claims made and how
+    often the planner was asked about progress."""
     executor = fakes.ScriptedExecutor(
         script=[fakes.click(0), fakes.click(0), fakes.type_text(0, "Bob"), fakes.click(1)]
     )
@@ -252,7 +249,7 @@ def _budget_run(
         planner,
         executor,
         fakes.ScriptedVerifier(),
-        screen_checker=_ReadsBobSaved(env) if checker_reads else _CannotReadTheGoal(),
+        screen_checker=checker,
         transition_pause=0.0,
         progress_check="screen",
     )
@@ -264,6 +261,18 @@ def _budget_run(
     claims: list = [a.goal_status for a in env.actions if a.action_type == json_action.STATUS]
     asked = sum(1 for call in planner.calls if call[0] == "progress")
     return env, [*claims, ("planner asked", asked)]
+
+
+def _budget_run(
+    planner_says: Evidence, budget: int = 4, checker_reads: bool = False
+) -> tuple[fakes.FakePhone, list]:
+    """The work ends on the budget's last step, under a one-step plan."""
+    env = fakes.FakePhone()
+    planner = _SaysDone(
+        initial=[Plan(["Do the whole task as asked"])], progress=[planner_says], confirm=False
+    )
+    checker = _ReadsBobSaved(env) if checker_reads else _CannotReadTheGoal()
+    return _run_to_budget(env, planner, checker, budget)
 
 
 def test_work_the_screens_show_finished_on_the_budgets_last_step_is_claimed():
@@ -387,27 +396,7 @@ def _fine_budget_run(
     """A four-step plan whose last step (Save) runs on the budget's last step."""
     env = fakes.FakePhone()
     planner = _SaysDone(initial=[Plan(FINE_PLAN)], progress=[planner_says], confirm=False)
-    executor = fakes.ScriptedExecutor(
-        script=[fakes.click(0), fakes.click(0), fakes.type_text(0, "Bob"), fakes.click(1)]
-    )
-    agent = CelilAgent(
-        env,
-        PerceptionModule(ocr="off"),
-        planner,
-        executor,
-        fakes.ScriptedVerifier(),
-        screen_checker=_ShowsSteps(env, unprovable),
-        transition_pause=0.0,
-        progress_check="screen",
-    )
-    agent.reset()
-    agent.set_max_steps(4)
-    for _ in range(4):
-        if agent.step(CONTACT).done:
-            break
-    claims: list = [a.goal_status for a in env.actions if a.action_type == json_action.STATUS]
-    asked = sum(1 for call in planner.calls if call[0] == "progress")
-    return env, [*claims, ("planner asked", asked)]
+    return _run_to_budget(env, planner, _ShowsSteps(env, unprovable), 4)
 
 
 def test_a_plan_the_budgets_last_action_finished_is_judged_as_at_any_plan_end():

@@ -16,17 +16,16 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_goal_content as content
-from android_world.env.representation_utils import BoundingBox, UIElement
+from android_world.env.representation_utils import UIElement
 
-MARKOR = "net.gsantner.markor/.activity.MainActivity"
+MARKOR = celil_fakes.MARKOR
 OLD, NEW, TEXT = "fair_koala_6Ugh.txt", "ready_koala_2023_01_03.txt", "OTOjfF7NW22PIHNaCfzP"
 GOAL = f'Update the content of {OLD} to "{TEXT}" in Markor and change its name to {NEW}.'
 # Sorted by name: the old note sits between two others; the new name sorts below the screen.
 ABOVE, BELOW = "Cuxz_garden_layout_plan.md", "final_birthday_gift_ideas_mom.md"
 
 
-def _el(text="", y=400, *, x=(168, 1044), cls="android.widget.TextView", h=60, **kw) -> UIElement:
-    return UIElement(text=text, class_name=cls, bbox_pixels=BoundingBox(x[0], x[1], y, y + h), **kw)
+_el = celil_fakes.element_at
 
 
 def _obs(*elements: UIElement) -> Observation:
@@ -34,13 +33,7 @@ def _obs(*elements: UIElement) -> Observation:
 
 
 def _listing(*names: str) -> Observation:
-    box = _el("", 360, x=(0, 1080), cls="androidx.recyclerview.widget.RecyclerView", h=1760)
-    box.is_scrollable = True
-    elements = [_el("Markor", 160, x=(60, 636)), box]
-    for i, name in enumerate(names):
-        elements.append(_el(name, 404 + 200 * i))
-        elements.append(_el("Oct 15, 2023 15:34, 21 bytes", 464 + 200 * i, h=52))
-    return _obs(*elements)
+    return celil_fakes.markor_listing(*names)
 
 
 def _editor(text: str, title: str = OLD) -> Observation:

@@ -14,15 +14,14 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_goal
 from android_world.agents.custom.offline_roles import offline_goal_newest as newest
-from android_world.env.representation_utils import BoundingBox, UIElement
+from android_world.env.representation_utils import UIElement
 
-MARKOR = "net.gsantner.markor/.activity.MainActivity"
+MARKOR = celil_fakes.MARKOR
 GOAL = "Delete the newest note in Markor."
 NOTES = ("fair_lamp.md", "old_fox.txt", "calm_sea.md")
 
 
-def _el(text="", y=400, *, x=(168, 1044), cls="android.widget.TextView", h=60, **kw) -> UIElement:
-    return UIElement(text=text, class_name=cls, bbox_pixels=BoundingBox(x[0], x[1], y, y + h), **kw)
+_el = celil_fakes.element_at
 
 
 def _obs(*elements: UIElement) -> Observation:
@@ -30,18 +29,9 @@ def _obs(*elements: UIElement) -> Observation:
 
 
 def _listing(*names: str) -> Observation:
-    """Markor's file list: a toolbar, then one title and summary row per note."""
-    box = _el("", 360, x=(0, 1080), cls="androidx.recyclerview.widget.RecyclerView", h=1760)
-    box.is_scrollable = True
-    elements = [
-        _el("Markor", 160, x=(60, 636)),
-        _el("", 128, x=(780, 924), cls="android.widget.ImageButton", content_description="Sort by"),
-        box,
-    ]
-    for i, name in enumerate(names):
-        elements.append(_el(name, 404 + 200 * i))
-        elements.append(_el("Oct 15, 2023 22:44, 20 bytes", 464 + 200 * i, h=52))
-    return _obs(*elements)
+    return celil_fakes.markor_listing(
+        *names, summary="Oct 15, 2023 22:44, 20 bytes", sort_button=True
+    )
 
 
 def _index(observation: Observation, text: str) -> int:
