@@ -1,6 +1,6 @@
 """The goal check of "delete all but one of the duplicates" (offline_goal_duplicates): done only
 when whole-list views prove one copy of a lone look-alike pair left and every other row kept;
-unmet while a whole list still shows look-alikes; unknown wherever the list cannot tell."""
+unknown wherever the list cannot tell, look-alikes left after the deletes among them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
     GOAL_UNKNOWN,
-    GOAL_UNMET,
     Observation,
     TrailStep,
 )
@@ -90,12 +89,15 @@ def test_one_copy_of_the_pair_left_and_every_other_row_kept_is_done():
     assert verdict.status == GOAL_DONE, verdict.checks
 
 
-def test_one_of_three_look_alikes_deleted_is_unmet():
+def test_look_alikes_left_after_the_deletes_are_not_done_and_not_unmet():
+    """Before: unmet. With every answer right, RecipeDeleteDuplicateRecipes2 deleted its exact
+    copies and kept near-copies that the list shows alike (same title and description, other
+    details); unmet then blocked the claim until the budget ran out (83/85 every style)."""
     before = _list(("Baked Cod", TASTY), ("Sausage Skillet", QUICK), ("Sausage Skillet", QUICK),
                    ("Sausage Skillet", QUICK))  # fmt: skip
     after = _list(("Baked Cod", TASTY), ("Sausage Skillet", QUICK), ("Sausage Skillet", QUICK))
     verdict = offline_goal.check_goal(GOAL, _deleting(before), after)
-    assert verdict.status == GOAL_UNMET
+    assert verdict.status == GOAL_UNKNOWN, verdict.checks
 
 
 def test_three_look_alikes_cut_to_one_stays_unknown():

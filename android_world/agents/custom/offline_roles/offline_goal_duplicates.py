@@ -10,7 +10,9 @@ The check therefore trusts the list only where the list alone settles it:
   several groups, or three look-alikes, may hide near-duplicates and leave the check unknown;
 - after the last delete, a whole view of the same list (same page title) shows every row
   that view showed, the pair's row once, and no look-alike rows at all: done;
-- a whole view after the last delete that still shows look-alike rows: not done (unmet).
+- a whole view after the last delete that still shows look-alike rows proves nothing either
+  way: they may be near-duplicates the task keeps on purpose (a search for one title lists its
+  copies and its near-copies alike), so it stays unknown.
 
 Anything else (a list longer than the screen, no delete yet, a search-filtered list) stays
 `unknown`, for the planner's confirmation with the screenshot.
@@ -28,7 +30,6 @@ from android_world.agents.custom.celil_geometry import element_box
 from android_world.agents.custom.celil_protocols import (
     GOAL_DONE,
     GOAL_UNKNOWN,
-    GOAL_UNMET,
     GoalCheck,
     Observation,
     TrailStep,
@@ -80,7 +81,8 @@ def duplicate_checks(
     if last is None:
         return [GoalCheck(what, GOAL_UNKNOWN, "no whole list was seen since the last delete")]
     if _look_alikes(last):
-        return [GoalCheck(what, GOAL_UNMET, "the whole list still shows look-alike rows")]
+        why = "the whole list still shows look-alike rows (copies or near-duplicates: the list cannot tell)"
+        return [GoalCheck(what, GOAL_UNKNOWN, why)]
     first = next((v for v in before if v is not None and v.title == last.title), None)
     if first is None:
         return [GoalCheck(what, GOAL_UNKNOWN, "the whole list was not seen before the deletes")]
