@@ -98,8 +98,10 @@ class Phone(WindowLayout, SystemUi):
         self._toast: str | None = None
         self._frame: Frame | None = None
         self._frame_key: tuple[int, int] | None = None
+        self._frame_reads_clock = True  # see `WindowLayout.keep_frame_over`
+        self.clock_read = False  # set by every read of the phone's clock (`frame` resets it)
         self.version = 0
-        self.uptime_ms = 0  # advanced by `pass_time`, never by observing
+        self._uptime_ms = 0  # advanced by `pass_time`, never by observing
         for app in self.apps.values():
             app.install()
 
@@ -107,13 +109,33 @@ class Phone(WindowLayout, SystemUi):
     def changed(self) -> None:
         self.version += 1
 
+    @property
+    def uptime_ms(self) -> int:
+        """The phone's clock of things that run on their own (a recording, a playing video)."""
+        self.clock_read = True
+        return self._uptime_ms
+
+    def clock_ticks(self) -> int:
+        """The phone's version read as a clock (the Clock app's stopwatch moves with it)."""
+        self.clock_read = True
+        return self.version
+
     def pass_time(self, ms: int) -> None:
-        """Time goes by (an agent's step): running apps see it (`App.time_passed`)."""
-        self.uptime_ms += ms
+        """Time goes by (an agent's step): running apps see it (`App.time_passed`).
+
+        The screen is then built again only where time can show: a running app that acts on
+        it (overrides `App.time_passed`) or a frame that read the clock; otherwise the frame
+        already built stays the frame (`WindowLayout.keep_frame_over`)."""
+        settled = (self.version, self.device.version)
+        self._uptime_ms += ms
+        timeless = True
         for app in self.apps.values():
             if app.running:
+                timeless = timeless and type(app).time_passed is App.time_passed
                 app.time_passed()
         self.changed()
+        if timeless:
+            self.keep_frame_over(settled)
 
     @property
     def current_app(self) -> App | None:

@@ -22,9 +22,23 @@ class WindowLayout:
     def frame(self) -> Frame:
         key = (self.version, self.device.version)
         if self._frame is None or self._frame_key != key:
+            self.clock_read = False
             self._frame = self._build_frame()
             self._frame_key = (self.version, self.device.version)
+            self._frame_reads_clock = self.clock_read
         return self._frame
+
+    def keep_frame_over(self, settled: tuple[int, int]) -> None:
+        """Time passed (`Phone.pass_time`) and changed nothing but the phone's version: the frame
+        built at `settled` stays the frame when building it read no clock (the Clock app's
+        ticks, `uptime_ms`), so the next look need not lay the same screen out again."""
+        if (
+            self._frame is not None
+            and self._frame_key == settled
+            and not self._frame_reads_clock
+            and self.device.version == settled[1]
+        ):
+            self._frame_key = (self.version, self.device.version)
 
     def shifted_frame(self, shift: int) -> Frame:
         """The current screen with its content `shift` design pixels lower: a frame of the
@@ -131,6 +145,8 @@ class WindowLayout:
         the list around it (a ScrollView's `requestChildFocus`), rather than the window panning
         over a list that could have moved. Only for a new focus: a field the user then scrolls
         away keeps Android's later behaviour here (the pan, or the focus goes)."""
+        if screen.focus is None:  # no field to bring into view (and no screen to build again)
+            return False
         seen = self._shown_focus
         if seen is not None and seen[0] is screen and seen[1] == screen.focus:
             return False

@@ -68,7 +68,7 @@ class ClockApp(App):
         self.device.write_text(STATE_FILE, json.dumps(state, sort_keys=True))
 
     def tick(self) -> int:
-        return self.phone.version
+        return self.phone.clock_ticks()
 
     def stopwatch_ms(self, stopwatch: dict[str, Any]) -> int:
         running = (
