@@ -145,3 +145,77 @@ def test_the_goal_check_is_the_same_with_and_without_the_memo():
     finally:
         goal_screens.MEMO.size = goal_screens.MEMO_SIZE
     assert with_memo == without
+
+
+# Keys made once a check, and shared by equal screens (issue 30: the goal check rebuilt every
+# screen's key for every reading, and hashed it again for every memo lookup).
+
+
+def _count_key_values(monkeypatch) -> list[int]:
+    made = [0]
+    real = goal_screens._key_value
+
+    def counted(observation):
+        made[0] += 1
+        return real(observation)
+
+    monkeypatch.setattr(goal_screens, "_key_value", counted)
+    return made
+
+
+def test_within_one_check_each_screen_key_is_made_once(monkeypatch):
+    made = _count_key_values(monkeypatch)
+    goal = "Create a new contact for Ann Lee. Their number is +15551234567."
+    form = _form()
+    listing = _form()
+    listing.ui_elements = [_el("Ann Lee", 400, is_clickable=True)]
+    trail = [
+        TrailStep(0, form, "input_text", index=2, target="First", typed="Ann Lee"),
+        TrailStep(1, _form(), "click", index=5, target="Save"),
+    ]
+    offline_goal.check_goal(goal, trail, listing)
+    assert made[0] <= 3  # one per distinct screen object, however often the readers look
+    made[0] = 0
+    goal_screens.screen_key(form)  # outside a check: made again, every time
+    goal_screens.screen_key(form)
+    assert made[0] == 2
+
+
+def test_equal_screens_share_one_key_and_different_ones_do_not():
+    first, second = goal_screens.screen_key(_form()), goal_screens.screen_key(_form())
+    assert first is second
+    changed = _form()
+    changed.ui_elements[2].text = "Bob"
+    assert goal_screens.screen_key(changed) != first
+    goal_screens.MEMO.clear()  # forgets the shared keys too: a new key object, still equal
+    again = goal_screens.screen_key(_form())
+    assert again is not first and again == first and hash(again) == hash(first)
+
+
+def test_a_screen_changed_between_checks_is_read_again():
+    goal = "Create a new contact for Ann Lee. Their number is +15551234567."
+    form = _form()
+    listing = _form()
+    listing.ui_elements = [_el("Ann Lee", 400, is_clickable=True)]
+    trail = [TrailStep(0, form, "input_text", index=2, target="First", typed="Ann Lee")]
+    offline_goal.check_goal(goal, trail, listing)
+    listing.ui_elements[0].text = "Bob Ray"  # in place, between two checks
+    kept = offline_goal.check_goal(goal, trail, listing)
+    goal_screens.MEMO.clear()
+    fresh = _form()
+    fresh.ui_elements = [_el("Bob Ray", 400, is_clickable=True)]
+    assert kept == offline_goal.check_goal(goal, trail, fresh)
+
+
+def test_keys_are_held_only_while_a_check_runs():
+    assert not goal_screens._SEEN.holding()
+    seen = []
+
+    @goal_screens.holding_keys
+    def check():
+        seen.append(goal_screens._SEEN.holding())
+        raise ValueError("a check that fails")
+
+    with pytest.raises(ValueError):
+        check()
+    assert seen == [True] and not goal_screens._SEEN.holding()

@@ -60,6 +60,7 @@ from android_world.agents.custom.offline_roles.offline_goal_newest import (
 )
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
+    holding_keys,
     item_shown,
     screen_key,
     value_shown,
@@ -670,6 +671,7 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
     return bool(re.search(r"\d", rest))
 
 
+@holding_keys
 def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
     """The whole goal against the screens seen: done, unmet or unknown (see the module doc)."""
     info = text_lib.parse_goal(without_examples(goal))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import operator
 import re
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from android_world.agents.custom.celil_protocols import Observation
 from android_world.agents.custom.offline_roles import offline_screen as screen
@@ -50,14 +52,112 @@ def _element_key(element: representation_utils.UIElement) -> tuple:
     )
 
 
-def screen_key(observation: Observation) -> tuple:
-    """Everything of a screen the readers below look at (pixels, summaries and the frame hash
-    are not read, so they are not in it)."""
+class ScreenKey:
+    """A screen's key (`screen_key`): its value, hashed once; equal keys are equal values.
+
+    The memo's keys hold one of these, so a lookup hashes a few words instead of every element
+    of the screen; keys of equal screens are one object while both are held (`_SEEN`), so a hit
+    compares by identity, and two objects for equal values still compare equal (by value)."""
+
+    __slots__ = ("_hash", "value")
+
+    def __init__(self, value: tuple):
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, ScreenKey):
+            return NotImplemented
+        return self._hash == other._hash and self.value == other.value
+
+    def __repr__(self) -> str:
+        return f"ScreenKey({self.value!r})"
+
+
+def _key_value(observation: Observation) -> tuple:
     return (
         tuple(observation.screen_size),
         tuple(_element_key(e) for e in observation.ui_elements),
         tuple(line.text for line in observation.ocr_lines),
     )
+
+
+class _Seen:
+    """Keys by value, the most recent `MEMO_SIZE` (so equal screens share one key object), and
+    within one whole-goal check (`holding_keys`) each screen's key by the screen object: the
+    check reads its screens many times and changes none, so the key is made once a check."""
+
+    def __init__(self, size: int = MEMO_SIZE):
+        self.size = size
+        self._keys: collections.OrderedDict[tuple, ScreenKey] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._held = threading.local()
+
+    def key(self, observation: Observation) -> ScreenKey:
+        held = getattr(self._held, "keys", None)
+        if held is not None:
+            entry = held.get(id(observation))
+            if entry is not None and entry[0] is observation:
+                return entry[1]
+        value = _key_value(observation)
+        with self._lock:
+            key = self._keys.get(value)
+            if key is None:
+                key = self._keys[value] = ScreenKey(value)
+                while len(self._keys) > self.size:
+                    self._keys.popitem(last=False)
+            else:
+                self._keys.move_to_end(value)
+        if held is not None:
+            held[id(observation)] = (observation, key)  # the screen kept: its id stays its own
+        return key
+
+    def holding(self) -> bool:
+        return getattr(self._held, "keys", None) is not None
+
+    def hold(self) -> None:
+        self._held.keys = {}
+
+    def release(self) -> None:
+        self._held.keys = None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._keys.clear()
+
+
+_SEEN = _Seen()
+
+
+def screen_key(observation: Observation) -> ScreenKey:
+    """Everything of a screen the readers below look at (pixels, summaries and the frame hash
+    are not read, so they are not in it)."""
+    return _SEEN.key(observation)
+
+
+_Check = TypeVar("_Check", bound=Callable[..., Any])
+
+
+def holding_keys(check: _Check) -> _Check:
+    """For a whole-goal check (a call that reads screens and changes none): while it runs, each
+    screen's key is made once, not once per reading. Nested calls share the outer one's."""
+
+    @functools.wraps(check)
+    def held(*args: Any, **kwargs: Any) -> Any:
+        if _SEEN.holding():
+            return check(*args, **kwargs)
+        _SEEN.hold()
+        try:
+            return check(*args, **kwargs)
+        finally:
+            _SEEN.release()
+
+    return held  # type: ignore[return-value]
 
 
 class ScreenMemo:
@@ -89,6 +189,7 @@ class ScreenMemo:
         with self._lock:
             self._items.clear()
             self.hits = self.misses = 0
+        _SEEN.clear()
 
 
 MEMO = ScreenMemo()
@@ -110,7 +211,7 @@ def _read_texts(observation: Observation, editable: bool | None) -> list[str]:
 
 
 def texts(
-    observation: Observation, *, editable: bool | None = None, key: tuple | None = None
+    observation: Observation, *, editable: bool | None = None, key: ScreenKey | None = None
 ) -> list[str]:
     """Texts a person can read on the screen (element texts and descriptions, OCR lines);
     `editable` narrows to what sits in text fields (True) or outside them (False). `key` is
@@ -119,7 +220,7 @@ def texts(
     return list(MEMO.get(("texts", editable, key), lambda: _read_texts(observation, editable)))
 
 
-def form_fields(observation: Observation, *, key: tuple | None = None) -> list[int]:
+def form_fields(observation: Observation, *, key: ScreenKey | None = None) -> list[int]:
     """`offline_screen.form_fields`, memoised (it reads every field's row label)."""
     key = screen_key(observation) if key is None else key
     return list(MEMO.get(("form", key), lambda: screen.form_fields(observation)))
