@@ -15,6 +15,7 @@ import os
 import shutil
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -131,6 +132,41 @@ def pixels_digest(pixels: np.ndarray) -> str:
         checksum = zlib.crc32(column_sums.tobytes(), zlib.crc32(row_sums.tobytes()))
         return f"{shape}-s{checksum:08x}"
     return f"{shape}-c{zlib.crc32(memoryview(array).cast('B')):08x}"
+
+
+class FrameDigests:
+    """`pixels_digest` of the last few frames, kept by the frame object: an env that hands out
+    one frame object again (the sim's renderer serves an unchanged or repeated screen from its
+    cache) costs no second digest. Only a frame that owns its pixels and is read-only is kept:
+    its owner has frozen it (the renderer does, and its own cache relies on it); a writable
+    frame (a device's screenshot) or a view is digested every time."""
+
+    def __init__(self, size: int = 8):
+        self.size = size
+        self.hits = 0
+        self._items: collections.OrderedDict[int, tuple[weakref.ref, str]] = (
+            collections.OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def digest(self, pixels: np.ndarray) -> str:
+        frozen = (
+            isinstance(pixels, np.ndarray) and pixels.base is None and not pixels.flags.writeable
+        )
+        if not frozen:
+            return pixels_digest(pixels)
+        with self._lock:
+            entry = self._items.get(id(pixels))
+            if entry is not None and entry[0]() is pixels:
+                self._items.move_to_end(id(pixels))
+                self.hits += 1
+                return entry[1]
+        digest = pixels_digest(pixels)
+        with self._lock:
+            self._items[id(pixels)] = (weakref.ref(pixels), digest)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return digest
 
 
 def element_signature(element: representation_utils.UIElement) -> str:
@@ -365,6 +401,7 @@ class PerceptionModule(Perceiver):
         self._cache: collections.OrderedDict[str, list[OcrLine]] = collections.OrderedDict()
         self._cache_size = max(1, ocr_cache_size)
         self._lock = threading.Lock()
+        self._digests = FrameDigests()
         self._auto_min_tree_chars = auto_min_tree_chars
         self._max_ocr_chars = max_ocr_summary_chars
         self._max_ui_chars = max_ui_summary_chars
@@ -421,7 +458,7 @@ class PerceptionModule(Perceiver):
         self.last_ocr_seconds = 0.0
         pixels = np.asarray(state.pixels)
         elements = list(state.ui_elements or [])
-        pixel_key = pixels_digest(pixels)
+        pixel_key = self._digests.digest(pixels)
         lines = self.ocr_lines(pixels, pixel_key) if self.wants_ocr(elements) else []
         height, width = (pixels.shape[0], pixels.shape[1]) if pixels.ndim >= 2 else (0, 0)
         frame_hash = hashlib.blake2b(
