@@ -65,3 +65,64 @@ def test_the_observation_keeps_its_frame_hash_with_the_digests_kept():
         interface.State(pixels=frame.copy(), forest=None, ui_elements=[])
     )
     assert first.frame_hash == again.frame_hash == fresh.frame_hash
+
+
+def _old_signature(element) -> str:  # the implementation before stop 42, as reference
+    box = element.bbox_pixels or element.bbox
+    box_text = (
+        f"{round(box.x_min)},{round(box.y_min)},{round(box.x_max)},{round(box.y_max)}"
+        if box is not None
+        else ""
+    )
+    fields = (
+        element.class_name,
+        element.text,
+        element.content_description,
+        element.hint_text,
+        element.is_checked,
+        element.is_focused,
+        element.is_selected,
+        element.is_enabled,
+        box_text,
+    )
+    return "|".join(str(value) for value in fields)
+
+
+def _old_digest(elements) -> str:
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=12)
+    for element in elements:
+        digest.update(_old_signature(element).encode("utf-8", "replace"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def test_signatures_and_ui_digest_are_those_of_before():
+    from android_world.env.representation_utils import BoundingBox, UIElement
+
+    rng = np.random.default_rng(3)
+    texts = [None, "", "Save", "naïve 北京", "a|b", "lone \ud800 surrogate", "tab\tnew\nline"]
+    elements = []
+    for i in range(300):
+        pick = lambda: texts[rng.integers(len(texts))]  # noqa: E731
+        flag = lambda: [None, True, False][rng.integers(3)]  # noqa: E731
+        box = BoundingBox(*(float(v) + 0.5 for v in rng.integers(0, 2000, 4)))
+        elements.append(
+            UIElement(
+                text=pick(),
+                content_description=pick(),
+                class_name=pick(),
+                hint_text=pick(),
+                is_checked=flag(),
+                is_focused=flag(),
+                is_selected=flag(),
+                is_enabled=flag(),
+                bbox_pixels=box if i % 3 else None,
+                bbox=box if i % 5 == 0 else None,
+            )
+        )
+    for element in elements:
+        assert celil_perception.element_signature(element) == _old_signature(element)
+    for n in (0, 1, 2, 17, 300):
+        assert celil_perception.ui_digest(elements[:n]) == _old_digest(elements[:n])

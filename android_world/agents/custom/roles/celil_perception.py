@@ -177,28 +177,18 @@ def element_signature(element: representation_utils.UIElement) -> str:
         if box is not None
         else ""
     )
-    return "|".join(
-        str(value)
-        for value in (
-            element.class_name,
-            element.text,
-            element.content_description,
-            element.hint_text,
-            element.is_checked,
-            element.is_focused,
-            element.is_selected,
-            element.is_enabled,
-            box_text,
-        )
+    # One f-string: each field as str() gives it (its str, None, a bool), joined by "|".
+    return (
+        f"{element.class_name}|{element.text}|{element.content_description}|"
+        f"{element.hint_text}|{element.is_checked}|{element.is_focused}|"
+        f"{element.is_selected}|{element.is_enabled}|{box_text}"
     )
 
 
 def ui_digest(elements: Sequence[representation_utils.UIElement]) -> str:
-    digest = hashlib.blake2b(digest_size=12)
-    for element in elements:
-        digest.update(element_signature(element).encode("utf-8", "replace"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
+    """Each element's signature and a NUL, hashed (in one update: the same bytes)."""
+    text = "".join([f"{element_signature(element)}\x00" for element in elements])
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
 def element_flags(element: representation_utils.UIElement) -> list[str]:
