@@ -6,8 +6,11 @@ Pure functions of the parsed goal (`offline_text.GoalInfo`), read by the goal ch
 
 from __future__ import annotations
 
+import collections
+import functools
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
@@ -96,6 +99,34 @@ def is_source(goal: str, value: str) -> bool:
 _SOURCE_SPAN = re.compile(r"\b(?:contents?|text)\s+of\s+(.{1,400}?)\s+(?:into|to)\b", re.I)
 
 
+def _kept_per_goal(read: Callable[[text_lib.GoalInfo], list[str]]):
+    """A reading of the parsed goal kept for the last goals read (the goal check asks for the
+    goal's values once for its value checks and once per clause, every step). Keyed by the
+    parsed goal's repr, which spells out every field: a goal parsed alike reads alike, one
+    changed anywhere is read again. Each caller gets its own list."""
+    kept: collections.OrderedDict[str, tuple[str, ...]] = collections.OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(read)
+    def reading(info: text_lib.GoalInfo) -> list[str]:
+        key = repr(info)
+        with lock:
+            value = kept.get(key)
+            if value is not None:
+                kept.move_to_end(key)
+                return list(value)
+        value = tuple(read(info))
+        with lock:
+            kept[key] = value
+            while len(kept) > 64:
+                kept.popitem(last=False)
+        return list(value)
+
+    reading.cache_clear = kept.clear  # type: ignore[attr-defined]
+    return reading
+
+
+@_kept_per_goal
 def goal_values(info: text_lib.GoalInfo) -> list[str]:
     """The values a writing goal leaves behind: the given ones (lone capitalised words aside),
     each record's, appended text."""
