@@ -110,7 +110,9 @@ Rules and building blocks
 * Time that passes on its own: every agent step moves `self.phone.uptime_ms` on by
   `phone.STEP_MS` (5 s), a `wait` too; `App.time_passed()` is called then for running apps
   (a video that reaches its end closes its player there, not in `build()`). Device time, which
-  tasks read, stays frozen.
+  tasks read, stays frozen. A screen that shows passing time reads it through
+  `self.phone.uptime_ms` or `self.phone.clock_ticks()` (never `phone.version` directly): a frame
+  whose build read neither is kept as it is when a step's time passes.
 * Drawing: a `Node(kind="canvas", clickable=True, on_change=...)` gets each drag as a stroke
   `[(x0, y0), (x1, y1)]` and each tap as `[(x, y)]`; it draws `style["strokes"]`.
 * Device facts both the app and its tasks need (database paths, schemas, folders, file
