@@ -89,6 +89,69 @@ def test_a_relative_day_is_not_read():
     assert clears.clear_day_checks([goal], [3], _clear_trail(deleted=True), _day("Thursday")) == []
 
 
+# --- a relative day ("this Thursday"), from today's date as the home screen showed it --------
+
+RELATIVE = "In Simple Calendar Pro, delete all events scheduled for this Thursday."
+LAUNCHER = "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+CLOCK = "com.google.android.deskclock/com.android.deskclock.DeskClock"
+
+
+def _home(date_line="Sunday, October 15", activity=LAUNCHER) -> Observation:
+    return _obs(
+        _el("15:34", 30, x=(48, 268)),
+        _el(date_line, 170),
+        _el("Simple Calendar Pro", 700, x=(540, 798), is_clickable=True),
+        activity=activity,
+    )
+
+
+def _relative_trail(home: Observation, day: str = "Thursday, October 19"):
+    full = _day(day, ("Call with the Team", "10:00 - 11:00"))
+    dialog = _obs(_el("Delete events", 900), _el("Delete", 1100, cls="android.widget.Button"))
+    return [
+        _step(0, home, "click", "Simple Calendar Pro"),
+        _step(1, full, "long_press", "Call with the Team"),
+        _step(2, full, "click", "Delete"),
+        _step(3, dialog, "click", "Delete"),
+    ]
+
+
+@pytest.mark.parametrize("home", [_home(), _home("Sun, Oct 15", CLOCK)])
+def test_this_weekday_emptied_is_done_with_today_on_the_home_screen_or_clock(home):
+    trail = _relative_trail(home)
+    verdict = offline_goal.check_goal(RELATIVE, trail, _day("Thursday, October 19"))
+    assert verdict.status == GOAL_DONE, verdict.reason()
+    assert verdict.checks[0].what == "no events left on 2023-10-19"
+
+
+def test_this_weekday_still_listing_an_event_is_unmet():
+    current = _day("Thursday, October 19", ("Workshop", "14:00 - 15:00"))
+    verdict = offline_goal.check_goal(RELATIVE, _relative_trail(_home()), current)
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+
+
+@pytest.mark.parametrize(
+    "home, current",
+    [
+        (_home(), "Thursday, October 26"),  # another Thursday emptied: not this one
+        (_home("Good morning"), "Thursday, October 19"),  # no date line: today unknown
+        # A calendar's day title names a day the agent went to, not today.
+        (_day("Monday, October 16"), "Thursday, October 19"),
+        (_home("Thursday, October 12"), "Thursday, October 19"),  # today's weekday: ambiguous
+    ],
+)
+def test_this_weekday_without_today_shown_or_another_day_empty_is_unknown(home, current):
+    trail = _relative_trail(home, day=current)
+    verdict = offline_goal.check_goal(RELATIVE, trail, _day(current))
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
+def test_two_different_dates_leave_today_unknown():
+    trail = [_step(-1, _home("Saturday, October 14"), "navigate_home"), *_relative_trail(_home())]
+    verdict = offline_goal.check_goal(RELATIVE, trail, _day("Thursday, October 19"))
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
 # --- a record saved twice ------------------------------------------------------------------
 
 EXPENSES = (

@@ -2,7 +2,8 @@
 
 An irreversible act is never waved through: its target must be one the goal names
 (`celil_irreversible`, no model asked) and its score must reach the irreversible threshold
-whatever the verifier mode (`verification: off` has no score). A verifier that applies its own
+whatever the verifier mode (`verification: off` has no score). A text to type that copies the
+goal's words with a slip is refused the same way (`celil_typos`), unless nothing is verified. A verifier that applies its own
 gate policy (adaptive, off) says so in its `verification_details`; a vote it deems unneeded is
 skipped, except for the next few proposals after something went wrong (`Caution`). A rejected
 proposal goes back to the executor with the reasons once per sub-goal (`ExecutorFeedback`).
@@ -31,6 +32,7 @@ from android_world.agents.custom.loop.celil_second_opinion import (
     strict_pass,
 )
 from android_world.agents.custom.loop.celil_step_data import GateRecord, StepData, vote_dict
+from android_world.agents.custom.loop.celil_typos import typo_refusal
 from android_world.agents.custom.roles.celil_quality_control import (
     gate_verdict,
     irreversible_reason,
@@ -104,8 +106,9 @@ class GateDecision:
 
     def reasons(self) -> list[str]:
         """Why the action may not run: the gate's rule first, then each vote's reason."""
+        refusal = f"refused to {self.irreversible}" if self.irreversible else "refused"
         first = (
-            f"refused to {self.irreversible}: {self.target_rule.reason}"
+            f"{refusal}: {self.target_rule.reason}"
             if self.refused and self.target_rule is not None
             else f"verifier score {self.score:.2f} below the {self.threshold:.1f} gate"
             + (f" (irreversible: {self.irreversible})" if self.irreversible else "")
@@ -186,6 +189,9 @@ class Gate:
         irreversible = irreversible_reason(proposal, observation)
         target_rule = self.guard.review(goal, plan, proposal, observation)
         refused = target_rule is not None and not target_rule.allowed
+        typo = None if refused or not self._verifying() else typo_refusal(goal, proposal)
+        if typo is not None:  # a near-copy of the goal's words: refused, as a wrong target is
+            target_rule, refused = Verdict(False, "type", "typo", (), typo), True
         unneeded = (
             None
             if irreversible
@@ -276,6 +282,12 @@ class Gate:
             )
         except Exception:
             return None
+
+    def _verifying(self) -> bool:
+        """Whether proposals are verified at all (`verification: off` gates nothing but the
+        irreversible acts)."""
+        details = self.verifier.verification_details()
+        return details is None or details.mode != "off"
 
     def cautious(self, log: EventLog) -> bool:
         return self.caution.spend(log.stats.troubles())

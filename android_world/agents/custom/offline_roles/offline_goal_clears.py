@@ -30,6 +30,7 @@ from android_world.agents.custom.celil_protocols import (
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.offline_goal_duplicates import duplicate_checks
+from android_world.agents.custom.offline_roles.offline_goal_today import relative_day, shown_today
 
 # "delete all (the) events on <a day>", "remove all events scheduled for <a day>".
 _CLEAR_DAY = re.compile(
@@ -43,15 +44,17 @@ def clear_day_checks(
     trail: Sequence[TrailStep],
     current: Observation,
 ) -> list[GoalCheck]:
-    """Each clause that empties a day stated in full: read off the last view of that day
-    since the last delete. A relative day ("this Thursday") needs the device's date, which
-    the screens do not give, so it stays unread (the clause is then unknown). A clause that
+    """Each clause that empties a day: read off the last view of that day since the last
+    delete. A relative day ("this Thursday") is worked out from today's date as a home-screen
+    or Clock date line showed it (offline_goal_today); without one it stays unread (the
+    clause is then unknown). A clause that
     keeps one copy of each duplicate is read too (offline_goal_duplicates): both are deletes
     of a whole list's items that name no item."""
     checks = duplicate_checks(clauses, deletes, trail, current)
+    today = shown_today([t.screen for t in trail] + [current])
     for clause in clauses:
         match = _CLEAR_DAY.search(clause)
-        day = text_lib.parse_date(match.group("day")) if match else None
+        day = relative_day(match.group("day"), today) if match else None
         if day is None:
             continue
         what = f"no events left on {day.isoformat()}"
