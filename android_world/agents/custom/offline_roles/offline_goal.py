@@ -671,7 +671,9 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
         return True
     rest = clause
     for value in sorted(values, key=len, reverse=True):
-        rest = re.sub(re.escape(value), " ", rest, flags=re.I)
+        # A clause loses its sentence's closing stop, the value keeps it ("at 6 PM.").
+        for form in (value, value.rstrip(" .!?")):
+            rest = re.sub(re.escape(form), " ", rest, flags=re.I) if form else rest
     return bool(re.search(r"\d", rest))
 
 
