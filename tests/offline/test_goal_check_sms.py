@@ -60,3 +60,79 @@ def test_a_message_ending_in_a_time_typed_but_not_sent_is_not_done():
 def test_a_message_with_another_time_is_not_done():
     verdict = offline_goal.check_goal(REPLY, *_reply_trail("Yoga class every Tuesday at 7 PM."))
     assert verdict.status == GOAL_UNMET, verdict.reason()
+
+
+CLIP_GOAL = "Send a message to +16604876475 with the clipboard content in Simple SMS Messenger"
+CLIP = "The squeaky wheel gets the grease."
+NUMBER = "+16604876475"
+
+
+def _compose(number: str, typed: str = "", *, y: int = 2108) -> Observation:
+    to = _el(number, 300, cls="android.widget.EditText", h=150, is_editable=True)
+    to.hint_text = "Add Contact or Number…"
+    field = _el(typed, y, cls="android.widget.EditText", h=150, is_editable=True)
+    field.hint_text = "Type a message"
+    send = _el("", y, x=(924, 1068), cls="android.widget.ImageButton", h=150)
+    send.content_description = "Send"
+    send.is_clickable = True
+    return _obs(to, field, send)
+
+
+def _paste_menu() -> Observation:
+    return _obs(_el("Paste", 152, h=150, is_clickable=True))
+
+
+def _clip_trail(
+    *, before: str = "", copy_first: bool = False, typed_after: bool = False
+) -> list[TrailStep]:
+    trail = [TrailStep(1, _compose(""), "input_text", 0, "", typed=NUMBER)]
+    if copy_first:
+        menu = _obs(_el("Copy", 152, h=150, is_clickable=True))
+        trail += [
+            TrailStep(2, _compose(NUMBER, "junk"), "long_press", 1, "junk"),
+            TrailStep(3, menu, "click", 0, "Copy"),
+        ]
+    if before:
+        trail.append(TrailStep(4, _compose(NUMBER), "input_text", 1, "", typed=before))
+    trail += [
+        TrailStep(5, _compose(NUMBER, before), "long_press", 1, before or "Type a message"),
+        TrailStep(6, _paste_menu(), "click", 0, "Paste"),
+    ]
+    held = before + CLIP
+    if typed_after:
+        trail.append(TrailStep(7, _compose(NUMBER, held, y=1308), "input_text", 1, "", typed="!"))
+        held += "!"
+    trail.append(TrailStep(8, _compose(NUMBER, held, y=1308), "click", 2, "Send"))
+    return trail
+
+
+def _sent(words: str = CLIP) -> Observation:
+    return _obs(
+        _el(NUMBER, 160, x=(160, 700)), _el(words, 900, h=100), *_compose(NUMBER).ui_elements[1:]
+    )
+
+
+def test_the_clipboard_pasted_whole_into_an_empty_box_and_sent_is_done():
+    verdict = offline_goal.check_goal(CLIP_GOAL, _clip_trail(), _sent())
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
+def test_the_clipboard_after_words_typed_first_is_not_known():
+    trail = _clip_trail(before="Hi ")
+    verdict = offline_goal.check_goal(CLIP_GOAL, trail, _sent("Hi " + CLIP))
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
+def test_a_copy_before_the_paste_leaves_the_words_unknown():
+    verdict = offline_goal.check_goal(CLIP_GOAL, _clip_trail(copy_first=True), _sent())
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
+def test_typing_between_the_paste_and_the_send_leaves_the_words_unknown():
+    verdict = offline_goal.check_goal(CLIP_GOAL, _clip_trail(typed_after=True), _sent(CLIP + "!"))
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
+def test_no_sent_bubble_leaves_the_words_unknown():
+    verdict = offline_goal.check_goal(CLIP_GOAL, _clip_trail(), _compose(NUMBER, y=1308))
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()

@@ -61,6 +61,7 @@ from android_world.agents.custom.offline_roles.offline_goal_newest import (
     newest_checks,
     parse_newest,
 )
+from android_world.agents.custom.offline_roles.offline_goal_paste import sent_words_check
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
     item_shown,
@@ -463,8 +464,9 @@ def _value_checks(
             checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
     if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
         # The words sent are not in the goal (the clipboard, an address read elsewhere):
-        # code cannot tell whether the right ones went out.
-        checks.append(GoalCheck("message sent", GOAL_UNKNOWN, "the goal does not give its words"))
+        # code cannot tell whether the right ones went out, but for the clipboard's pasted
+        # whole into an empty field and sent (offline_goal_paste).
+        checks.append(sent_words_check(info.goal, trail, current))
     checks += saved_twice_checks(records, _saved_forms(trail, current), _entered)
     if "save" not in info.forbidden:
         checks += _commit_checks(info, values, trail, current)
