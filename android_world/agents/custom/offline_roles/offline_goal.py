@@ -16,6 +16,8 @@ trail of screens and actions, model-free:
   (offline_goal_newest);
 - a moved file shows in a listing of its destination;
 - nothing the goal forbids ("Do not start the timer") was tapped.
+- a copy to the clipboard: exactly the text long-pressed, Copy tapped on that menu, the copy
+  confirmed on the screen after (offline_goal_copy).
 
 The answer is `done` only when every clause is covered by such a check and each says done;
 `unmet` when one shows the goal not done (a typo in a saved value, a switch the other way); and
@@ -54,10 +56,12 @@ from android_world.agents.custom.offline_roles.offline_goal_content import (
     content_checks,
     covers_content,
 )
+from android_world.agents.custom.offline_roles.offline_goal_copy import copy_checks, covers_copy
 from android_world.agents.custom.offline_roles.offline_goal_newest import (
     newest_checks,
     parse_newest,
 )
+from android_world.agents.custom.offline_roles.offline_goal_paste import sent_words_check
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
     holding_keys,
@@ -256,7 +260,7 @@ _FROM_CLIPBOARD = re.compile(r"\bclipboard\b|\bpaste\b|\bcopied\s+text\b", re.I)
 def _paste_checks(info: text_lib.GoalInfo, trail: Sequence[TrailStep]) -> list[GoalCheck]:
     """A goal whose content is the clipboard's is met only by a paste that ran; without one
     its text is unknown (the words typed may be anything)."""
-    if not _FROM_CLIPBOARD.search(info.goal):
+    if not _FROM_CLIPBOARD.search(info.goal) or covers_copy(info.goal):
         return []
     pasted = [t for t in trail if t.ok and t.action_type in _TAPS and _norm(t.target) == "paste"]
     what = "the clipboard's content"
@@ -461,8 +465,9 @@ def _value_checks(
             checks.append(GoalCheck(f"value {value[:40]!r}", status, why))
     if {"send", "reply", "text"} & set(info.verbs) and not _message(info):
         # The words sent are not in the goal (the clipboard, an address read elsewhere):
-        # code cannot tell whether the right ones went out.
-        checks.append(GoalCheck("message sent", GOAL_UNKNOWN, "the goal does not give its words"))
+        # code cannot tell whether the right ones went out, but for the clipboard's pasted
+        # whole into an empty field and sent (offline_goal_paste).
+        checks.append(sent_words_check(info.goal, trail, current))
     checks += saved_twice_checks(records, _saved_forms(trail, current), _entered)
     if "save" not in info.forbidden:
         checks += _commit_checks(info, values, trail, current)
@@ -608,6 +613,8 @@ def _commits(step: TrailStep) -> bool:
 def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
     """A clause some check read: a switch, a slider, an app, a duration, a forbidden tap, a
     value of a writing goal, a named delete or a move."""
+    if covers_copy(clause) and "copy" in kinds:
+        return True
     if parse_capture(clause) and "capture" in kinds:
         return True
     if parse_run_stopwatch(clause) and "stopwatch" in kinds:
@@ -667,7 +674,9 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
         return True
     rest = clause
     for value in sorted(values, key=len, reverse=True):
-        rest = re.sub(re.escape(value), " ", rest, flags=re.I)
+        # A clause loses its sentence's closing stop, the value keeps it ("at 6 PM.").
+        for form in (value, value.rstrip(" .!?")):
+            rest = re.sub(re.escape(form), " ", rest, flags=re.I) if form else rest
     return bool(re.search(r"\d", rest))
 
 
@@ -692,6 +701,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "capture": capture_checks(info.clauses, trail),
         "stopwatch": stopwatch_checks(info.clauses, screens),
         "content": content_checks(info.goal, trail, current),
+        "copy": copy_checks(info.goal, trail, current),
     }
     checks = tuple(c for group in groups.values() for c in group)
     kinds = {kind for kind, group in groups.items() if group}
