@@ -13,6 +13,11 @@ The slip is plain to see before the text is typed, model-free, in the goal's wor
 - the text has at least five letters or digits, two of them letters: a short entry or a
   number in another format ("7:30" for "730", "67.41" for "$67.41") is left to the votes.
 
+The search is bounded so that a hostile goal or answer costs little: a text longer than
+`MAX_TEXT` characters (a paragraph, not a value) and a goal whose pieces of the text occur at so
+many places that the comparisons would pass `MAX_WORK` characters (a goal that repeats itself)
+are left to the votes.
+
 Such a proposal is refused like an irreversible act whose target the goal does not name: no
 verifier is asked, and the executor is told the goal's words to type instead. A text the goal
 does not give at all (a search for a title read off the screen) is never refused by this.
@@ -29,6 +34,8 @@ MAX_EDITS = 2  # texts of LONG_CHARS or more; one edit for shorter ones
 LONG_CHARS = 8
 MIN_CHARS = 4
 MIN_LETTERS = 2
+MAX_TEXT = 120
+MAX_WORK = 4000  # places the text is compared at x its length
 
 
 def _folded(text: str) -> tuple[str, list[int]]:
@@ -83,7 +90,11 @@ def near_copy(goal: str, typed: str) -> str | None:
     """The stretch of the goal that `typed` copies with a slip (see the module doc), else None."""
     text, _ = _folded(typed or "")
     solid = [c for c in text if c != " "]
-    if len(solid) < MIN_CHARS or sum(c.isalpha() for c in solid) < MIN_LETTERS:
+    if (
+        len(text) > MAX_TEXT
+        or len(solid) < MIN_CHARS
+        or sum(c.isalpha() for c in solid) < MIN_LETTERS
+    ):
         return None
     words, where = _folded(goal or "")
     if not words or text in words:
@@ -101,6 +112,8 @@ def near_copy(goal: str, typed: str) -> str | None:
         if piece
         for found in re.finditer(re.escape(piece), words)
     }
+    if len(anchors) * len(text) > MAX_WORK:
+        return None
     best: tuple[int, int, int, int] | None = None
     for anchor in sorted(anchors):
         for start in range(max(0, anchor - bound), anchor + bound + 1):
