@@ -34,7 +34,7 @@ from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
 from android_world.agents.custom.offline_roles.offline_goal_screens import item_shown, texts
 
-_QUOTE = "\"'“”‘’"
+_QUOTE = text_lib.QUOTE_CHARS
 # "Update/Change/Set/Replace the content(s)/text of <name> to/with "<text>"".
 _REPLACE = re.compile(
     rf"\b(?:update|change|set|replace|edit)\s+the\s+(?:contents?|text)\s+of\s+"

@@ -32,7 +32,7 @@ from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.offline_goal_screens import texts
 
-_QUOTE = "\"'“”‘’"
+_QUOTE = text_lib.QUOTE_CHARS
 # "Copy the following text to the clipboard: <text>", "Copy "<text>" to the clipboard".
 _COPY = re.compile(
     rf"^\s*copy\s+(?:(?:the\s+)?(?:following\s+|this\s+)?text\s+)?"

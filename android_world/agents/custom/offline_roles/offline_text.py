@@ -232,6 +232,9 @@ class GoalInfo:
         return seen
 
 
+# Quote marks a goal puts around a value: straight and typographic, double and single.
+QUOTE_CHARS = "\"'“”‘’"
+
 _QUESTION_START = re.compile(
     r"^\s*(what|how many|how much|how long|which|who|when|where|is there|are there|do i|does|"
     r"did i|have i|list|tell me)\b",
