@@ -39,13 +39,13 @@ import io
 import os
 import struct
 import threading
-import weakref
 import zlib
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from android_world.agents.custom.celil_frame_memo import ByFrameObject
 from android_world.harness.episode_landing import frame_failures
 
 PNG_COMPRESS_LEVEL = 3  # zlib 3: as fast as 1 on screen frames, smaller; 6 is twice as slow
@@ -126,22 +126,13 @@ class EncodedCache:
         self.misses = 0
         self.keys_reused = 0  # frames known by identity, not hashed
         self._items: collections.OrderedDict[tuple, bytes] = collections.OrderedDict()
-        self._seen: collections.OrderedDict[int, tuple[weakref.ref, tuple]] = (
-            collections.OrderedDict()
-        )
+        self._seen: ByFrameObject[tuple] = ByFrameObject(size)
 
     def _key(self, pixels: np.ndarray) -> tuple:
         if pixels.flags.writeable:
             return frame_key(pixels)
-        seen = self._seen.get(id(pixels))
-        if seen is not None and seen[0]() is pixels:
-            self._seen.move_to_end(id(pixels))
-            self.keys_reused += 1
-            return seen[1]
-        key = frame_key(pixels)
-        self._seen[id(pixels)] = (weakref.ref(pixels), key)
-        while len(self._seen) > self.size:
-            self._seen.popitem(last=False)
+        key, kept = self._seen.get(pixels, frame_key)
+        self.keys_reused += kept
         return key
 
     def encoded(self, pixels: np.ndarray) -> bytes:

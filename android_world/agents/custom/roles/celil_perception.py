@@ -15,7 +15,6 @@ import os
 import shutil
 import threading
 import time
-import weakref
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -23,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from android_world.agents.custom import celil_geometry, celil_optional, celil_untrusted
+from android_world.agents.custom.celil_frame_memo import ByFrameObject
 from android_world.agents.custom.celil_protocols import Observation, OcrLine, Perceiver
 from android_world.env import interface, representation_utils
 
@@ -142,12 +142,8 @@ class FrameDigests:
     frame (a device's screenshot) or a view is digested every time."""
 
     def __init__(self, size: int = 8):
-        self.size = size
         self.hits = 0
-        self._items: collections.OrderedDict[int, tuple[weakref.ref, str]] = (
-            collections.OrderedDict()
-        )
-        self._lock = threading.Lock()
+        self._by_frame: ByFrameObject[str] = ByFrameObject(size)
 
     def digest(self, pixels: np.ndarray) -> str:
         frozen = (
@@ -155,17 +151,8 @@ class FrameDigests:
         )
         if not frozen:
             return pixels_digest(pixels)
-        with self._lock:
-            entry = self._items.get(id(pixels))
-            if entry is not None and entry[0]() is pixels:
-                self._items.move_to_end(id(pixels))
-                self.hits += 1
-                return entry[1]
-        digest = pixels_digest(pixels)
-        with self._lock:
-            self._items[id(pixels)] = (weakref.ref(pixels), digest)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        digest, kept = self._by_frame.get(pixels, pixels_digest)
+        self.hits += kept
         return digest
 
 
