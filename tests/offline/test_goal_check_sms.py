@@ -40,8 +40,23 @@ REPLY = (
 WORDS = "Yoga class every Tuesday and Thursday at 6 PM."
 
 
+def _conversations() -> Observation:
+    """The conversation list before the reply: the top row is the newest (its time is latest)."""
+    box = _el("", 290, x=(0, 1080), cls="androidx.recyclerview.widget.RecyclerView", h=1978)
+    box.is_scrollable = True
+    rows = [("+16362938783", "Hi there", "15:33"), ("+15550000000", "Hello", "15:04")]
+    elements = [_el("SMS Messenger", 160, x=(60, 780)), box]
+    for i, (name, last, when) in enumerate(rows):
+        elements += [_el(name, 334 + 200 * i, x=(48, 850)), _el(last, 394 + 200 * i, x=(48, 850))]
+        elements.append(_el(when, 364 + 200 * i, x=(874, 1044), h=52))
+    return _obs(*elements)
+
+
 def _reply_trail(typed: str = WORDS, *, send: bool = True) -> tuple[list[TrailStep], Observation]:
-    trail = [TrailStep(1, _thread("+16362938783", ["Hi there"]), "input_text", 2, "", typed=typed)]
+    trail = [TrailStep(0, _conversations(), "click", 2, "+16362938783")]
+    trail.append(
+        TrailStep(1, _thread("+16362938783", ["Hi there"]), "input_text", 2, "", typed=typed)
+    )
     if not send:
         return trail, _thread("+16362938783", ["Hi there"], typed)
     trail.append(TrailStep(2, _thread("+16362938783", ["Hi there"], typed), "click", 3, "Send"))

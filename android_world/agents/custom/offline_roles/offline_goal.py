@@ -14,6 +14,9 @@ trail of screens and actions, model-free:
 - each item a delete goal names was on screen when a delete ran, and is gone from its list since;
 - "delete the newest ...": the deleted row was the top row of the list sorted newest first
   (offline_goal_newest);
+- "reply to the most recent message": the list's times showed which conversation was most recent
+  before the reply, and the reply was sent in the thread whose header names it
+  (offline_goal_recent);
 - a moved file shows in a listing of its destination;
 - nothing the goal forbids ("Do not start the timer") was tapped.
 - a copy to the clipboard: exactly the text long-pressed, Copy tapped on that menu, the copy
@@ -62,6 +65,10 @@ from android_world.agents.custom.offline_roles.offline_goal_newest import (
     parse_newest,
 )
 from android_world.agents.custom.offline_roles.offline_goal_paste import sent_words_check
+from android_world.agents.custom.offline_roles.offline_goal_recent import (
+    parse_recent_reply,
+    recent_reply_checks,
+)
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
     holding_keys,
@@ -633,6 +640,8 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return "forbidden" in kinds
     if parse_newest(clause) and "newest" in kinds:
         return True
+    if parse_recent_reply(clause) and "recent" not in kinds:
+        return False  # the thread it went to was not read
     if covers_content(clause) and "content" in kinds:
         return True
     words = set(text_lib.words(clause))
@@ -697,6 +706,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "delete": _delete_checks(info, trail, current),
         "newest": newest_checks(info.clauses, trail, current, _deletes, _is_listing),
         "move": _move_checks(info, trail, current),
+        "recent": recent_reply_checks(info.clauses, _message(info), trail, current),
         "value": _value_checks(info, trail, current),
         "capture": capture_checks(info.clauses, trail),
         "stopwatch": stopwatch_checks(info.clauses, screens),
