@@ -17,6 +17,9 @@ trail of screens and actions, model-free:
 - "reply to the most recent message": the list's times showed which conversation was most recent
   before the reply, and the reply was sent in the thread whose header names it
   (offline_goal_recent);
+- "resend the message I just sent to ...": the thread showed that message (its last one on the
+  sender's side), and exactly those words were sent again, once, in that thread
+  (offline_goal_resend);
 - a moved file shows in a listing of its destination;
 - nothing the goal forbids ("Do not start the timer") was tapped.
 - a copy to the clipboard: exactly the text long-pressed, Copy tapped on that menu, the copy
@@ -68,6 +71,10 @@ from android_world.agents.custom.offline_roles.offline_goal_paste import sent_wo
 from android_world.agents.custom.offline_roles.offline_goal_recent import (
     parse_recent_reply,
     recent_reply_checks,
+)
+from android_world.agents.custom.offline_roles.offline_goal_resend import (
+    parse_resend,
+    resend_checks,
 )
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
@@ -642,6 +649,8 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return True
     if parse_recent_reply(clause) and "recent" not in kinds:
         return False  # the thread it went to was not read
+    if parse_resend(clause) and "resend" in kinds:
+        return True
     if covers_content(clause) and "content" in kinds:
         return True
     words = set(text_lib.words(clause))
@@ -707,6 +716,7 @@ def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> G
         "newest": newest_checks(info.clauses, trail, current, _deletes, _is_listing),
         "move": _move_checks(info, trail, current),
         "recent": recent_reply_checks(info.clauses, _message(info), trail, current),
+        "resend": resend_checks(info.clauses, trail, current),
         "value": _value_checks(info, trail, current),
         "capture": capture_checks(info.clauses, trail),
         "stopwatch": stopwatch_checks(info.clauses, screens),

@@ -86,7 +86,7 @@ def time_key(text: str) -> tuple | None:
 
     A clock time is today's (apps show today's messages by the time, older ones by the date);
     a date's key holds its year when it shows one, else None for the year (compared only with
-    other dates: see `_comparable`)."""
+    other dates: see `comparable`)."""
     raw = (text or "").strip()
     clock = _CLOCK.match(raw)
     if clock:
@@ -110,7 +110,7 @@ def time_key(text: str) -> tuple | None:
     return None
 
 
-def _comparable(keys: Sequence[tuple]) -> bool:
+def comparable(keys: Sequence[tuple]) -> bool:
     """Dates without a year compare only among dates without one, within half a year of each
     other (a list spanning December and January cannot say which comes first)."""
     dated = [k for k in keys if k[0] == _DATED]
@@ -123,7 +123,7 @@ def _comparable(keys: Sequence[tuple]) -> bool:
     return True
 
 
-def _order(key: tuple) -> tuple:
+def order_key(key: tuple) -> tuple:
     return tuple(-1 if v is None else v for v in key)
 
 
@@ -163,10 +163,10 @@ def newest_row(observation: Observation) -> str | None:
     if not rows:
         return None
     keys = [k for _, k in rows]
-    if not _comparable(keys):
+    if not comparable(keys):
         return None
-    order = [_order(k) for k in keys]
-    names = [_same_name_key(n) for n, _ in rows]
+    order = [order_key(k) for k in keys]
+    names = [name_key(n) for n, _ in rows]
     if len(rows) == 1:
         top = 0 if screen.more_below(observation) is None else None
     elif all(a >= b for a, b in itertools.pairwise(order)) and order[0] > order[1]:
@@ -185,7 +185,7 @@ def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
-def _same_name_key(text: str) -> str:
+def name_key(text: str) -> str:
     """A contact's name by its words, a number by its last ten digits."""
     raw = (text or "").strip()
     if re.fullmatch(r"[\d\s().+-]+", raw) and len(_digits(raw)) >= 7:
@@ -193,7 +193,7 @@ def _same_name_key(text: str) -> str:
     return text_lib.normalize(raw)
 
 
-def _header(observation: Observation) -> list[str]:
+def header_texts(observation: Observation) -> list[str]:
     """The texts of the screen's title bar (a thread's contact or number)."""
     size = observation.screen_size
     out = []
@@ -204,7 +204,7 @@ def _header(observation: Observation) -> list[str]:
     return out
 
 
-def _sends(step: TrailStep) -> bool:
+def sends(step: TrailStep) -> bool:
     label = text_lib.normalize(step.target)
     return step.ok and step.action_type in _TAPS and label.split()[:1] == ["send"]
 
@@ -220,13 +220,13 @@ def _holds(observation: Observation, message: str | None) -> bool:
 
 def _most_recent(trail: Sequence[TrailStep]) -> tuple[str | None, str]:
     """The most recent conversation's name as the lists before any send showed it, and why."""
-    first_send = next((i for i, t in enumerate(trail) if _sends(t)), len(trail))
+    first_send = next((i for i, t in enumerate(trail) if sends(t)), len(trail))
     before = trail[:first_send]
     scrolled = next((i for i, t in enumerate(before) if t.action_type in _MOVES), len(before))
     found = {newest_row(t.screen) for t in before[:scrolled]} - {None}
     if not found:
         return None, "no list seen before the reply showed which conversation was most recent"
-    if len({_same_name_key(n) for n in found if n}) != 1:
+    if len({name_key(n) for n in found if n}) != 1:
         return None, "the lists seen disagree on which conversation was most recent"
     return sorted(n for n in found if n)[0], ""
 
@@ -244,20 +244,20 @@ def recent_reply_checks(
 
 def _check(clause: str, message: str | None, trail: Sequence[TrailStep]) -> GoalCheck:
     what = f"clause {clause[:60]!r}"
-    sent = [t for t in trail if _sends(t) and _holds(t.screen, message)]
+    sent = [t for t in trail if sends(t) and _holds(t.screen, message)]
     if not sent:
         return GoalCheck(what, GOAL_UNKNOWN, "the reply was not sent yet")
     newest, why = _most_recent(trail)
     if newest is None:
         return GoalCheck(what, GOAL_UNKNOWN, why)
-    want = _same_name_key(newest)
-    headers = [[_same_name_key(h) for h in _header(t.screen)] for t in sent]
+    want = name_key(newest)
+    headers = [[name_key(h) for h in header_texts(t.screen)] for t in sent]
     for step, names in zip(sent, headers):
         if want in names:
             why = f"sent at step {step.step} in the thread of {newest!r}, the most recent"
             return GoalCheck(what, GOAL_DONE, why)
     if all(headers):
-        where = _header(sent[-1].screen)[0]
+        where = header_texts(sent[-1].screen)[0]
         why = f"sent in the thread of {where!r}; the most recent conversation was {newest!r}"
         return GoalCheck(what, GOAL_UNMET, why)
     return GoalCheck(what, GOAL_UNKNOWN, "the thread the reply was sent in shows no header")
