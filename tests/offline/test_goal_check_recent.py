@@ -170,3 +170,15 @@ def test_only_replies_to_the_most_recent_are_read():
     assert recent.parse_recent_reply("respond to my most recent SMS saying hi")
     assert not recent.parse_recent_reply("Reply to +16604876475 with message: hi")
     assert not recent.parse_recent_reply("Delete the most recent message")
+
+
+def test_a_keyboard_over_an_unordered_list_may_hide_newer_rows():
+    keys = [
+        _el(letter, 1500 + 120 * (n // 10), x=(108 * (n % 10), 108 * (n % 10) + 100), h=100)
+        for n, letter in enumerate("qwertyuiopasdfghjklzxcvbnm")
+    ]
+    for key in keys:
+        key.is_clickable = True
+    listing = _conversations([ROWS[1], ROWS[0], ROWS[2]])
+    assert recent.newest_row(listing) == "+16604876475"
+    assert recent.newest_row(_obs(*listing.ui_elements, *keys)) is None

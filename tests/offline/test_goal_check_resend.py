@@ -126,3 +126,15 @@ def test_the_contact_is_read_from_the_goal():
     assert resend.parse_resend(GOAL) == "Noa Mohammed"
     assert resend.parse_resend("Resend my last text to +16604876475.") == "+16604876475"
     assert resend.parse_resend("Send a message to Noa Mohammed") is None
+
+
+def test_a_keyboard_over_the_thread_may_hide_its_last_messages():
+    keys = [
+        _el(letter, 1500 + 120 * (n // 10), x=(108 * (n % 10), 108 * (n % 10) + 100), h=100)
+        for n, letter in enumerate("qwertyuiopasdfghjklzxcvbnm")
+    ]
+    for key in keys:
+        key.is_clickable = True
+    assert resend._shows_end(_thread())
+    # The list runs on under the keyboard: what it hides there may be the last message.
+    assert not resend._shows_end(_obs(*_thread().ui_elements, *keys))

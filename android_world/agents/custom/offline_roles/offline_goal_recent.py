@@ -37,6 +37,7 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline_elements import keyboard_top
 from android_world.agents.custom.offline_roles.offline_goal_screens import value_shown
 
 # "Reply to the most recent text message", "respond to the latest conversation",
@@ -167,11 +168,13 @@ def newest_row(observation: Observation) -> str | None:
         return None
     order = [order_key(k) for k in keys]
     names = [name_key(n) for n, _ in rows]
+    # Every row on the screen: nothing below the list's edge, no keyboard over it.
+    whole = screen.more_below(observation) is None and keyboard_top(observation) is None
     if len(rows) == 1:
-        top = 0 if screen.more_below(observation) is None else None
+        top = 0 if whole else None
     elif all(a >= b for a, b in itertools.pairwise(order)) and order[0] > order[1]:
         top = 0  # ordered newest first, the top row strictly newest
-    elif screen.more_below(observation) is None:
+    elif whole:
         best = max(order)
         top = order.index(best) if order.count(best) == 1 else None
     else:

@@ -40,6 +40,7 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles.offline_elements import keyboard_top
 from android_world.agents.custom.offline_roles.offline_goal_recent import (
     comparable,
     header_texts,
@@ -81,9 +82,13 @@ def _container(observation: Observation):
 
 
 def _shows_end(observation: Observation) -> bool:
-    """No text of the list crosses its bottom edge: its last message is whole on the screen."""
+    """No text of the list crosses its bottom edge and no keyboard covers it: its last message
+    is whole on the screen."""
     box = _container(observation)
     if box is None:
+        return False
+    keyboard = keyboard_top(observation)
+    if keyboard is not None and keyboard < box.y_max:
         return False
     for i in screen.content_indices(observation):
         element = observation.ui_elements[i]
