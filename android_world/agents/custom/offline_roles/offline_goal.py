@@ -69,7 +69,6 @@ from android_world.agents.custom.offline_roles.offline_goal_newest import (
 )
 from android_world.agents.custom.offline_roles.offline_goal_paste import sent_words_check
 from android_world.agents.custom.offline_roles.offline_goal_recent import (
-    parse_recent_reply,
     recent_reply_checks,
 )
 from android_world.agents.custom.offline_roles.offline_goal_resend import (
@@ -647,8 +646,6 @@ def _covered(clause: str, info: text_lib.GoalInfo, kinds: set[str]) -> bool:
         return "forbidden" in kinds
     if parse_newest(clause) and "newest" in kinds:
         return True
-    if parse_recent_reply(clause) and "recent" not in kinds:
-        return False  # the thread it went to was not read
     if parse_resend(clause) and "resend" in kinds:
         return True
     if covers_content(clause) and "content" in kinds:
