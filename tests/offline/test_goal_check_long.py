@@ -1,0 +1,41 @@
+"""A goal too long to read model-free is left to the planner, at once (hostile input)."""
+
+from __future__ import annotations
+
+import pytest
+
+from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, GOAL_UNMET, Observation
+from android_world.agents.custom.offline_roles import offline_goal
+
+
+def _blank() -> Observation:
+    return Observation(
+        screenshot=None,
+        ui_elements=[],
+        ocr_lines=[],
+        ocr_summary="",
+        ui_tree_summary="",
+        screen_size=(1080, 2400),
+        frame_hash="blank",
+    )
+
+
+@pytest.mark.parametrize(
+    "goal",
+    ["delete " * 20_000, "Reply to the most recent text message " * 3_000, "x" * 4_001],
+    ids=["a delete verb repeated", "a reply clause repeated", "one word over the cap"],
+)
+def test_a_goal_over_the_cap_is_unknown_and_says_why(goal):
+    # Uncapped, the first two took ~30 s each in the readers' keyword scans.
+    verdict = offline_goal.check_goal(goal, [], _blank())
+    assert verdict.status == GOAL_UNKNOWN
+    assert "read model-free" in verdict.reason()
+
+
+def test_a_long_goal_under_the_cap_is_still_read():
+    content = " ".join(f"line {i} of the note" for i in range(180))
+    goal = f"Create a new note in Markor named long.md with the following text: {content}"
+    assert len(goal) < offline_goal.GOAL_CHECK_MAX_CHARS
+    verdict = offline_goal.check_goal(goal, [], _blank())
+    assert "read model-free" not in verdict.reason()
+    assert verdict.status == GOAL_UNMET  # read: nothing was done, the note never showed
