@@ -53,9 +53,10 @@ POLICIES = {
     "joint": {"verifier_mode": "joint"},
     "default": {},  # config/default.yaml's own policy
     # The model-free executor as a second opinion in the gate (issue 30, `second_opinion`).
-    "second_skip": {"second_opinion": "skip"},
-    "second_vote": {"second_opinion": "vote"},
-    "second_strict": {"second_opinion": "strict"},
+    "second_off": {"second_opinion": "off", "second_opinion_irreversible": False},  # before stop 43
+    "second_skip": {"second_opinion": "skip", "second_opinion_irreversible": False},
+    "second_vote": {"second_opinion": "vote", "second_opinion_irreversible": False},
+    "second_strict": {"second_opinion": "strict", "second_opinion_irreversible": False},
     "second_irr": {"second_opinion": "vote", "second_opinion_irreversible": True},
 }
 

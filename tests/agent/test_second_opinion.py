@@ -226,7 +226,11 @@ def test_the_offline_agent_gets_no_second_opinion():
 
     built = factory._second_opinion(params, _Model(), ensemble)
     assert built is not None and built.mode == "vote" and built.enabled
-    assert factory._second_opinion(factory.CelilAgentConfig(), _Model(), ensemble) is None
+    # The default (issue 30, stop 43): vote, with agreement also skipping an irreversible vote.
+    default = factory._second_opinion(factory.CelilAgentConfig(), _Model(), ensemble)
+    assert default is not None and default.mode == "vote" and default.irreversible
+    off = factory.CelilAgentConfig(second_opinion="off")
+    assert factory._second_opinion(off, _Model(), ensemble) is None
     # verification: off, or a mode without skip rules: nothing to skip or extend.
     assert factory._second_opinion(params, _Model(), qc.NoVerification()) is None
     ensemble.mode = "parallel"

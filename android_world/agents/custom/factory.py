@@ -191,14 +191,14 @@ class CelilAgentConfig(BaseModel):
     """Pixel cap of the screenshot the planner's calls carry (plans, answers; at most
     `max_image_pixels`): it reads the screen's text, sent in full, and points at nothing.
     0: the planner gets no screenshot."""
-    second_opinion: Literal["off", "skip", "vote", "strict"] = "off"
+    second_opinion: Literal["off", "skip", "vote", "strict"] = "vote"
     """A model-free second opinion in the gate (a model executor and joint/adaptive verifiers
     only): the offline executor grounds the same sub-goal (or the offline plan's sub-goals) on
     the same screen, for free. skip: when one of its intent families proposes the very same
     action, no vote is asked. vote: also, when it proposes only other actions, a tap or scroll
     a skip rule would let through is voted on. strict: also, on such a disagreement every
     readable vote must pass. off: none of this (docs/BENCHMARKS.md, issue 30)."""
-    second_opinion_irreversible: bool = False
+    second_opinion_irreversible: bool = True
     """With `second_opinion`, agreement also skips the vote on an irreversible act whose
     target the goal names (the irreversible guard's check); false: those are always voted on."""
     transition_pause: float | None = Field(default=None, ge=0.0)
