@@ -39,3 +39,13 @@ def test_a_long_goal_under_the_cap_is_still_read():
     verdict = offline_goal.check_goal(goal, [], _blank())
     assert "read model-free" not in verdict.reason()
     assert verdict.status == GOAL_UNMET  # read: nothing was done, the note never showed
+
+
+def test_the_gates_second_opinion_gives_none_on_a_goal_over_the_cap():
+    from android_world.agents.custom.offline_roles.offline_second_opinion import (
+        OfflineSecondOpinion,
+    )
+
+    goal = "Open the most recent " * 5_000  # ~1 s a proposal when it was read
+    opinion = OfflineSecondOpinion().opinion(goal, "Do the whole task as asked", _blank(), "")
+    assert not opinion.confident and "too long" in opinion.why

@@ -695,10 +695,8 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
     return bool(re.search(r"\d", rest))
 
 
-# The longest goal of the sim's tasks is ~1,150 characters. The readers' patterns scan a clause
-# from each of its keywords onwards, which is quadratic on a goal that repeats one ("delete "
-# x 20,000 took 30 s); a goal this long is left to the planner's confirmation, unread.
-GOAL_CHECK_MAX_CHARS = 4_000
+# A goal this long is left to the planner's confirmation, unread (text_lib.READ_GOAL_MAX_CHARS).
+GOAL_CHECK_MAX_CHARS = text_lib.READ_GOAL_MAX_CHARS
 
 
 @holding_keys

@@ -76,6 +76,8 @@ class OfflineSecondOpinion:
     def opinion(
         self, goal: str, sub_goal: str, observation: Observation, context_summary: str
     ) -> OfflineOpinion:
+        if len(goal) > text_lib.READ_GOAL_MAX_CHARS:
+            return OfflineOpinion((), "a goal too long to read model-free")
         action, why = ground(goal, sub_goal, observation, context_summary)
         if action is not None:
             return OfflineOpinion((action,), why)
