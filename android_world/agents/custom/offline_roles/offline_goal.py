@@ -78,6 +78,11 @@ from android_world.agents.custom.offline_roles.offline_goal_steps import (
     values_missing,
     without_examples,
 )
+from android_world.agents.custom.offline_roles.offline_goal_unsaved import (
+    form_kept,
+    form_left,
+    left_in_open_form,
+)
 from android_world.agents.custom.offline_roles.offline_goal_values import (
     DELETE_VERBS,
     WRITING_VERBS,
@@ -577,6 +582,10 @@ def _commit_checks(
     since = typed[-1].step if typed else commits[-1].step - 1
     later = [t for t in trail if t.step > since]
     if typed and not _committed(typed[-1], later, current):
+        if left_in_open_form(typed[-1], current):
+            return [
+                GoalCheck("saved", GOAL_UNMET, "the typed values sit in the open form, unsaved")
+            ]
         return [GoalCheck("saved", GOAL_UNKNOWN, "the typed values were not saved or sent yet")]
     identity = identity_value(info, values)
     if identity is None:
@@ -590,11 +599,16 @@ def _commit_checks(
 
 def _committed(typing: TrailStep, later: Sequence[TrailStep], current: Observation) -> bool:
     """A commit tap after the typing, or a screen since on which the form is gone. Typing
-    itself ends with Enter, which submits a one-field dialog."""
-    if any(t.ok and _commits(t) for t in later):
-        return True
+    itself ends with Enter, which submits a one-field dialog. A dialog's OK, or a picker shown
+    over the form, is not the form's commit: after it the form still holds the typed text
+    (offline_goal_unsaved)."""
     screens = [t.screen for t in later] + [current]
-    return any(not form_fields(o) for o in screens)
+    if any(
+        t.ok and _commits(t) and not form_kept(typing, t, after)
+        for t, after in zip(later, screens[1:])
+    ):
+        return True
+    return form_left(typing, screens)
 
 
 def _commits(step: TrailStep) -> bool:
