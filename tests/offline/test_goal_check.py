@@ -142,6 +142,24 @@ def test_a_pickers_ok_inside_the_open_form_is_not_the_forms_save():
     assert _saved_check(verdict).status == GOAL_UNMET
 
 
+def test_the_form_under_an_open_picker_is_not_saved():
+    # The picker is still on the screen: the form under it was last seen holding the typed
+    # text, and nothing committed it since.
+    trail = [*_typed_event(), _step(3, _event_form(), "click", 3, "16:00")]
+    verdict = offline_goal.check_goal(EVENT, trail, _picker())
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+    assert _saved_check(verdict).status == GOAL_UNMET
+
+
+def test_a_list_showing_the_record_after_a_tap_of_no_known_name_is_saved():
+    # The form left by a control whose name is no save word, to a list that shows the event:
+    # the list is the record saved, not a picker.
+    listing = _obs(*_list("Call with HR", "Standup"), activity=_CALENDAR)
+    trail = [*_typed_event(), _step(3, _event_form(), "click", 5, "Checkmark")]
+    verdict = offline_goal.check_goal(EVENT, trail, listing)
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
 def test_a_back_that_only_hid_the_keyboard_is_not_the_forms_save():
     trail = [*_typed_event(), _step(3, _event_form(), "navigate_back")]
     verdict = offline_goal.check_goal(EVENT, trail, _event_form())
