@@ -78,7 +78,13 @@ def test_happy_path_reaches_done_with_status_complete():
     assert results[-1].done
     assert env.saved == ["Bob"]
     assert statuses(env) == ["complete"]
-    assert len(results) == 4  # 4 acting steps; the Save that finished the goal also ends it
+    # 4 acting steps, and one refused "finished": "Create a new contact named Bob" is the goal
+    # in other words, and right after typing the name the contact did not exist yet (the form
+    # held "Bob" unsaved, the goal check's `unmet`), so the executor's finish was refused and
+    # the Save came next; a step counted done before Save would have been a false "done".
+    assert len(results) == 5
+    assert "-> unconfirmed_retry" in results[3].data["summary"]
+    assert "unsaved" in results[4].data["rejection_feedback"]
     kinds = types(events)
     for kind in ("plan_created", "action_proposed", "vote", "gate", "executed", "post_check"):
         assert kind in kinds
@@ -87,11 +93,11 @@ def test_happy_path_reaches_done_with_status_complete():
     assert results[0].data["plan"] == PLAN
     summary = agent.episode_summary()
     json.dumps(summary)
-    # "Bob" showed in the contact list after Save: the goal was done, so the plan's last step
-    # ("Save the contact", which the executor would only have said finished) was not needed.
-    assert summary["progress"]["done_count"] == 2
+    # "Bob" showed in the contact list after Save: the goal was done, so the plan's last two
+    # steps were not needed (the creating step is done by that Save, not before it).
+    assert summary["progress"]["done_count"] == 1
     assert summary["evidence"][-1]["by"] == "goal_check"
-    assert summary["evidence"][-1]["skipped_sub_goals"] == ["Save the contact"]
+    assert summary["evidence"][-1]["skipped_sub_goals"] == PLAN[1:]
     assert "goal_done" in kinds
     assert summary["rehearsals"]["count"] == 0
     assert summary["gate"]["passed"] == 4

@@ -75,6 +75,131 @@ def test_typed_but_never_saved_is_not_done():
     assert "saved" in verdict.reason()
 
 
+def test_typed_values_left_in_the_open_form_are_unmet_not_unknown():
+    # Nothing committed and the form, still open, holds the last typed text: not saved.
+    trail, current = _contact_trail(saved=False)
+    verdict = offline_goal.check_goal(CONTACT, trail, current)
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+    assert any(c.what == "saved" and c.status == GOAL_UNMET for c in verdict.checks)
+
+
+@pytest.mark.parametrize("shown", ["", "+1555"])
+def test_a_form_no_longer_holding_the_typed_text_stays_unknown(shown):
+    # The field shows other text now (cleared, or another value): the form cannot say that
+    # the typed record sits in it unsaved.
+    trail, _ = _contact_trail(saved=False)
+    current = _obs(_button("Save", 150), _field("Ann", 400), _field("Lee", 500), _field(shown, 600))
+    verdict = offline_goal.check_goal(CONTACT, trail, current)
+    assert verdict.status == GOAL_UNKNOWN, verdict.reason()
+
+
+EVENT = "Create a calendar event titled 'Call with HR' with the description 'Bring notes.'"
+_CALENDAR = "com.simplemobiletools.calendar.pro/.activities.EventActivity"
+
+
+def _event_form(title="Call with HR", description="Bring notes.") -> Observation:
+    return _obs(
+        _button("Save", 150),
+        _field(title, 400, hint="Title"),
+        _field(description, 500, hint="Description"),
+        _el("16:00", 700, is_clickable=True),
+        activity=_CALENDAR,
+    )
+
+
+def _picker() -> Observation:
+    # A time picker over the form: its own numbers and buttons, none of the form's fields.
+    return _obs(
+        _el("16", 600, is_clickable=True),
+        _el("00", 700, is_clickable=True),
+        _button("Cancel", 900),
+        _button("OK", 1000),
+        activity=_CALENDAR,
+    )
+
+
+def _typed_event() -> list[TrailStep]:
+    return [
+        _step(1, _event_form("", ""), "input_text", 1, "Title", "Call with HR"),
+        _step(2, _event_form(description=""), "input_text", 2, "Description", "Bring notes."),
+    ]
+
+
+def _saved_check(verdict):
+    return next(c for c in verdict.checks if "saved" in c.what)
+
+
+def test_a_pickers_ok_inside_the_open_form_is_not_the_forms_save():
+    # The time picker's screen has none of the form's fields and its "OK" is a commit word;
+    # the form came back holding the typed text, so neither saved it.
+    trail = [
+        *_typed_event(),
+        _step(3, _event_form(), "click", 3, "16:00"),
+        _step(4, _picker(), "click", 3, "OK"),
+    ]
+    verdict = offline_goal.check_goal(EVENT, trail, _event_form())
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+    assert _saved_check(verdict).status == GOAL_UNMET
+
+
+def test_the_form_under_an_open_picker_is_not_saved():
+    # The picker is still on the screen: the form under it was last seen holding the typed
+    # text, and nothing committed it since.
+    trail = [*_typed_event(), _step(3, _event_form(), "click", 3, "16:00")]
+    verdict = offline_goal.check_goal(EVENT, trail, _picker())
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+    assert _saved_check(verdict).status == GOAL_UNMET
+
+
+def test_a_list_showing_the_record_after_a_tap_of_no_known_name_is_saved():
+    # The form left by a control whose name is no save word, to a list that shows the event:
+    # the list is the record saved, not a picker.
+    listing = _obs(*_list("Call with HR", "Standup"), activity=_CALENDAR)
+    trail = [*_typed_event(), _step(3, _event_form(), "click", 5, "Checkmark")]
+    verdict = offline_goal.check_goal(EVENT, trail, listing)
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
+def test_a_back_that_only_hid_the_keyboard_is_not_the_forms_save():
+    trail = [*_typed_event(), _step(3, _event_form(), "navigate_back")]
+    verdict = offline_goal.check_goal(EVENT, trail, _event_form())
+    assert verdict.status == GOAL_UNMET, verdict.reason()
+
+
+def test_the_forms_save_after_a_picker_is_done():
+    listing = _obs(*_list("Call with HR", "Standup"), activity=_CALENDAR)
+    trail = [
+        *_typed_event(),
+        _step(3, _event_form(), "click", 3, "16:00"),
+        _step(4, _picker(), "click", 3, "OK"),
+        _step(5, _event_form(), "click", 0, "Save"),
+    ]
+    verdict = offline_goal.check_goal(EVENT, trail, listing)
+    assert verdict.status == GOAL_DONE, verdict.reason()
+
+
+def test_a_save_that_keeps_the_editor_open_is_still_a_save():
+    # An editor that stays open after its own Save: a control named for saving commits the
+    # form whatever the next screen is. Not unmet; the saved title shows nowhere else yet.
+    trail = [*_typed_event(), _step(3, _event_form(), "click", 0, "Save")]
+    verdict = offline_goal.check_goal(EVENT, trail, _event_form())
+    assert verdict.status != GOAL_UNMET, verdict.reason()
+    assert _saved_check(verdict).status != GOAL_UNMET
+
+
+def test_the_record_shown_then_opened_again_was_left_not_kept():
+    # The form left by a control of no known name to a view of the record (the typed text
+    # outside any field), then opened again for editing: the form was left, the record saved.
+    view = _obs(_el("Call with HR", 300), _el("Bring notes.", 400), activity=_CALENDAR)
+    trail = [
+        *_typed_event(),
+        _step(3, _event_form(), "click", 5, "Checkmark"),
+        _step(4, view, "click", 0, "Edit"),
+    ]
+    verdict = offline_goal.check_goal(EVENT, trail, _event_form())
+    assert _saved_check(verdict).status == GOAL_DONE, verdict.reason()
+
+
 def test_a_typo_in_a_saved_value_is_unmet():
     trail, current = _contact_trail(first="Anm")
     verdict = offline_goal.check_goal(CONTACT, trail, current)

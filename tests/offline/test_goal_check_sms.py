@@ -69,7 +69,10 @@ def test_a_message_ending_in_a_time_is_read_whole_and_done_once_sent():
 
 
 def test_a_message_ending_in_a_time_typed_but_not_sent_is_not_done():
-    assert offline_goal.check_goal(REPLY, *_reply_trail(send=False)).status == GOAL_UNKNOWN
+    # The words sit in the message field, nothing sent them: the reply is not sent (unmet,
+    # not merely unknown: offline_goal_unsaved).
+    verdict = offline_goal.check_goal(REPLY, *_reply_trail(send=False))
+    assert verdict.status == GOAL_UNMET, verdict.reason()
 
 
 def test_a_message_with_another_time_is_not_done():

@@ -34,3 +34,30 @@ DELETE = "Delete the following expenses from pro expense: Environmental."
 )
 def test_an_open_step_covers_only_an_open_goal(goal, sub_goal, covers):
     assert offline_goal.covers_goal(goal, sub_goal) is covers
+
+
+SEND = "Send a text message using Simple SMS Messenger to +17622214033 with message: It's a bird."
+
+
+@pytest.mark.parametrize(
+    "goal, sub_goal, covers",
+    [
+        # Most of the goal's words, "message" counting as its verb "send": a step that only
+        # types is one part of a goal that sends what is typed. Taken for the goal, it could
+        # never be done before the next step (Tap Send) once a message left in its field reads
+        # as not sent (offline_goal_unsaved), and the episode ran out of steps.
+        (SEND, "Enter 'It's a bird.' as the message", False),
+        (
+            "Reply to the most recent text message with message: On my way.",
+            "Type 'On my way.' as the message",
+            False,
+        ),
+        # Typing and committing, or the goal itself typing: still the goal in other words.
+        (SEND, "Type the message 'It's a bird.' to +17622214033 and send it", True),
+        (SEND, "Send a text message to +17622214033 saying: It's a bird.", True),
+        (SEND, SEND, True),
+        ("Type 'hello' in the search box.", "Enter 'hello' in the search box", True),
+    ],
+)
+def test_a_step_that_only_types_does_not_cover_a_goal_that_sends(goal, sub_goal, covers):
+    assert offline_goal.covers_goal(goal, sub_goal) is covers

@@ -91,6 +91,11 @@ from android_world.agents.custom.offline_roles.offline_goal_steps import (
     values_missing,
     without_examples,
 )
+from android_world.agents.custom.offline_roles.offline_goal_unsaved import (
+    form_kept,
+    form_left,
+    in_editor,
+)
 from android_world.agents.custom.offline_roles.offline_goal_values import (
     DELETE_VERBS,
     WRITING_VERBS,
@@ -123,6 +128,7 @@ _COMMIT_LABELS = frozenset(
     {"save", "done", "ok", "send", "create", "add", "confirm", "apply", "submit", "yes", "rename"}
     | {"navigate up", "back", "save contact", "save event", "add event", "move", "paste"}
 )
+_UNSAVED = "the typed values sit in the open form, unsaved"
 _DELETE_LABELS = ("delete", "remove", "trash", "bin", "discard")
 # Delete "targets" the goal reader finds that name no item ("Delete all my notes").
 _VAGUE_TARGET = re.compile(
@@ -589,9 +595,11 @@ def _commit_checks(
         return [GoalCheck("saved", GOAL_UNKNOWN, "nothing was typed, saved or sent yet")]
     since = typed[-1].step if typed else commits[-1].step - 1
     later = [t for t in trail if t.step > since]
-    if typed and not _committed(typed[-1], later, current):
-        return [GoalCheck("saved", GOAL_UNKNOWN, "the typed values were not saved or sent yet")]
     identity = identity_value(info, values)
+    if typed and not _committed(typed[-1], later, current, [identity or ""]):
+        if in_editor(typed[-1], [t.screen for t in later] + [current]):
+            return [GoalCheck("saved", GOAL_UNMET, _UNSAVED)]
+        return [GoalCheck("saved", GOAL_UNKNOWN, "the typed values were not saved or sent yet")]
     if identity is None:
         return []
     screens = [t.screen for t in later] + [current]
@@ -601,13 +609,20 @@ def _commit_checks(
     return [GoalCheck(f"{identity[:40]!r} saved", status, why)]
 
 
-def _committed(typing: TrailStep, later: Sequence[TrailStep], current: Observation) -> bool:
-    """A commit tap after the typing, or a screen since on which the form is gone. Typing
-    itself ends with Enter, which submits a one-field dialog."""
-    if any(t.ok and _commits(t) for t in later):
-        return True
+def _committed(
+    typing: TrailStep, later: Sequence[TrailStep], current: Observation, names: Sequence[str]
+) -> bool:
+    """A commit tap after the typing, or a screen since that left the form (right after the
+    typing: Enter submits a one-field dialog; or showing the record, `names`). A dialog's OK or
+    a Back after which the form still holds the typed text, and a picker opened from the form,
+    are not the form's commit (offline_goal_unsaved)."""
     screens = [t.screen for t in later] + [current]
-    return any(not form_fields(o) for o in screens)
+    if any(
+        t.ok and _commits(t) and not form_kept(typing, t, after)
+        for t, after in zip(later, screens[1:])
+    ):
+        return True
+    return form_left(typing, screens, names)
 
 
 def _commits(step: TrailStep) -> bool:

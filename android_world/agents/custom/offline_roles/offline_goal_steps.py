@@ -31,6 +31,11 @@ def _norm(text: str | None) -> str:
 _VERIFY_STEP = re.compile(r"^\s*(?:verify|check|confirm|make\s+sure|ensure|double-check)\b", re.I)
 # Share of the goal's naming words a sub-goal must carry to be the goal in other words.
 _RESTATED_SHARE = 0.6
+# A step that only types ("Enter 'It's a bird' as the message"): one part of a goal that sends
+# or saves what is typed, even when its words are most of the goal's ("message" is also the
+# goal's verb "send"). Words that make it more than typing.
+_TYPING_STEP = re.compile(r"^\s*(?:enter|type|input|fill\s+in|fill)\b", re.I)
+_COMMIT_WORDS = frozenset({"send", "save", "submit", "reply", "post", "create", "add", "done"})
 
 
 # Verbs people use for the same request; a restated goal says "switch on" for "turn on".
@@ -69,6 +74,8 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
     then open the camera app", not the goal. Such a sub-goal is done only when the goal is."""
     if _norm(goal) == _norm(sub_goal) or _VERIFY_STEP.match(sub_goal or ""):
         return True
+    if _only_types(sub_goal) and not _TYPING_STEP.match(goal or ""):
+        return False
     apps = {_norm(a) for a in text_lib.app_names()}
     have = {w for key in _word_keys(sub_goal, apps) for w in key}
     clauses = [
@@ -85,6 +92,14 @@ def covers_goal(goal: str, sub_goal: str) -> bool:
         if opens_only and not text_lib.parse_open(clause):
             return False  # "Open Pro Expense" is not "Delete ... from pro expense: X"
     return True
+
+
+def _only_types(sub_goal: str) -> bool:
+    """A step that enters values and does nothing with them ("Enter 'x' as the message");
+    "Type the message and send it" also commits it."""
+    return bool(_TYPING_STEP.match(sub_goal or "")) and not (
+        set(text_lib.words(sub_goal)) & _COMMIT_WORDS
+    )
 
 
 def _only_opens(sub_goal: str) -> bool:
