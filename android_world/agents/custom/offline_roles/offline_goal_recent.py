@@ -37,6 +37,7 @@ from android_world.agents.custom.celil_protocols import (
 )
 from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
+from android_world.agents.custom.offline_roles import offline_wording as wording
 from android_world.agents.custom.offline_roles.offline_elements import keyboard_top
 from android_world.agents.custom.offline_roles.offline_goal_screens import value_shown
 
@@ -52,20 +53,7 @@ _MOVES = ("scroll", "swipe")
 
 # A row's time: "15:33", "3:04 PM" (today), "Yesterday", "Oct 14", "14 Oct", "Oct 14, 2023".
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*([ap])\.?\s?m\.?)?$", re.I)
-_MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+_MONTH_NAMES = wording.MONTHS
 _MONTH_DAY = re.compile(r"^([a-z]{3,9})\.?\s+(\d{1,2})(?:,?\s+(\d{4}))?$", re.I)
 _DAY_MONTH = re.compile(r"^(\d{1,2})\s+([a-z]{3,9})\.?(?:,?\s+(\d{4}))?$", re.I)
 _YESTERDAY = re.compile(r"^yesterday$", re.I)
