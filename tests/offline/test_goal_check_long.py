@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, GOAL_UNMET, Observation
-from android_world.agents.custom.offline_roles import offline_goal
+from android_world.agents.custom.offline_roles import offline_goal, offline_text
 
 
 def _blank() -> Observation:
@@ -35,7 +35,7 @@ def test_a_goal_over_the_cap_is_unknown_and_says_why(goal):
 def test_a_long_goal_under_the_cap_is_still_read():
     content = " ".join(f"line {i} of the note" for i in range(180))
     goal = f"Create a new note in Markor named long.md with the following text: {content}"
-    assert len(goal) < offline_goal.GOAL_CHECK_MAX_CHARS
+    assert len(goal) < offline_text.READ_GOAL_MAX_CHARS
     verdict = offline_goal.check_goal(goal, [], _blank())
     assert "read model-free" not in verdict.reason()
     assert verdict.status == GOAL_UNMET  # read: nothing was done, the note never showed

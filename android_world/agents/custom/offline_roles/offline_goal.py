@@ -29,7 +29,7 @@ The answer is `done` only when every clause is covered by such a check and each 
 `unmet` when one shows the goal not done (a typo in a saved value, a switch the other way); and
 `unknown` when code cannot tell ("Take a photo", "Delete my newest note" with the list in
 another order), which the agent then puts to the planner with the screenshot, or to the plan's
-own evidence. A goal over `GOAL_CHECK_MAX_CHARS` is `unknown` unread (hostile input).
+own evidence. A goal over `offline_text.READ_GOAL_MAX_CHARS` is `unknown` unread (hostile input).
 """
 
 from __future__ import annotations
@@ -710,17 +710,11 @@ def _unread_conditions(clause: str, values: Sequence[str]) -> bool:
     return bool(re.search(r"\d", rest))
 
 
-# A goal this long is left to the planner's confirmation, unread (text_lib.READ_GOAL_MAX_CHARS).
-GOAL_CHECK_MAX_CHARS = text_lib.READ_GOAL_MAX_CHARS
-
-
 @holding_keys
 def check_goal(goal: str, trail: Sequence[TrailStep], current: Observation) -> GoalVerdict:
     """The whole goal against the screens seen: done, unmet or unknown (see the module doc)."""
-    if len(goal) > GOAL_CHECK_MAX_CHARS:
-        why = (
-            f"a goal of {len(goal):,} characters, over the {GOAL_CHECK_MAX_CHARS:,} read model-free"
-        )
+    if len(goal) > (cap := text_lib.READ_GOAL_MAX_CHARS):
+        why = f"a goal of {len(goal):,} characters, over the {cap:,} read model-free"
         return GoalVerdict(GOAL_UNKNOWN, (GoalCheck("goal", GOAL_UNKNOWN, why),))
     info = text_lib.parse_goal(without_examples(goal))
     if info.is_question:
