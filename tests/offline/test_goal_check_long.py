@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
+import celil_fakes
 import pytest
 
-from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, GOAL_UNMET, Observation
+from android_world.agents.custom.celil_protocols import GOAL_UNKNOWN, GOAL_UNMET
 from android_world.agents.custom.offline_roles import offline_goal, offline_text
-
-
-def _blank() -> Observation:
-    return Observation(
-        screenshot=None,
-        ui_elements=[],
-        ocr_lines=[],
-        ocr_summary="",
-        ui_tree_summary="",
-        screen_size=(1080, 2400),
-        frame_hash="blank",
-    )
 
 
 @pytest.mark.parametrize(
@@ -27,7 +16,7 @@ def _blank() -> Observation:
 )
 def test_a_goal_over_the_cap_is_unknown_and_says_why(goal):
     # Uncapped, the first two took ~30 s each in the readers' keyword scans.
-    verdict = offline_goal.check_goal(goal, [], _blank())
+    verdict = offline_goal.check_goal(goal, [], celil_fakes.screen_of())
     assert verdict.status == GOAL_UNKNOWN
     assert "read model-free" in verdict.reason()
 
@@ -36,7 +25,7 @@ def test_a_long_goal_under_the_cap_is_still_read():
     content = " ".join(f"line {i} of the note" for i in range(180))
     goal = f"Create a new note in Markor named long.md with the following text: {content}"
     assert len(goal) < offline_text.READ_GOAL_MAX_CHARS
-    verdict = offline_goal.check_goal(goal, [], _blank())
+    verdict = offline_goal.check_goal(goal, [], celil_fakes.screen_of())
     assert "read model-free" not in verdict.reason()
     assert verdict.status == GOAL_UNMET  # read: nothing was done, the note never showed
 
@@ -47,5 +36,7 @@ def test_the_gates_second_opinion_gives_none_on_a_goal_over_the_cap():
     )
 
     goal = "Open the most recent " * 5_000  # ~1 s a proposal when it was read
-    opinion = OfflineSecondOpinion().opinion(goal, "Do the whole task as asked", _blank(), "")
+    opinion = OfflineSecondOpinion().opinion(
+        goal, "Do the whole task as asked", celil_fakes.screen_of(), ""
+    )
     assert not opinion.confident and "too long" in opinion.why

@@ -39,7 +39,7 @@ from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles import offline_wording as wording
 from android_world.agents.custom.offline_roles.offline_elements import keyboard_top
-from android_world.agents.custom.offline_roles.offline_goal_screens import value_shown
+from android_world.agents.custom.offline_roles.offline_goal_screens import held_texts, value_shown
 
 # "Reply to the most recent text message", "respond to the latest conversation",
 # "answer my newest SMS".
@@ -116,8 +116,25 @@ def order_key(key: tuple) -> tuple:
     return tuple(-1 if v is None else v for v in key)
 
 
-def _text(element) -> str:
-    return (element.text or "").strip()
+def row_texts(observation: Observation, item: Sequence[int]) -> list[tuple[int, str]]:
+    """(index, text) of a list item's elements that show text."""
+    elements = observation.ui_elements
+    return [(i, t) for i in item if (t := screen.element_text(elements[i]))]
+
+
+def one_time(texts: Sequence[tuple[int, str]]) -> tuple[int, tuple] | None:
+    """(index, time key) of the row's only time label; None with none or two."""
+    times = [(i, key) for i, t in texts if (key := time_key(t)) is not None]
+    return times[0] if len(times) == 1 else None
+
+
+def before_send_unmoved(trail: Sequence[TrailStep]) -> Sequence[TrailStep]:
+    """The steps before the episode's first Send and its first scroll or swipe: a send reorders
+    lists and threads, and a scroll hides their tops."""
+    first_send = next((i for i, t in enumerate(trail) if sends(t)), len(trail))
+    before = trail[:first_send]
+    moved = next((i for i, t in enumerate(before) if t.action_type in _MOVES), len(before))
+    return before[:moved]
 
 
 def _list_rows(observation: Observation) -> list[tuple[str, tuple]] | None:
@@ -128,13 +145,13 @@ def _list_rows(observation: Observation) -> list[tuple[str, tuple]] | None:
     elements = observation.ui_elements
     rows: list[tuple[str, tuple]] = []
     for item in screen.list_items(observation):
-        texts = [(i, _text(elements[i])) for i in item if _text(elements[i])]
+        texts = row_texts(observation, item)
         if not texts:
             continue  # a floating button over the list (a description, no text)
-        times = [(i, key) for i, t in texts if (key := time_key(t)) is not None]
-        if len(times) != 1:
+        timed = one_time(texts)
+        if timed is None:
             return None  # a row without its time (or with two): the list cannot be read
-        names = [(i, t) for i, t in texts if i != times[0][0]]
+        names = [(i, t) for i, t in texts if i != timed[0]]
         if not names:
             return None
         boxes = {i: element_box(elements[i], observation.screen_size) for i, _ in names}
@@ -142,7 +159,7 @@ def _list_rows(observation: Observation) -> list[tuple[str, tuple]] | None:
             return None
         # The row's name is its first line: the topmost text, the leftmost of those.
         name = min(names, key=lambda n: (boxes[n[0]].y_min, boxes[n[0]].x_min))[1]
-        rows.append((name, times[0][1]))
+        rows.append((name, timed[1]))
     return rows or None
 
 
@@ -190,8 +207,8 @@ def header_texts(observation: Observation) -> list[str]:
     out = []
     for i in screen.content_indices(observation):
         element = observation.ui_elements[i]
-        if _text(element) and screen.in_title_bar(element, size):
-            out.append(_text(element))
+        if screen.element_text(element) and screen.in_title_bar(element, size):
+            out.append(screen.element_text(element))
     return out
 
 
@@ -202,8 +219,7 @@ def sends(step: TrailStep) -> bool:
 
 def _holds(observation: Observation, message: str | None) -> bool:
     """A text field on the screen holds the message (any words when the goal gives none)."""
-    held = [screen.field_text(observation.ui_elements[i]) for i in screen.form_fields(observation)]
-    held = [h for h in held if h]
+    held = held_texts(observation)
     if message is None:
         return bool(held)
     return value_shown(message, held)
@@ -211,10 +227,7 @@ def _holds(observation: Observation, message: str | None) -> bool:
 
 def _most_recent(trail: Sequence[TrailStep]) -> tuple[str | None, str]:
     """The most recent conversation's name as the lists before any send showed it, and why."""
-    first_send = next((i for i, t in enumerate(trail) if sends(t)), len(trail))
-    before = trail[:first_send]
-    scrolled = next((i for i, t in enumerate(before) if t.action_type in _MOVES), len(before))
-    found = {newest_row(t.screen) for t in before[:scrolled]} - {None}
+    found = {newest_row(t.screen) for t in before_send_unmoved(trail)} - {None}
     if not found:
         return None, "no list seen before the reply showed which conversation was most recent"
     if len({name_key(n) for n in found if n}) != 1:

@@ -42,13 +42,16 @@ from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.offline_elements import keyboard_top
 from android_world.agents.custom.offline_roles.offline_goal_recent import (
+    before_send_unmoved,
     comparable,
     header_texts,
     name_key,
+    one_time,
     order_key,
+    row_texts,
     sends,
-    time_key,
 )
+from android_world.agents.custom.offline_roles.offline_goal_screens import held_texts
 
 # "Resend the message I just sent to Noa Mohammed in Simple SMS Messenger": the first "resend",
 # the first message word after it, the first "to" after that; the name runs to an app's "in ..."
@@ -58,7 +61,6 @@ _RESEND_WORD = re.compile(r"\bresend\b", re.I)
 _MESSAGE_WORD = re.compile(r"\b(?:message|text|sms)\b", re.I)
 _TO_WORD = re.compile(r"\bto\s+", re.I)
 _APP_TAIL = re.compile(r"\s+(?:in|on|using|via|with)\s", re.I)
-_MOVES = ("scroll", "swipe")
 # How far from the screen's middle a bubble's middle must lie to be on one side.
 _SIDE_SHARE = 0.05
 _RIGHT, _LEFT = "right", "left"
@@ -81,10 +83,6 @@ def parse_resend(clause: str) -> str | None:
     return name or None
 
 
-def _text(element) -> str:
-    return (element.text or "").strip()
-
-
 def _container(observation: Observation):
     elements = observation.ui_elements
     for i in screen.content_indices(observation):
@@ -105,7 +103,7 @@ def _shows_end(observation: Observation) -> bool:
     for i in screen.content_indices(observation):
         element = observation.ui_elements[i]
         inner = element_box(element, observation.screen_size)
-        if inner is None or not _text(element) or screen.is_field(element):
+        if inner is None or not screen.element_text(element) or screen.is_field(element):
             continue
         if box.x_min <= inner.center[0] <= box.x_max and inner.y_min < box.y_max < inner.y_max:
             return False
@@ -126,12 +124,12 @@ def bubbles(observation: Observation) -> list[tuple[str, str]] | None:
     out: list[tuple[str, str]] = []
     keys: list[tuple] = []
     for item in screen.list_items(observation):
-        texts = [(i, _text(elements[i])) for i in item if _text(elements[i])]
+        texts = row_texts(observation, item)
         if not texts:
             continue
-        times = [(i, key) for i, t in texts if (key := time_key(t)) is not None]
-        words = [t for i, t in texts if not times or i != times[0][0]]
-        if len(times) != 1 or len(words) != 1:
+        timed = one_time(texts)
+        words = [t for i, t in texts if timed is None or i != timed[0]]
+        if timed is None or len(words) != 1:
             return None
         boxes = [element_box(elements[i], size) for i, _ in texts]
         if any(b is None for b in boxes):
@@ -144,7 +142,7 @@ def bubbles(observation: Observation) -> list[tuple[str, str]] | None:
         else:
             return None
         out.append((words[0], side))
-        keys.append(times[0][1])
+        keys.append(timed[1])
     if not out or not comparable(keys):
         return None
     order = [order_key(k) for k in keys]
@@ -160,11 +158,8 @@ def _headed_by(observation: Observation, contact: str) -> bool:
 def _just_sent(trail: Sequence[TrailStep], contact: str) -> tuple[str | None, str]:
     """The words of the message last sent to `contact`, as threads seen before any send and
     any scroll showed them; None with why when they did not."""
-    first_send = next((i for i, t in enumerate(trail) if sends(t)), len(trail))
-    before = trail[:first_send]
-    moved = next((i for i, t in enumerate(before) if t.action_type in _MOVES), len(before))
     found = set()
-    for step in before[:moved]:
+    for step in before_send_unmoved(trail):
         if not _headed_by(step.screen, contact):
             continue
         shown = bubbles(step.screen)
@@ -176,11 +171,6 @@ def _just_sent(trail: Sequence[TrailStep], contact: str) -> tuple[str | None, st
     if len({text_lib.normalize(w) for w in found}) != 1:
         return None, "the threads seen disagree on the message just sent"
     return sorted(found)[0], ""
-
-
-def _held(observation: Observation) -> list[str]:
-    held = [screen.field_text(observation.ui_elements[i]) for i in screen.form_fields(observation)]
-    return [h for h in held if h]
 
 
 def _mine_count(observation: Observation, words: str) -> int | None:
@@ -211,7 +201,7 @@ def _check(
     def unknown(why: str) -> GoalCheck:
         return GoalCheck(what, GOAL_UNKNOWN, why)
 
-    sent = [i for i, t in enumerate(trail) if sends(t) and _held(t.screen)]
+    sent = [i for i, t in enumerate(trail) if sends(t) and held_texts(t.screen)]
     if not sent:
         return unknown("nothing was sent yet")
     if len(sent) > 1:
@@ -225,7 +215,7 @@ def _check(
         return unknown("the thread the message was sent in shows no header")
     if not _headed_by(step.screen, contact):
         return GoalCheck(what, GOAL_UNMET, f"sent in the thread of {headers[0]!r}, not {contact}")
-    held = _held(step.screen)
+    held = held_texts(step.screen)
     if len(held) != 1:
         return unknown("more than one field held words when Send was tapped")
     if text_lib.normalize(held[0]) != text_lib.normalize(words):

@@ -226,6 +226,12 @@ def form_fields(observation: Observation, *, key: ScreenKey | None = None) -> li
     return list(MEMO.get(("form", key), lambda: screen.form_fields(observation)))
 
 
+def held_texts(observation: Observation) -> list[str]:
+    """The words the form's fields hold (an empty field, or one showing only its hint, none)."""
+    fields = form_fields(observation)
+    return [h for i in fields if (h := screen.field_text(observation.ui_elements[i]))]
+
+
 def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from android_world.agents.custom.celil_protocols import Observation, TrailStep
-from android_world.agents.custom.offline_roles import offline_screen as screen
 from android_world.agents.custom.offline_roles import offline_text as text_lib
 from android_world.agents.custom.offline_roles.offline_goal_screens import (
     form_fields,
+    held_texts,
     texts,
     value_shown,
 )
@@ -51,8 +51,7 @@ def left_in_open_form(typing: TrailStep, observation: Observation) -> bool:
     typed = (typing.typed or "").strip()
     if not typed:
         return False
-    held = [screen.field_text(observation.ui_elements[i]) for i in form_fields(observation)]
-    return value_shown(typed, [h for h in held if h])
+    return value_shown(typed, held_texts(observation))
 
 
 def names_a_save(step: TrailStep) -> bool:

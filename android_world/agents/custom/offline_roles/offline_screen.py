@@ -236,7 +236,8 @@ END_WORDS = ("end", "ends", "until", "to", "finish")
 _TIME_RANGE = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–—]\s*(\d{1,2}:\d{2})\s*$")
 
 
-def _text(element: Element) -> str:
+def element_text(element: Element) -> str:
+    """The element's own text, trimmed ("" for none)."""
     return (element.text or "").strip()
 
 
@@ -244,7 +245,7 @@ def status_time(observation: Observation) -> tuple[int, int] | None:
     """The time the status bar shows (a careful person's "now")."""
     for element in observation.ui_elements:
         if in_status_bar(element, observation.screen_size) or is_system(element):
-            clock = text_lib.parse_clock(_text(element))
+            clock = text_lib.parse_clock(element_text(element))
             if clock is not None:
                 return clock
     return None
@@ -255,7 +256,7 @@ def shown_year(observation: Observation) -> int | None:
     those, in a full date ("Sun, Oct 15, 2023" in a form)."""
     dated = None
     for i in content_indices(observation):
-        text = _text(observation.ui_elements[i])
+        text = element_text(observation.ui_elements[i])
         if re.fullmatch(r"(19|20)\d\d", text):
             return int(text)
         month = text_lib.parse_month_title(text)
@@ -276,7 +277,7 @@ def when_row(observation: Observation, which: str) -> tuple[int | None, int | No
     year = shown_year(observation)
     for i in content_indices(observation):
         element = observation.ui_elements[i]
-        text = _text(element)
+        text = element_text(element)
         if not text or not element.is_clickable:
             continue
         if text_lib.parse_clock(text) is not None and ":" in text:
@@ -307,9 +308,9 @@ def row_datetime(
         return None
     elements = observation.ui_elements
     day = text_lib.parse_date(
-        _text(elements[date_index]), default_year=year or shown_year(observation)
+        element_text(elements[date_index]), default_year=year or shown_year(observation)
     )
-    clock = text_lib.parse_clock(_text(elements[time_index]))
+    clock = text_lib.parse_clock(element_text(elements[time_index]))
     if day is None or clock is None:
         return None
     return datetime.datetime(day.year, day.month, day.day, clock[0], clock[1])
@@ -339,13 +340,13 @@ def month_grid(observation: Observation) -> MonthGrid | None:
     elements = observation.ui_elements
     indices = content_indices(observation)
     for t in indices:
-        parsed = text_lib.parse_month_title(_text(elements[t]))
+        parsed = text_lib.parse_month_title(element_text(elements[t]))
         title_box = element_box(elements[t], observation.screen_size)
         if parsed is None or title_box is None:
             continue
         days: dict[int, int] = {}
         for i in indices:
-            text = _text(elements[i])
+            text = element_text(elements[i])
             box = element_box(elements[i], observation.screen_size)
             if text.isdigit() and 1 <= int(text) <= 31 and box and box.y_min >= title_box.y_max:
                 days.setdefault(int(text), i)
@@ -369,7 +370,7 @@ def month_grid(observation: Observation) -> MonthGrid | None:
             ),
             None,
         )
-        texts = tuple(_text(elements[i]) for i in indices if _text(elements[i]))
+        texts = tuple(element_text(elements[i]) for i in indices if element_text(elements[i]))
         return MonthGrid(parsed[0], parsed[1], t, days, previous, following, ok, texts)
     return None
 
@@ -391,11 +392,11 @@ def time_picker(observation: Observation) -> TimePicker | None:
     """A dialog of two-digit cells with an "HH : MM" read-out above them, or None."""
     elements = observation.ui_elements
     indices = content_indices(observation)
-    colon = next((i for i in indices if _text(elements[i]) == ":"), None)
+    colon = next((i for i in indices if element_text(elements[i]) == ":"), None)
     two_digit = [
         i
         for i in indices
-        if re.fullmatch(r"\d{2}", _text(elements[i])) and elements[i].is_clickable
+        if re.fullmatch(r"\d{2}", element_text(elements[i])) and elements[i].is_clickable
     ]
     if colon is None or len(two_digit) < 8:
         return None
@@ -410,8 +411,8 @@ def time_picker(observation: Observation) -> TimePicker | None:
     header.sort()
     hour_at = header[0][1] if header else None
     minute_at = header[1][1] if len(header) > 1 else None
-    cells = {int(_text(elements[i])): i for i in two_digit if i not in (hour_at, minute_at)}
-    notes = " ".join(_text(elements[i]).casefold() for i in indices)
+    cells = {int(element_text(elements[i])): i for i in two_digit if i not in (hour_at, minute_at)}
+    notes = " ".join(element_text(elements[i]).casefold() for i in indices)
     if "minute" in notes:
         mode = "minute"
     elif "hour" in notes:
@@ -427,8 +428,8 @@ def time_picker(observation: Observation) -> TimePicker | None:
         ),
         None,
     )
-    hour = int(_text(elements[hour_at])) if hour_at is not None else None
-    minute = int(_text(elements[minute_at])) if minute_at is not None else None
+    hour = int(element_text(elements[hour_at])) if hour_at is not None else None
+    minute = int(element_text(elements[minute_at])) if minute_at is not None else None
     return TimePicker(hour, minute, hour_at, minute_at, cells, mode, ok)
 
 
@@ -479,7 +480,11 @@ def _overlaps_partly(a, b) -> bool:
 
 
 def item_texts(observation: Observation, item: Sequence[int]) -> list[str]:
-    return [_text(observation.ui_elements[i]) for i in item if _text(observation.ui_elements[i])]
+    return [
+        element_text(observation.ui_elements[i])
+        for i in item
+        if element_text(observation.ui_elements[i])
+    ]
 
 
 def money(text: str) -> float | None:
@@ -510,7 +515,7 @@ def day_view(observation: Observation) -> tuple[datetime.date | None, list[DayRo
     day = None
     for i in content_indices(observation):
         element = elements[i]
-        text = _text(element)
+        text = element_text(element)
         if text and in_title_bar(element, observation.screen_size) and not text.isdigit():
             day = text_lib.parse_date(text, default_year=year)
             if day is not None:
